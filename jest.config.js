@@ -1,0 +1,15 @@
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.ts$": [
+      "@swc/jest",
+      { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, sourceMaps: "inline" },
+    ],
+  },
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  collectCoverageFrom: ["src/**/*.ts"],
+  testTimeout: 60000,
+};

@@ -1,0 +1,7 @@
+/** Every CLI command, in the order `--help` lists them. */
+import type { Command } from "commander";
+import type { CliIO } from "../program.js";
+
+export type RegisterCommand = (program: Command, io: CliIO) => void;
+
+export const COMMANDS: readonly RegisterCommand[] = [];

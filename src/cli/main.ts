@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { runCli } from "./program.js";
+
+runCli(process.argv.slice(2), {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  readStdin: () => readFileSync(0, "utf8"),
+})
+  .then((code) => {
+    process.exitCode = code;
+  })
+  .catch((e: unknown) => {
+    process.stderr.write(`kube-netsim: internal error: ${String(e)}\n`);
+    process.exitCode = 70;
+  });

@@ -1,0 +1,75 @@
+/**
+ * The `kube-netsim` command tree. Each command lives in src/cli/commands/<name>.ts and exports
+ * `register(program)`; this file lists them. Errors become one line on stderr and an exit code
+ * (0 ok, 1 a check failed, 2 bad input or usage); only programmer errors show a stack.
+ */
+import { Command, CommanderError } from "commander";
+import { ValidationError, errorsOf } from "../model/issue.js";
+import { CliError, EXIT_BAD_INPUT } from "./exit.js";
+import { COMMANDS } from "./commands/index.js";
+
+export interface CliIO {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+  /** Reads stdin (for `-f -`). */
+  readonly readStdin: () => string;
+}
+
+export function buildProgram(io: CliIO): Command {
+  const program = new Command("kube-netsim")
+    .description(
+      "Kubernetes node networking in memory: kube-proxy iptables/IPVS rules, hostports,\n" +
+        "NetworkPolicy verdicts and packet traces, offline and exact.",
+    )
+    .version("0.1.0")
+    .showHelpAfterError()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  for (const register of COMMANDS) register(program, io);
+  program.addHelpText(
+    "after",
+    `
+Exit codes: 0 success, 1 a check or verdict failed, 2 bad input or usage.
+
+Examples:
+  kube-netsim validate -f examples/sctp-test-plan/
+  kube-netsim render iptables -f examples/sctp-test-plan/ --node-env examples/sctp-test-plan/node.yaml
+  kube-netsim policy check -f examples/sctp-test-plan/ --from default/client --to default/server --port 5000 --protocol SCTP`,
+  );
+  return program;
+}
+
+/** Runs the CLI and returns the exit code (does not call process.exit). */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+export function reportError(e: unknown, io: CliIO): number {
+  if (e instanceof CommanderError) {
+    // help and version are "errors" to commander; they already printed.
+    if (
+      e.code === "commander.helpDisplayed" ||
+      e.code === "commander.version" ||
+      e.code === "commander.help"
+    )
+      return 0;
+    return EXIT_BAD_INPUT;
+  }
+  if (e instanceof ValidationError) {
+    io.stderr(`${e.message}\n`);
+    return errorsOf(e.issues).length > 0 ? EXIT_BAD_INPUT : 0;
+  }
+  if (e instanceof CliError) {
+    io.stderr(`kube-netsim: ${e.message}\n`);
+    return e.exitCode;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  io.stderr(`kube-netsim: internal error: ${err.stack ?? err.message}\n`);
+  return 70;
+}

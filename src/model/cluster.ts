@@ -1,0 +1,72 @@
+/**
+ * An immutable snapshot of the cluster objects kube-netsim reasons about, after API-server
+ * defaulting. Objects are frozen (immer); changes go through `produce` and give a new snapshot.
+ * Indexes are computed lazily, once per snapshot, and never leak Map iteration order.
+ */
+import { freeze } from "immer";
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  EndpointSlice,
+  Namespace,
+  NetworkPolicy,
+  Node,
+  Pod,
+  Service,
+} from "./kinds.js";
+import type { Issue, SourcePosition } from "./issue.js";
+
+export interface Cluster {
+  readonly namespaces: readonly Namespace[];
+  readonly nodes: readonly Node[];
+  readonly pods: readonly Pod[];
+  readonly services: readonly Service[];
+  /** Includes slices converted from Endpoints objects. */
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly networkPolicies: readonly NetworkPolicy[];
+  readonly adminNetworkPolicies: readonly AdminNetworkPolicy[];
+  readonly baselineAdminNetworkPolicies: readonly BaselineAdminNetworkPolicy[];
+  /** Where each object came from, keyed by `objectKey`. */
+  readonly sources: Readonly<Record<string, SourcePosition>>;
+  /** Warnings found while loading (unknown kinds, unknown fields, cross-object checks). */
+  readonly warnings: readonly Issue[];
+}
+
+export interface ClusterObjects {
+  namespaces?: readonly Namespace[];
+  nodes?: readonly Node[];
+  pods?: readonly Pod[];
+  services?: readonly Service[];
+  endpointSlices?: readonly EndpointSlice[];
+  networkPolicies?: readonly NetworkPolicy[];
+  adminNetworkPolicies?: readonly AdminNetworkPolicy[];
+  baselineAdminNetworkPolicies?: readonly BaselineAdminNetworkPolicy[];
+}
+
+export function objectKey(kind: string, namespace: string | undefined, name: string): string {
+  return namespace === undefined || namespace === ""
+    ? `${kind}/${name}`
+    : `${kind}/${namespace}/${name}`;
+}
+
+/** A snapshot from already-defaulted objects (the loader defaults; tests may build directly). */
+export function makeCluster(
+  objects: ClusterObjects,
+  extra: { sources?: Record<string, SourcePosition>; warnings?: readonly Issue[] } = {},
+): Cluster {
+  return freeze(
+    {
+      namespaces: [...(objects.namespaces ?? [])],
+      nodes: [...(objects.nodes ?? [])],
+      pods: [...(objects.pods ?? [])],
+      services: [...(objects.services ?? [])],
+      endpointSlices: [...(objects.endpointSlices ?? [])],
+      networkPolicies: [...(objects.networkPolicies ?? [])],
+      adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
+      baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
+      sources: { ...(extra.sources ?? {}) },
+      warnings: [...(extra.warnings ?? [])],
+    },
+    true,
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * CIDR prefixes. A `CIDR` keeps the address as written (kube-proxy and NetworkPolicy accept
+ * `10.0.0.5/8`-style host bits in some places) and the masked network separately.
+ */
+import {
+  bitLength,
+  formatIP,
+  ipv4,
+  ipv6,
+  parseIP,
+  type IPAddress,
+  type IPFamily,
+  type ParseMode,
+} from "./address.js";
+
+export interface CIDR {
+  readonly family: IPFamily;
+  /** The address as written (host bits kept). */
+  readonly address: IPAddress;
+  /** The network address (host bits cleared). */
+  readonly network: IPAddress;
+  readonly prefix: number;
+}
+
+const PREFIX = /^(0|[1-9][0-9]{0,2})$/;
+
+export function maskValue4(prefix: number): number {
+  return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+}
+export function maskValue6(prefix: number): bigint {
+  return prefix === 0 ? 0n : BigInt.asUintN(128, ~0n << BigInt(128 - prefix));
+}
+
+export function makeCIDR(address: IPAddress, prefix: number): CIDR {
+  const network: IPAddress =
+    address.family === "IPv4"
+      ? ipv4((address.value & maskValue4(prefix)) >>> 0)
+      : ipv6(address.value & maskValue6(prefix));
+  return { family: address.family, address, network, prefix };
+}
+
+export function parseCIDR(s: string, mode: ParseMode = "strict"): CIDR | undefined {
+  const slash = s.indexOf("/");
+  if (slash === -1) return undefined;
+  const addr = parseIP(s.slice(0, slash), mode);
+  const p = s.slice(slash + 1);
+  if (addr === undefined || !PREFIX.test(p)) return undefined;
+  const prefix = Number(p);
+  if (prefix > bitLength(addr.family)) return undefined;
+  return makeCIDR(addr, prefix);
+}
+
+/** A CIDR, or a bare address taken as a host prefix (/32 or /128), as iptables does. */
+export function parseCIDROrHost(s: string, mode: ParseMode = "lenient"): CIDR | undefined {
+  if (s.includes("/")) return parseCIDR(s, mode);
+  const a = parseIP(s, mode);
+  return a === undefined ? undefined : makeCIDR(a, bitLength(a.family));
+}
+
+export function formatCIDR(c: CIDR): string {
+  return `${formatIP(c.network)}/${c.prefix}`;
+}
+
+/** The CIDR as written: address with host bits, then the prefix. */
+export function formatCIDRAsWritten(c: CIDR): string {
+  return `${formatIP(c.address)}/${c.prefix}`;
+}
+
+export function cidrContains(c: CIDR, ip: IPAddress): boolean {
+  if (c.family !== ip.family) return false;
+  if (ip.family === "IPv4") {
+    const m = maskValue4(c.prefix);
+    return (ip.value & m) >>> 0 === c.network.value;
+  }
+  return (ip.value & maskValue6(c.prefix)) === c.network.value;
+}
+
+/** True when every address of `inner` is in `outer`. */
+export function cidrCovers(outer: CIDR, inner: CIDR): boolean {
+  return (
+    outer.family === inner.family &&
+    outer.prefix <= inner.prefix &&
+    cidrContains(outer, inner.network)
+  );
+}
+
+export function cidrOverlaps(a: CIDR, b: CIDR): boolean {
+  return cidrCovers(a, b) || cidrCovers(b, a);
+}
+
+export function isHostCIDR(c: CIDR): boolean {
+  return c.prefix === bitLength(c.family);
+}

@@ -1,0 +1,3 @@
+export * from "./address.js";
+export * from "./cidr.js";
+export * from "./port.js";

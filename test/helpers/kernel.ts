@@ -1,0 +1,35 @@
+/**
+ * Kernel tests run for real wherever they can. Where they cannot, they are skipped with the
+ * reason in the test name; under CI=true a missing root/tool is a failure instead, because CI
+ * machines are set up to run them. Missing IPVS or SCTP is a property of this kernel, not of
+ * the setup, so those stay skips with their reason even in CI.
+ */
+import { test } from "@jest/globals";
+import { kernelSkipReason, type KernelCapabilities } from "../../src/backends/netns.js";
+
+type Need = keyof KernelCapabilities;
+const KERNEL_FEATURES: readonly Need[] = ["ipvs", "sctp"];
+
+export function kernelTest(
+  name: string,
+  needs: readonly Need[],
+  fn: () => Promise<void> | void,
+  timeoutMs = 120_000,
+): void {
+  const setupNeeds = needs.filter((n) => !KERNEL_FEATURES.includes(n));
+  const setupReason = kernelSkipReason(setupNeeds);
+  const featureReason = kernelSkipReason(needs.filter((n) => KERNEL_FEATURES.includes(n)));
+  if (setupReason === undefined && featureReason === undefined) {
+    test(name, fn, timeoutMs);
+    return;
+  }
+  if (setupReason !== undefined && process.env.CI === "true") {
+    test(name, () => {
+      throw new Error(`kernel test must run in CI but cannot: ${setupReason}`);
+    });
+    return;
+  }
+  const reason = setupReason ?? featureReason ?? "";
+  const skipped = test.skip;
+  skipped(`${name} (skipped: ${reason})`, fn);
+}
