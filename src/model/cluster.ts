@@ -15,6 +15,7 @@ import type {
   Service,
 } from "./kinds.js";
 import type { Issue, SourcePosition } from "./issue.js";
+import type { FieldPositions } from "./field-positions.js";
 
 export interface Cluster {
   readonly namespaces: readonly Namespace[];
@@ -30,6 +31,11 @@ export interface Cluster {
   readonly sources: Readonly<Record<string, SourcePosition>>;
   /** Warnings found while loading (unknown kinds, unknown fields, cross-object checks). */
   readonly warnings: readonly Issue[];
+  /**
+   * Positions of every field of each loaded object, keyed by `objectKey` then by the formatted
+   * field path ("" for the object). Absent for clusters built without the loader.
+   */
+  readonly fieldSources?: Readonly<Record<string, FieldPositions>>;
 }
 
 export interface ClusterObjects {
@@ -52,7 +58,11 @@ export function objectKey(kind: string, namespace: string | undefined, name: str
 /** A snapshot from already-defaulted objects (the loader defaults; tests may build directly). */
 export function makeCluster(
   objects: ClusterObjects,
-  extra: { sources?: Record<string, SourcePosition>; warnings?: readonly Issue[] } = {},
+  extra: {
+    sources?: Record<string, SourcePosition>;
+    fieldSources?: Record<string, FieldPositions>;
+    warnings?: readonly Issue[];
+  } = {},
 ): Cluster {
   return freeze(
     {
@@ -66,6 +76,7 @@ export function makeCluster(
       baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
       sources: { ...(extra.sources ?? {}) },
       warnings: [...(extra.warnings ?? [])],
+      ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),
     },
     true,
   );

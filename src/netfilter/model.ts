@@ -96,6 +96,13 @@ export interface Packet {
   readonly icmpType?: number;
   readonly icmpCode?: number;
   readonly fragment: boolean;
+  /**
+   * TCP flag bits (FIN=1, SYN=2, RST=4, PSH=8, ACK=16, URG=32). Absent: SYN for a packet in
+   * state NEW, ACK otherwise.
+   */
+  readonly tcpFlags?: number;
+  /** Direction of the packet in its connection (`-m conntrack --ctdir`). Absent: ORIGINAL. */
+  readonly ctDirection?: "ORIGINAL" | "REPLY";
 }
 
 export type AddrType =
@@ -139,7 +146,17 @@ export interface IpvsMatchView {
 /** One element of an ipset key, built from the packet as `--match-set NAME src,dst` says. */
 export type IpsetKeyPart =
   | { readonly kind: "ip"; readonly ip: IPAddress }
-  | { readonly kind: "port"; readonly protocol: L4Protocol; readonly port: number };
+  | { readonly kind: "port"; readonly protocol: L4Protocol; readonly port: number }
+  /**
+   * One side of the packet, as the `set` match builds keys: the set type decides whether that
+   * dimension takes the address or the (protocol, port).
+   */
+  | {
+      readonly kind: "endpoint";
+      readonly ip: IPAddress;
+      readonly protocol: L4Protocol;
+      readonly port: number;
+    };
 export type IpsetKey = readonly IpsetKeyPart[];
 
 /**

@@ -1,0 +1,270 @@
+/**
+ * The CNI `portmap` plugin's iptables backend (containernetworking/plugins, spec Part B).
+ *
+ * Theory. On ADD the plugin, per container address family,
+ * 1. (snat, no externalSetMarkChain) ensures CNI-HOSTPORT-SETMARK (sets the masquerade mark bit)
+ *    and CNI-HOSTPORT-MASQ (masquerades marked packets), the latter jumped to from the top of
+ *    POSTROUTING so the bridge plugin's own masquerade rules cannot pre-empt it;
+ * 2. ensures CNI-HOSTPORT-DNAT, jumped to from PREROUTING and OUTPUT for LOCAL destinations;
+ * 3. fills CNI-DN-<hash of network name + container ID> with, per mapping: a hairpin mark rule
+ *    (source = the container's whole subnet), an IPv4 localhost mark rule, and the DNAT; and
+ *    appends multiport jumps (per protocol, ≤ 15 ports each) to CNI-HOSTPORT-DNAT.
+ * Every rule goes in with "insert unique" (skipped when an identical rule exists). There is no
+ * port reservation: the first container's jump matches first ("last-write-wins" in the docs is
+ * the rule order's opposite; see Part C).
+ */
+import { formatCIDRAsWritten, parseCIDR, parseIP, type IPFamily } from "../net/index.js";
+import type { LowerProtocol } from "../net/index.js";
+import {
+  CNI_HOSTPORT_DNAT_CHAIN,
+  CNI_HOSTPORT_MASQ_CHAIN,
+  CNI_HOSTPORT_SETMARK_CHAIN,
+  portmapDnatChainName,
+} from "./chain-names.js";
+import {
+  deleteChain,
+  deleteRule,
+  ensureChain,
+  findChain,
+  flushChain,
+  ensureRule,
+  type NatTable,
+} from "./nat-table.js";
+import { formatWords } from "./rule-words.js";
+
+export interface PortmapConfig {
+  /** The CNI network name (`name` of the network configuration). */
+  readonly name: string;
+  /** Default true. */
+  readonly snat?: boolean;
+  /** Default 13; 0–31. */
+  readonly markMasqBit?: number;
+  /** e.g. `KUBE-MARK-MASQ`; replaces CNI-HOSTPORT-SETMARK/MASQ. */
+  readonly externalSetMarkChain?: string;
+  readonly conditionsV4?: readonly string[];
+  readonly conditionsV6?: readonly string[];
+  readonly masqAll?: boolean;
+}
+
+/** One `runtimeConfig.portMappings[]` entry (protocol in lower case, as CNI passes it). */
+export interface PortmapEntry {
+  readonly hostPort: number;
+  readonly containerPort: number;
+  readonly protocol: LowerProtocol;
+  readonly hostIP?: string;
+}
+
+/** A chain as the plugin describes it: its rules and the rules that jump to it. */
+export interface PortmapChain {
+  readonly name: string;
+  readonly entryChains: readonly string[];
+  /** Argument vectors, without the trailing `-j <name>`. */
+  readonly entryRules: readonly (readonly string[])[];
+  readonly rules: readonly (readonly string[])[];
+  readonly prependEntry: boolean;
+}
+
+export const DEFAULT_MARK_MASQ_BIT = 13;
+const MULTIPORT_MAX = 15;
+const MAX_COMMENT_LENGTH = 256;
+
+export class PortmapConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PortmapConfigError";
+  }
+}
+
+function markDef(bit: number): string {
+  const v = `0x${(2 ** bit).toString(16)}`;
+  return `${v}/${v}`;
+}
+
+export function validatePortmapConfig(c: PortmapConfig, entries: readonly PortmapEntry[]): void {
+  const bit = c.markMasqBit ?? DEFAULT_MARK_MASQ_BIT;
+  if (!Number.isInteger(bit) || bit < 0 || bit > 31)
+    throw new PortmapConfigError(`MasqMarkBit must be between 0 and 31`);
+  if (c.markMasqBit !== undefined && c.externalSetMarkChain !== undefined)
+    throw new PortmapConfigError(`Cannot specify externalSetMarkChain and markMasqBit`);
+  for (const e of entries)
+    if (e.hostPort <= 0 || e.containerPort <= 0)
+      throw new PortmapConfigError(`Invalid port number: hostPort and containerPort must be > 0`);
+}
+
+export function setMarkChain(markMasqBit = DEFAULT_MARK_MASQ_BIT): PortmapChain {
+  return {
+    name: CNI_HOSTPORT_SETMARK_CHAIN,
+    entryChains: [],
+    entryRules: [],
+    rules: [
+      [
+        "-m",
+        "comment",
+        "--comment",
+        "CNI portfwd masquerade mark",
+        "-j",
+        "MARK",
+        "--set-xmark",
+        markDef(markMasqBit),
+      ],
+    ],
+    prependEntry: false,
+  };
+}
+
+export function markMasqChain(markMasqBit = DEFAULT_MARK_MASQ_BIT): PortmapChain {
+  return {
+    name: CNI_HOSTPORT_MASQ_CHAIN,
+    entryChains: ["POSTROUTING"],
+    entryRules: [["-m", "comment", "--comment", "CNI portfwd requiring masquerade"]],
+    rules: [["-m", "mark", "--mark", markDef(markMasqBit), "-j", "MASQUERADE"]],
+    prependEntry: true,
+  };
+}
+
+export function toplevelDnatChain(): PortmapChain {
+  return {
+    name: CNI_HOSTPORT_DNAT_CHAIN,
+    entryChains: ["PREROUTING", "OUTPUT"],
+    entryRules: [["-m", "addrtype", "--dst-type", "LOCAL"]],
+    rules: [],
+    prependEntry: false,
+  };
+}
+
+function trimComment(s: string): string {
+  return s.length > MAX_COMMENT_LENGTH - 1 ? `${s.slice(0, MAX_COMMENT_LENGTH - 3)}...` : s;
+}
+
+function ipPort(ip: string, port: number): string {
+  return ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/**
+ * CNI-DN-<hash> for one container address. `containerNet` is the address with the prefix
+ * length of its subnet, as the previous plugin's result lists it (`10.0.0.2/24`).
+ */
+export function dnatChain(
+  config: PortmapConfig,
+  containerID: string,
+  containerNet: string,
+  entries: readonly PortmapEntry[],
+): PortmapChain {
+  const net = parseCIDR(containerNet, "lenient");
+  if (net === undefined) throw new PortmapConfigError(`invalid container address ${containerNet}`);
+  const isV6 = net.family === "IPv6";
+  const containerIP = containerNet.slice(0, containerNet.indexOf("/"));
+  const comment = trimComment(`dnat name: "${config.name}" id: "${containerID}"`);
+  const setMark = config.externalSetMarkChain ?? CNI_HOSTPORT_SETMARK_CHAIN;
+  const snat = config.snat ?? true;
+  const conditions = (isV6 ? config.conditionsV6 : config.conditionsV4) ?? [];
+
+  const byProto = new Map<string, string[]>();
+  for (const e of entries)
+    byProto.set(e.protocol, [...(byProto.get(e.protocol) ?? []), String(e.hostPort)]);
+  const entryRules: string[][] = [];
+  for (const proto of [...byProto.keys()].sort()) {
+    const ports = byProto.get(proto) ?? [];
+    for (let i = 0; i < ports.length; i += MULTIPORT_MAX) {
+      entryRules.push([
+        "-m",
+        "comment",
+        "--comment",
+        comment,
+        "-m",
+        "multiport",
+        "-p",
+        proto,
+        "--destination-ports",
+        ports.slice(i, i + MULTIPORT_MAX).join(","),
+        ...conditions,
+      ]);
+    }
+  }
+
+  const rules: string[][] = [];
+  for (const e of entries) {
+    let withDst = false;
+    if (e.hostIP !== undefined && e.hostIP !== "") {
+      const hostIP = parseIP(e.hostIP, "lenient");
+      if (hostIP === undefined || (hostIP.family === "IPv6") !== isV6) continue;
+      withDst = hostIP.value !== 0 && hostIP.value !== 0n;
+    }
+    const base = ["-p", e.protocol, "--dport", String(e.hostPort)];
+    if (withDst) base.push("-d", e.hostIP ?? "");
+    if (snat) {
+      const masqCIDR =
+        config.masqAll === true ? (isV6 ? "::/0" : "0.0.0.0/0") : formatCIDRAsWritten(net);
+      rules.push([...base, "-s", masqCIDR, "-j", setMark]);
+      if (!isV6 && config.masqAll !== true) rules.push([...base, "-s", "127.0.0.1", "-j", setMark]);
+    }
+    rules.push([...base, "-j", "DNAT", "--to-destination", ipPort(containerIP, e.containerPort)]);
+  }
+
+  return {
+    name: portmapDnatChainName(config.name, containerID),
+    entryChains: [CNI_HOSTPORT_DNAT_CHAIN],
+    entryRules,
+    rules,
+    prependEntry: false,
+  };
+}
+
+/** `chain.setup`: ensure the chain, insert-unique its rules, then its entry rules. */
+export function setupChain(t: NatTable, c: PortmapChain): NatTable {
+  let table = ensureChain(t, c.name);
+  for (const r of c.rules) table = ensureRule(table, "append", c.name, formatWords(r));
+  for (const entry of c.entryChains)
+    for (const r of c.entryRules)
+      table = ensureRule(
+        table,
+        c.prependEntry ? "prepend" : "append",
+        entry,
+        formatWords([...r, "-j", c.name]),
+      );
+  return table;
+}
+
+/** `chain.teardown`: flush, drop every entry rule jumping to it, delete. */
+export function teardownChain(
+  t: NatTable,
+  c: Pick<PortmapChain, "name" | "entryChains">,
+): NatTable {
+  let table = ensureChain(t, c.name);
+  table = flushChain(table, c.name);
+  for (const entry of c.entryChains) {
+    const chain = findChain(table, entry);
+    for (const r of chain?.rules ?? [])
+      if (r.endsWith(`-j ${c.name}`)) table = deleteRule(table, entry, r);
+  }
+  return deleteChain(table, c.name);
+}
+
+/** The container address family's ADD: returns the nat table afterwards. */
+export function portmapAdd(
+  t: NatTable,
+  config: PortmapConfig,
+  containerID: string,
+  containerNet: string,
+  entries: readonly PortmapEntry[],
+): NatTable {
+  validatePortmapConfig(config, entries);
+  let table = t;
+  if ((config.snat ?? true) && config.externalSetMarkChain === undefined) {
+    table = setupChain(table, setMarkChain(config.markMasqBit));
+    table = setupChain(table, markMasqChain(config.markMasqBit));
+  }
+  table = setupChain(table, toplevelDnatChain());
+  return setupChain(table, dnatChain(config, containerID, containerNet, entries));
+}
+
+/** DEL: the container's chain and its jumps go; the shared chains stay. */
+export function portmapDel(t: NatTable, config: PortmapConfig, containerID: string): NatTable {
+  const name = portmapDnatChainName(config.name, containerID);
+  if (findChain(t, name) === undefined) return t;
+  return teardownChain(t, { name, entryChains: [CNI_HOSTPORT_DNAT_CHAIN] });
+}
+
+export function portmapFamilyOf(containerNet: string): IPFamily | undefined {
+  return parseCIDR(containerNet, "lenient")?.family;
+}

@@ -1,0 +1,30 @@
+/** Kubernetes feature gates as kube components spell them on the command line: `Key=bool,...`. */
+
+export type FeatureGates = Readonly<Record<string, boolean>>;
+
+/** Gates kube-netsim's validation consults, with the defaults of the Kubernetes version modelled. */
+export const DEFAULT_FEATURE_GATES: FeatureGates = {
+  SCTPSupport: true,
+};
+
+export function featureEnabled(gates: FeatureGates | undefined, name: string): boolean {
+  return gates?.[name] ?? DEFAULT_FEATURE_GATES[name] ?? false;
+}
+
+/** Parses `A=true,B=false`; returns an error message for the first bad entry. */
+export function parseFeatureGates(text: string): { gates: FeatureGates } | { error: string } {
+  const gates: Record<string, boolean> = {};
+  for (const raw of text.split(",")) {
+    const entry = raw.trim();
+    if (entry === "") continue;
+    const eq = entry.indexOf("=");
+    if (eq === -1) return { error: `missing bool value for ${entry}` };
+    const key = entry.slice(0, eq).trim();
+    const value = entry.slice(eq + 1).trim().toLowerCase();
+    if (key === "") return { error: `missing feature name in "${entry}"` };
+    if (value !== "true" && value !== "false")
+      return { error: `invalid value of ${key}=${entry.slice(eq + 1).trim()}, err: strconv.ParseBool: parsing "${entry.slice(eq + 1).trim()}": invalid syntax` };
+    gates[key] = value === "true";
+  }
+  return { gates };
+}

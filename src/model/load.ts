@@ -1,0 +1,268 @@
+/**
+ * The manifest loader: text → a defaulted, validated `Cluster` snapshot. Pure (no I/O; see
+ * load-files.ts for reading paths). The stages follow the API server's order for each object:
+ * decode (with positions) → shape check → defaulting → validation; then the cluster-wide steps:
+ * duplicate objects, Endpoints mirroring, implicit namespaces, cross-object warnings.
+ * Every problem becomes an `Issue`; with `validation: "strict"` (the default) any error throws one
+ * `ValidationError` listing all issues, with `"warn"` errors are downgraded to warnings and the
+ * objects are kept.
+ */
+import { makeCluster, objectKey, type Cluster } from "./cluster.js";
+import {
+  defaultAdminNetworkPolicy,
+  defaultEndpoints,
+  defaultEndpointSlice,
+  defaultNamespace,
+  defaultNetworkPolicy,
+  defaultNode,
+  defaultPod,
+  defaultService,
+  NAMESPACE_NAME_LABEL,
+} from "./defaults.js";
+import { mirrorEndpoints } from "./endpoints-mirroring.js";
+import type { FeatureGates } from "./feature-gates.js";
+import { positionOf, type FieldPositions } from "./field-positions.js";
+import { ValidationError, type Issue, type ObjectRef, type SourcePosition } from "./issue.js";
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  EndpointSlice,
+  Endpoints,
+  KindName,
+  Namespace,
+  NetworkPolicy,
+  Node,
+  Pod,
+  Service,
+} from "./kinds.js";
+import { CLUSTER_SCOPED_KINDS } from "./kinds.js";
+import { crossObjectWarnings } from "./validation/cross-object.js";
+import { checkShape, validateObject } from "./validation/validate-object.js";
+import type { FieldIssue } from "./validation/field-issue.js";
+import { readManifests, type ManifestInput } from "./yaml-documents.js";
+import { asRecord, type PlainRecord } from "../util/plain.js";
+
+export type ValidationMode = "strict" | "warn";
+
+export interface LoadOptions {
+  /** "strict" (default): errors throw. "warn": errors become warnings and loading goes on. */
+  readonly validation?: ValidationMode;
+  readonly featureGates?: FeatureGates;
+}
+
+/** apiVersion each kind is served at. */
+const API_VERSIONS: Readonly<Record<KindName, string>> = {
+  Namespace: "v1",
+  Node: "v1",
+  Pod: "v1",
+  Service: "v1",
+  Endpoints: "v1",
+  EndpointSlice: "discovery.k8s.io/v1",
+  NetworkPolicy: "networking.k8s.io/v1",
+  AdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
+  BaselineAdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
+};
+
+const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
+  Namespace: defaultNamespace,
+  Node: defaultNode,
+  Pod: defaultPod,
+  Service: defaultService,
+  Endpoints: defaultEndpoints,
+  EndpointSlice: defaultEndpointSlice,
+  NetworkPolicy: defaultNetworkPolicy,
+  AdminNetworkPolicy: defaultAdminNetworkPolicy,
+  BaselineAdminNetworkPolicy: defaultAdminNetworkPolicy,
+};
+
+function isKindName(k: string): k is KindName {
+  return Object.prototype.hasOwnProperty.call(API_VERSIONS, k);
+}
+
+/** One loaded object, before it is sorted into the snapshot. */
+export interface LoadedObject {
+  readonly kind: KindName;
+  readonly ref: ObjectRef;
+  readonly value: PlainRecord;
+  readonly source: SourcePosition;
+  readonly positions: FieldPositions;
+}
+
+export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions = {}): Cluster {
+  const mode = opts.validation ?? "strict";
+  const ctx = { featureGates: opts.featureGates ?? {} };
+  const read = readManifests(inputs);
+  const issues: Issue[] = [...read.issues];
+  const loaded: LoadedObject[] = [];
+  const seen = new Map<string, SourcePosition>();
+
+  for (const raw of read.objects) {
+    const value = raw.value;
+    const src = positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 };
+    const at = (path: readonly (string | number)[]): SourcePosition =>
+      positionOf(raw.positions, path) ?? src;
+    const kind = value["kind"];
+    const apiVersion = value["apiVersion"];
+    if (typeof kind !== "string" || kind === "") {
+      issues.push({
+        code: "missing-kind",
+        severity: "error",
+        message: "Object 'Kind' is missing",
+        source: at(["kind"]),
+        path: [],
+      });
+      continue;
+    }
+    if (!isKindName(kind)) {
+      issues.push({
+        code: "unknown-kind",
+        severity: "warning",
+        message: `kind "${kind}"${typeof apiVersion === "string" ? ` (${apiVersion})` : ""} is not modelled; ignored`,
+        source: src,
+        path: [],
+      });
+      continue;
+    }
+    if (typeof apiVersion !== "string" || apiVersion === "") {
+      issues.push({
+        code: "required",
+        severity: "error",
+        message: `Object 'apiVersion' is missing (expected "${API_VERSIONS[kind]}")`,
+        source: src,
+        path: [],
+      });
+      continue;
+    }
+    if (apiVersion !== API_VERSIONS[kind]) {
+      issues.push({
+        code: "unknown-kind",
+        severity: "error",
+        message: `no matches for kind "${kind}" in version "${apiVersion}" (expected "${API_VERSIONS[kind]}")`,
+        source: at(["apiVersion"]),
+        path: [],
+      });
+      continue;
+    }
+
+    const metaForRef = asRecord(value["metadata"]);
+    const rawName = metaForRef?.["name"];
+    const rawNs = metaForRef?.["namespace"];
+    const clusterScoped = CLUSTER_SCOPED_KINDS.has(kind);
+    const name = typeof rawName === "string" ? rawName : "";
+    const namespace = clusterScoped
+      ? undefined
+      : typeof rawNs === "string" && rawNs !== ""
+        ? rawNs
+        : "default";
+    const ref: ObjectRef = namespace === undefined ? { kind, name } : { kind, namespace, name };
+    const push = (fi: FieldIssue): void => {
+      issues.push({
+        code: fi.code,
+        severity: fi.severity,
+        message: fi.message,
+        source: at(fi.path),
+        object: ref,
+        path: fi.path,
+      });
+    };
+
+    for (const fi of checkShape(kind, value)) push(fi);
+    const meta = asRecord(value["metadata"]) ?? {};
+    value["metadata"] = meta;
+    if (typeof meta["name"] !== "string" || meta["name"] === "") {
+      push({
+        code: "required",
+        severity: "error",
+        message: "Required value: name or generateName is required",
+        path: ["metadata", "name"],
+      });
+      continue;
+    }
+    if (namespace === undefined) delete meta["namespace"];
+    else meta["namespace"] = namespace;
+
+    const key = objectKey(kind, namespace, name);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      push({
+        code: "duplicate",
+        severity: "error",
+        message: `Duplicate value: ${kind} ${namespace === undefined ? "" : `${namespace}/`}${name} is already defined at ${first.file}:${first.line}:${first.col}`,
+        path: ["metadata", "name"],
+      });
+      continue;
+    }
+    seen.set(key, src);
+
+    DEFAULTERS[kind](value);
+    for (const fi of validateObject(kind, value, ctx)) push(fi);
+    loaded.push({ kind, ref, value, source: src, positions: raw.positions });
+  }
+
+  const bucket = <T>(kind: KindName): T[] =>
+    loaded.filter((o) => o.kind === kind).map((o) => o.value as unknown as T);
+  const namespaces = bucket<Namespace>("Namespace");
+  const services = bucket<Service>("Service");
+  const endpointSlices = bucket<EndpointSlice>("EndpointSlice");
+  const sources: Record<string, SourcePosition> = {};
+  const fieldSources: Record<string, FieldPositions> = {};
+  for (const o of loaded) {
+    const key = objectKey(o.kind, o.ref.namespace, o.ref.name);
+    sources[key] = o.source;
+    fieldSources[key] = o.positions;
+  }
+
+  // Endpoints → EndpointSlices, once every Service is known.
+  const serviceByKey = new Map(services.map((s) => [`${s.metadata?.namespace}/${s.metadata?.name}`, s]));
+  for (const o of loaded.filter((x) => x.kind === "Endpoints")) {
+    const ep = o.value as unknown as Endpoints;
+    const outcome = mirrorEndpoints(ep, serviceByKey.get(`${o.ref.namespace}/${o.ref.name}`));
+    if (outcome.kind === "skipped") {
+      issues.push({
+        code: "cross-object",
+        severity: "warning",
+        message: `not mirrored to EndpointSlices: ${outcome.reason}`,
+        source: o.source,
+        object: o.ref,
+        path: [],
+      });
+      continue;
+    }
+    for (const slice of outcome.slices) {
+      const key = objectKey("EndpointSlice", slice.metadata?.namespace, slice.metadata?.name ?? "");
+      if (sources[key] !== undefined) continue;
+      sources[key] = o.source;
+      endpointSlices.push(slice);
+    }
+  }
+
+  // Namespaces referenced but not declared exist, with only the name label.
+  const declared = new Set(namespaces.map((n) => n.metadata?.name));
+  for (const o of loaded) {
+    const ns = o.ref.namespace;
+    if (ns === undefined || declared.has(ns)) continue;
+    declared.add(ns);
+    namespaces.push({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: ns, labels: { [NAMESPACE_NAME_LABEL]: ns } },
+    });
+  }
+
+  const objects = {
+    namespaces,
+    nodes: bucket<Node>("Node"),
+    pods: bucket<Pod>("Pod"),
+    services,
+    endpointSlices,
+    networkPolicies: bucket<NetworkPolicy>("NetworkPolicy"),
+    adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
+    baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>("BaselineAdminNetworkPolicy"),
+  };
+  issues.push(...crossObjectWarnings(objects, loaded));
+
+  const final =
+    mode === "warn" ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i)) : issues;
+  if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
+  return makeCluster(objects, { sources, fieldSources, warnings: final });
+}

@@ -1,0 +1,3 @@
+/** Per-kind API-server validation entry points used by the loader. */
+export * from "./field-issue.js";
+export * from "./validate-object.js";

@@ -1,0 +1,123 @@
+/**
+ * Name and label formats with apimachinery's exact messages (pkg/util/validation and
+ * pkg/api/validate/content): each function returns the list of problems, empty when valid.
+ */
+
+const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
+
+const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+const LABEL_KEY = new RegExp(`^${LABEL_KEY_FMT}$`);
+const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
+
+export function maxLenError(n: number): string {
+  return `must be no more than ${n} characters`;
+}
+
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join("or ")}regex used for validation is '${fmt}')`;
+}
+
+export function inclusiveRangeError(lo: number, hi: number): string {
+  return `must be between ${lo} and ${hi}, inclusive`;
+}
+
+/** Go's `len` counts bytes. */
+function byteLength(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}
+
+export function dns1123LabelProblems(v: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (!DNS1123_LABEL.test(v)) {
+    if (DNS1123_SUBDOMAIN.test(v)) errs.push("must not contain dots");
+    else
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          "my-name",
+          "123-abc",
+        ),
+      );
+  }
+  return errs;
+}
+
+export function dns1123SubdomainProblems(v: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(v) > 253) errs.push(maxLenError(253));
+  if (!DNS1123_SUBDOMAIN.test(v))
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        "example.com",
+      ),
+    );
+  return errs;
+}
+
+export function dns1035LabelProblems(v: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (!DNS1035_LABEL.test(v))
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        "my-name",
+        "abc-123",
+      ),
+    );
+  return errs;
+}
+
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+/** `IsQualifiedName` / `IsLabelKey`: an optional DNS-subdomain prefix and `/`, then a name. */
+export function labelKeyProblems(v: string): string[] {
+  const errs: string[] = [];
+  const parts = v.split("/");
+  let name: string;
+  if (parts.length === 1) name = parts[0] ?? "";
+  else if (parts.length === 2) {
+    const prefix = parts[0] ?? "";
+    name = parts[1] ?? "";
+    if (prefix.length === 0) errs.push("prefix part must be non-empty");
+    else errs.push(...dns1123SubdomainProblems(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  if (name.length === 0) errs.push("name part must be non-empty");
+  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  if (!LABEL_KEY.test(name))
+    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
+  return errs;
+}
+
+export function labelValueProblems(v: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (!LABEL_VALUE.test(v))
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        "MyValue",
+        "my_value",
+        "12345",
+      ),
+    );
+  return errs;
+}

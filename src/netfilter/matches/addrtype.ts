@@ -1,0 +1,55 @@
+/**
+ * `-m addrtype [!] --src-type T,... [!] --dst-type T,... [--limit-iface-in|--limit-iface-out]`.
+ * The kernel asks the routing table for the address's one type; the node's view of that comes
+ * from `ctx.addrType` (limited to the packet's input or output interface when asked).
+ */
+import type { AddrType, Negatable } from "../model.js";
+import { fail, FLAG, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
+import { parseNameList, sortNames } from "./values.js";
+
+export const ADDR_TYPES: readonly AddrType[] = [
+  "UNSPEC", "UNICAST", "LOCAL", "BROADCAST", "ANYCAST", "MULTICAST", "BLACKHOLE", "UNREACHABLE",
+  "PROHIBIT", "THROW", "NAT", "XRESOLVE",
+];
+
+export interface AddrtypeMatch {
+  readonly module: "addrtype";
+  readonly srcType?: Negatable<readonly AddrType[]>;
+  readonly dstType?: Negatable<readonly AddrType[]>;
+  readonly limitIfaceIn?: boolean;
+  readonly limitIfaceOut?: boolean;
+}
+
+export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
+  module: "addrtype",
+  options: { "--src-type": NEG_ARG, "--dst-type": NEG_ARG, "--limit-iface-in": FLAG, "--limit-iface-out": FLAG },
+  build(options) {
+    const o = single(options, "addrtype");
+    const s = o.get("--src-type");
+    const d = o.get("--dst-type");
+    if (s === undefined && d === undefined) fail(`addrtype: you must specify --src-type or --dst-type`);
+    if (o.has("--limit-iface-in") && o.has("--limit-iface-out"))
+      fail(`addrtype: you can't specify both --limit-iface-in and --limit-iface-out`);
+    return {
+      module: "addrtype",
+      ...(s && { srcType: { value: parseNameList(s.args[0] as string, ADDR_TYPES, "addrtype --src-type"), negated: s.negated } }),
+      ...(d && { dstType: { value: parseNameList(d.args[0] as string, ADDR_TYPES, "addrtype --dst-type"), negated: d.negated } }),
+      ...(o.has("--limit-iface-in") && { limitIfaceIn: true }),
+      ...(o.has("--limit-iface-out") && { limitIfaceOut: true }),
+    };
+  },
+  format(m) {
+    const out: string[] = [];
+    if (m.srcType) out.push(`${m.srcType.negated ? "! " : ""}--src-type ${sortNames(m.srcType.value, ADDR_TYPES)}`);
+    if (m.dstType) out.push(`${m.dstType.negated ? "! " : ""}--dst-type ${sortNames(m.dstType.value, ADDR_TYPES)}`);
+    if (m.limitIfaceIn) out.push("--limit-iface-in");
+    if (m.limitIfaceOut) out.push("--limit-iface-out");
+    return out.join(" ");
+  },
+  evaluate(m, p, ctx) {
+    const iface = m.limitIfaceIn ? p.inInterface : m.limitIfaceOut ? p.outInterface : undefined;
+    const test = (t: Negatable<readonly AddrType[]> | undefined, ip: typeof p.src): boolean =>
+      t === undefined || t.value.includes(ctx.addrType(ip, iface === "" ? undefined : iface)) !== t.negated;
+    return outcome(test(m.srcType, p.src) && test(m.dstType, p.dst));
+  },
+};

@@ -1,0 +1,22 @@
+/** `-m comment --comment TEXT`: always matches. The kernel keeps at most 255 bytes. */
+import { ARG, fail, MATCH, single, type MatchExtension } from "./extension.js";
+import { saveString } from "./save-string.js";
+
+export interface CommentMatch {
+  readonly module: "comment";
+  readonly comment: string;
+}
+
+export const commentMatch: MatchExtension<CommentMatch> = {
+  module: "comment",
+  options: { "--comment": ARG },
+  build(options) {
+    const c = single(options, "comment").get("--comment");
+    if (c === undefined) fail(`comment: "--comment" is required`);
+    const text = c.args[0] as string;
+    if (Buffer.byteLength(text, "utf8") > 255) fail(`comment: comment too long (at most 255 bytes)`);
+    return { module: "comment", comment: text };
+  },
+  format: (m) => `--comment ${saveString(m.comment)}`,
+  evaluate: () => MATCH,
+};

@@ -1,0 +1,91 @@
+/**
+ * The contract every iptables extension module implements. The rule parser collects the long
+ * options that follow `-m MODULE` (or `-j TARGET`) and hands them to the module's `build`; the
+ * module checks them as libxtables does and returns its typed variant. `format` prints the
+ * words `iptables-save` prints after `-m MODULE`; `evaluate` is the kernel's match function.
+ */
+import type { IPFamily } from "../../net/index.js";
+import type { EvalContext, MatchOutcome, Negatable, Packet } from "../model.js";
+import type { Match } from "./index.js";
+
+/** How many argument words a long option takes, and whether `!` may precede it. */
+export interface OptionSpec {
+  readonly args: number;
+  readonly negatable: boolean;
+}
+
+/** One long option as written: `! --dport 80` is `{ name: "--dport", negated: true, args: ["80"] }`. */
+export interface ParsedOption {
+  readonly name: string;
+  readonly negated: boolean;
+  readonly args: readonly string[];
+}
+
+/** What a module may consult while building: the rule's family and its `-p`. */
+export interface BuildEnv {
+  readonly family: IPFamily;
+  readonly protocol: Negatable<string> | undefined;
+}
+
+/** A bad option value; the rule parser turns it into a positioned `IptablesParseError`. */
+export class ExtensionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ExtensionError";
+  }
+}
+
+export function fail(message: string): never {
+  throw new ExtensionError(message);
+}
+
+export interface MatchExtension<M extends Match> {
+  readonly module: M["module"];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Spellings libxtables also accepts for an option (`--destination-port` → `--dport`). */
+  readonly aliases?: Readonly<Record<string, string>>;
+  build(options: readonly ParsedOption[], env: BuildEnv): M;
+  /** The canonical words after `-m MODULE`, space-separated, as `iptables-save` prints them. */
+  format(m: M, family: IPFamily): string;
+  evaluate(m: M, packet: Packet, ctx: EvalContext): MatchOutcome;
+}
+
+export const MATCH: MatchOutcome = { kind: "match" };
+export const NO_MATCH: MatchOutcome = { kind: "no-match" };
+
+export function outcome(holds: boolean): MatchOutcome {
+  return holds ? MATCH : NO_MATCH;
+}
+
+/** Applies a negation flag to a plain truth value. */
+export function holds(value: boolean, negated: boolean): boolean {
+  return value !== negated;
+}
+
+export const ARG: OptionSpec = { args: 1, negatable: false };
+export const NEG_ARG: OptionSpec = { args: 1, negatable: true };
+export const FLAG: OptionSpec = { args: 0, negatable: false };
+export const NEG_FLAG: OptionSpec = { args: 0, negatable: true };
+
+/** Rejects a second occurrence of an option, as libxtables does ("multiple ... flags not allowed"). */
+export function single(options: readonly ParsedOption[], module: string): Map<string, ParsedOption> {
+  const byName = new Map<string, ParsedOption>();
+  for (const o of options) {
+    if (byName.has(o.name)) fail(`${module}: "${o.name}" may be given only once`);
+    byName.set(o.name, o);
+  }
+  return byName;
+}
+
+export function negatable<T>(o: ParsedOption | undefined, value: (o: ParsedOption) => T): Negatable<T> | undefined {
+  return o === undefined ? undefined : { value: value(o), negated: o.negated };
+}
+
+export function arg(o: ParsedOption, i = 0): string {
+  return o.args[i] as string;
+}
+
+/** ` ! --opt` or ` --opt`, the save form's negation placement. */
+export function bang(negated: boolean): string {
+  return negated ? "! " : "";
+}

@@ -1,0 +1,71 @@
+/**
+ * `-m limit [--limit N/UNIT] [--limit-burst B]`: a token bucket that starts full, so the packet a
+ * trace follows (one packet) always finds a token. The rate is kept as the kernel's period
+ * (`10000 * seconds-per-unit / N`) because that is what the save form prints back.
+ */
+import { fail, outcome, single, type MatchExtension } from "./extension.js";
+import { parseUint } from "./values.js";
+
+export interface LimitMatch {
+  readonly module: "limit";
+  /** Period between tokens in 1/10000 s (`XT_LIMIT_SCALE`). Default 3/hour. */
+  readonly avg: number;
+  readonly burst: number;
+}
+
+const SCALE = 10000;
+const UNITS: readonly (readonly [string, number])[] = [
+  ["second", 1],
+  ["minute", 60],
+  ["hour", 3600],
+  ["day", 86400],
+];
+const PRINT: readonly (readonly [string, number])[] = [
+  ["day", SCALE * 86400],
+  ["hour", SCALE * 3600],
+  ["min", SCALE * 60],
+  ["sec", SCALE],
+];
+
+function parseRate(s: string): number {
+  const slash = s.indexOf("/");
+  let mult = 1;
+  if (slash !== -1) {
+    const unit = s.slice(slash + 1).toLowerCase();
+    const u = unit === "" ? undefined : UNITS.find(([n]) => n.startsWith(unit));
+    if (u === undefined) fail(`limit: bad rate "${s}"`);
+    mult = u[1];
+  }
+  const numText = slash === -1 ? s : s.slice(0, slash);
+  if (!/^[0-9]+$/.test(numText) || Number(numText) === 0) fail(`limit: bad rate "${s}"`);
+  const avg = Math.floor((SCALE * mult) / Number(numText));
+  if (avg === 0) fail(`limit: rate too fast "${s}"`);
+  return avg;
+}
+
+export function formatRate(period: number): string {
+  let i = 1;
+  for (; i < PRINT.length; i++) {
+    const mult = (PRINT[i] as readonly [string, number])[1];
+    if (period > mult || Math.floor(mult / period) < mult % period) break;
+  }
+  const [name, mult] = PRINT[i - 1] as readonly [string, number];
+  return `${Math.floor(mult / period)}/${name}`;
+}
+
+export const limitMatch: MatchExtension<LimitMatch> = {
+  module: "limit",
+  options: { "--limit": { args: 1, negatable: false }, "--limit-burst": { args: 1, negatable: false } },
+  build(options) {
+    const o = single(options, "limit");
+    const l = o.get("--limit");
+    const b = o.get("--limit-burst");
+    return {
+      module: "limit",
+      avg: l === undefined ? parseRate("3/hour") : parseRate(l.args[0] as string),
+      burst: b === undefined ? 5 : parseUint(b.args[0] as string, 10000, "limit --limit-burst"),
+    };
+  },
+  format: (m) => `--limit ${formatRate(m.avg)}${m.burst !== 5 ? ` --limit-burst ${m.burst}` : ""}`,
+  evaluate: (m) => outcome(m.burst > 0),
+};

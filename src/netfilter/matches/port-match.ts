@@ -1,0 +1,58 @@
+/**
+ * What tcp, udp and sctp share: `[!] --sport a[:b]` and `[!] --dport a[:b]`, the need for a
+ * matching `-p`, and the rule that a non-first fragment never matches (it has no ports).
+ */
+import type { PortRange } from "../../net/index.js";
+import type { Negatable, Packet } from "../model.js";
+import { fail, NEG_ARG, type BuildEnv, type OptionSpec, type ParsedOption } from "./extension.js";
+import { formatPortRange, parsePortSpec } from "./values.js";
+
+export const PORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  "--sport": NEG_ARG,
+  "--dport": NEG_ARG,
+};
+export const PORT_ALIASES: Readonly<Record<string, string>> = {
+  "--source-port": "--sport",
+  "--destination-port": "--dport",
+};
+
+export function requireProtocol(env: BuildEnv, proto: string, label: string): void {
+  const p = env.protocol;
+  if (p === undefined || p.negated || p.value !== proto) fail(`${label} match requires '-p ${proto}'`);
+}
+
+export function portOption(o: ParsedOption, what: string): Negatable<PortRange> {
+  return { value: parsePortSpec(o.args[0] as string, what), negated: o.negated };
+}
+
+function formatOne(name: string, r: Negatable<PortRange> | undefined): string {
+  if (r === undefined) return "";
+  // The kernel struct cannot tell "0:65535" from "not given", so the save form leaves it out.
+  if (r.value.from === 0 && r.value.to === 65535 && !r.negated) return "";
+  return `${r.negated ? "! " : ""}${name} ${formatPortRange(r.value)}`;
+}
+
+export function formatPorts(
+  sport: Negatable<PortRange> | undefined,
+  dport: Negatable<PortRange> | undefined,
+): string[] {
+  const out: string[] = [];
+  const s = formatOne("--sport", sport);
+  if (s !== "") out.push(s);
+  const d = formatOne("--dport", dport);
+  if (d !== "") out.push(d);
+  return out;
+}
+
+function inRange(port: number, r: Negatable<PortRange> | undefined): boolean {
+  if (r === undefined) return true;
+  return (port >= r.value.from && port <= r.value.to) !== r.negated;
+}
+
+export function portsHold(
+  packet: Packet,
+  sport: Negatable<PortRange> | undefined,
+  dport: Negatable<PortRange> | undefined,
+): boolean {
+  return inRange(packet.sport, sport) && inRange(packet.dport, dport);
+}

@@ -1,0 +1,157 @@
+/**
+ * Option value parsing shared by the extensions, with libxtables' rules: numbers in C `strtoul`
+ * base-0 syntax (`0x` hex, leading-zero octal, decimal), marks as `value[/mask]`, ports and
+ * port ranges `a[:b]`, addresses with an optional prefix or dotted mask. Parsed values are
+ * interned so a 300,000-rule dump does not parse the same address 300,000 times.
+ */
+import {
+  bitLength,
+  makeCIDR,
+  parseIP,
+  parsePortNumber,
+  type CIDR,
+  type IPAddress,
+  type IPFamily,
+  type PortRange,
+} from "../../net/index.js";
+import { fail } from "./extension.js";
+
+const UINT = /^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
+
+/** `strtoul(s, NULL, 0)` over the whole word, or undefined. */
+export function parseCNumber(s: string): number | undefined {
+  if (!UINT.test(s)) return undefined;
+  let n: number;
+  if (s.length > 1 && (s[1] === "x" || s[1] === "X")) n = parseInt(s.slice(2), 16);
+  else if (s.length > 1 && s[0] === "0") n = parseInt(s, 8);
+  else n = Number(s);
+  return n;
+}
+
+export function parseUint(s: string, max: number, what: string): number {
+  const n = parseCNumber(s);
+  if (n === undefined || n > max) fail(`${what}: invalid value "${s}"`);
+  return n;
+}
+
+export interface MarkMask {
+  readonly value: number;
+  readonly mask: number;
+}
+
+/** `value[/mask]`, each a 32-bit number; the mask defaults to all ones. */
+export function parseMarkMask(s: string, what: string): MarkMask {
+  const slash = s.indexOf("/");
+  if (slash === -1) return { value: parseUint(s, 0xffffffff, what), mask: 0xffffffff };
+  return {
+    value: parseUint(s.slice(0, slash), 0xffffffff, what),
+    mask: parseUint(s.slice(slash + 1), 0xffffffff, what),
+  };
+}
+
+export function hex(n: number): string {
+  return `0x${(n >>> 0).toString(16)}`;
+}
+
+/** `0x1/0xff`, the mask left out when it is all ones (mark and connmark matches). */
+export function formatMarkMask(m: MarkMask): string {
+  return m.mask === 0xffffffff ? hex(m.value) : `${hex(m.value)}/${hex(m.mask)}`;
+}
+
+const portCache = new Map<string, PortRange>();
+
+/** A port or service-less `a:b` range as the tcp/udp/sctp matches take it (`:b` and `a:` too). */
+export function parsePortSpec(s: string, what: string): PortRange {
+  const cached = portCache.get(s);
+  if (cached !== undefined) return cached;
+  const colon = s.indexOf(":");
+  let r: PortRange;
+  if (colon === -1) {
+    const p = parsePortNumber(s);
+    if (p === undefined) fail(`${what}: invalid port/service "${s}" specified`);
+    r = { from: p, to: p };
+  } else {
+    const a = colon === 0 ? 0 : parsePortNumber(s.slice(0, colon));
+    const b = colon === s.length - 1 ? 65535 : parsePortNumber(s.slice(colon + 1));
+    if (a === undefined || b === undefined) fail(`${what}: invalid port/service "${s}" specified`);
+    // libxtables swaps a reversed range rather than rejecting it.
+    r = a <= b ? { from: a, to: b } : { from: b, to: a };
+  }
+  if (portCache.size < 100_000) portCache.set(s, r);
+  return r;
+}
+
+export function formatPortRange(r: PortRange): string {
+  return r.from === r.to ? `${r.from}` : `${r.from}:${r.to}`;
+}
+
+const cidrCache = new Map<string, CIDR | null>();
+
+function maskToPrefix(mask: IPAddress): number | undefined {
+  const bits = bitLength(mask.family);
+  const v = BigInt(mask.value);
+  let prefix = 0;
+  while (prefix < bits && ((v >> BigInt(bits - 1 - prefix)) & 1n) === 1n) prefix++;
+  for (let i = prefix; i < bits; i++) if (((v >> BigInt(bits - 1 - i)) & 1n) === 1n) return undefined;
+  return prefix;
+}
+
+/**
+ * `addr[/prefix|/mask]` as `-s`/`-d` take it: a bare address is a host prefix, the network is
+ * masked. Host names are not resolved (an offline model has no DNS): they are an error.
+ */
+export function parseAddressSpec(s: string, family: IPFamily, what: string): CIDR {
+  const key = family === "IPv4" ? s : `6 ${s}`;
+  const cached = cidrCache.get(key);
+  if (cached === null) fail(`${what}: invalid address "${s}"`);
+  if (cached !== undefined) return cached;
+  const c = parseAddressUncached(s, family);
+  if (cidrCache.size < 200_000) cidrCache.set(key, c ?? null);
+  if (c === undefined) fail(`${what}: invalid address "${s}"`);
+  return c;
+}
+
+function parseAddressUncached(s: string, family: IPFamily): CIDR | undefined {
+  const slash = s.indexOf("/");
+  const addrText = slash === -1 ? s : s.slice(0, slash);
+  const addr = parseIP(addrText, "lenient");
+  if (addr === undefined || addr.family !== family) return undefined;
+  const bits = bitLength(family);
+  if (slash === -1) return makeCIDR(addr, bits);
+  const m = s.slice(slash + 1);
+  if (/^[0-9]{1,3}$/.test(m)) {
+    const p = Number(m);
+    return p <= bits ? makeCIDR(addr, p) : undefined;
+  }
+  const mask = parseIP(m, "lenient");
+  if (mask === undefined || mask.family !== family) return undefined;
+  const p = maskToPrefix(mask);
+  return p === undefined ? undefined : makeCIDR(addr, p);
+}
+
+export function parseIPOf(s: string, family: IPFamily, what: string): IPAddress {
+  const a = parseIP(s, "lenient");
+  if (a === undefined || a.family !== family) fail(`${what}: invalid address "${s}"`);
+  return a;
+}
+
+/** Comma-separated names from a closed list, each at most once (ctstate, addrtype, ...). */
+export function parseNameList<T extends string>(
+  s: string,
+  allowed: readonly T[],
+  what: string,
+): readonly T[] {
+  const out: T[] = [];
+  for (const part of s.split(",")) {
+    const up = part.toUpperCase();
+    const found = allowed.find((a) => a === up);
+    if (found === undefined) fail(`${what}: bad value "${part}"`);
+    if (!out.includes(found)) out.push(found);
+  }
+  return out;
+}
+
+/** Names in the fixed order the save form prints them. */
+export function sortNames<T extends string>(names: readonly T[], order: readonly T[]): string {
+  return order.filter((n) => names.includes(n)).join(",");
+}

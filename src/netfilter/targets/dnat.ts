@@ -1,0 +1,27 @@
+/** `-j DNAT --to-destination RANGE [--random] [--persistent]` (nat table). */
+import { fail, FLAG, single } from "../matches/extension.js";
+import type { TargetExtension } from "./extension.js";
+import type { Target } from "./index.js";
+import { formatNatRange, parseNatRange } from "./nat-range.js";
+
+type Dnat = Extract<Target, { kind: "DNAT" }>;
+
+export const dnatTarget: TargetExtension<Dnat> = {
+  name: "DNAT",
+  kind: "DNAT",
+  tables: ["nat"],
+  options: { "--to-destination": { args: 1, negatable: false }, "--random": FLAG, "--persistent": FLAG },
+  build(options, env) {
+    const o = single(options, "DNAT");
+    const to = o.get("--to-destination");
+    if (to === undefined) fail(`DNAT: you must specify --to-destination`);
+    return {
+      kind: "DNAT",
+      to: parseNatRange(to.args[0] as string, env, "DNAT --to-destination"),
+      random: o.has("--random"),
+      persistent: o.has("--persistent"),
+    };
+  },
+  format: (t, family) =>
+    `--to-destination ${formatNatRange(t.to, family)}${t.random ? " --random" : ""}${t.persistent ? " --persistent" : ""}`,
+};

@@ -1,0 +1,20 @@
+/**
+ * The contract every `-j TARGET` extension implements (jumps to user chains are not
+ * extensions: the rule parser makes them). `build` checks the options as libxtables does;
+ * `format` prints the words `iptables-save` prints after `-j TARGET`.
+ */
+import type { IPFamily } from "../../net/index.js";
+import type { TableName } from "../model.js";
+import type { BuildEnv, OptionSpec, ParsedOption } from "../matches/extension.js";
+import type { Target } from "./index.js";
+
+export interface TargetExtension<T extends Target> {
+  /** The `-j` word. */
+  readonly name: string;
+  readonly kind: T["kind"];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Tables the kernel accepts the target in; absent: every table. */
+  readonly tables?: readonly TableName[];
+  build(options: readonly ParsedOption[], env: BuildEnv): T;
+  format(t: T, family: IPFamily): string;
+}

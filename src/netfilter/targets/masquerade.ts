@@ -1,0 +1,32 @@
+/** `-j MASQUERADE [--to-ports P[-Q]] [--random] [--random-fully]` (nat table). */
+import { FLAG, single } from "../matches/extension.js";
+import type { TargetExtension } from "./extension.js";
+import type { Target } from "./index.js";
+import { parsePortRangeDash, requirePortProtocol } from "./nat-range.js";
+
+type Masquerade = Extract<Target, { kind: "MASQUERADE" }>;
+
+export const masqueradeTarget: TargetExtension<Masquerade> = {
+  name: "MASQUERADE",
+  kind: "MASQUERADE",
+  tables: ["nat"],
+  options: { "--to-ports": { args: 1, negatable: false }, "--random": FLAG, "--random-fully": FLAG },
+  build(options, env) {
+    const o = single(options, "MASQUERADE");
+    const p = o.get("--to-ports");
+    if (p !== undefined) requirePortProtocol(env, "MASQUERADE --to-ports");
+    return {
+      kind: "MASQUERADE",
+      ...(p && { toPorts: parsePortRangeDash(p.args[0] as string, "MASQUERADE --to-ports") }),
+      random: o.has("--random"),
+      randomFully: o.has("--random-fully"),
+    };
+  },
+  format(t) {
+    const out: string[] = [];
+    if (t.toPorts) out.push(`--to-ports ${t.toPorts.from}${t.toPorts.to !== t.toPorts.from ? `-${t.toPorts.to}` : ""}`);
+    if (t.random) out.push("--random");
+    if (t.randomFully) out.push("--random-fully");
+    return out.join(" ");
+  },
+};

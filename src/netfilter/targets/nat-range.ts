@@ -1,0 +1,74 @@
+/**
+ * `--to-destination`/`--to-source` values: `ip[-ip][:port[-port]]`; IPv6 writes the addresses in
+ * brackets when a port follows (`[fd00::1]:80`). Ports need a protocol that has them.
+ */
+import type { IPFamily } from "../../net/index.js";
+import { fail, type BuildEnv } from "../matches/extension.js";
+import { formatAddr } from "../matches/format-addr.js";
+import { parseIPOf } from "../matches/values.js";
+import type { NatRange } from "./index.js";
+import { parsePortNumber, type PortRange } from "../../net/index.js";
+
+const PORT_PROTOCOLS = ["tcp", "udp", "sctp", "dccp", "udplite"];
+
+export function parsePortRangeDash(s: string, what: string): PortRange {
+  const dash = s.indexOf("-");
+  const from = parsePortNumber(dash === -1 ? s : s.slice(0, dash));
+  const to = dash === -1 ? from : parsePortNumber(s.slice(dash + 1));
+  if (from === undefined || to === undefined || from === 0 || from > to) fail(`${what}: invalid port range "${s}"`);
+  return { from, to };
+}
+
+export function requirePortProtocol(env: BuildEnv, what: string): void {
+  const p = env.protocol;
+  if (p === undefined || p.negated || !PORT_PROTOCOLS.includes(p.value))
+    fail(`${what}: need TCP, UDP, SCTP or DCCP with port specification`);
+}
+
+export function parseNatRange(s: string, env: BuildEnv, what: string): NatRange {
+  let addrPart: string;
+  let portPart: string | undefined;
+  if (env.family === "IPv6") {
+    if (s.startsWith("[")) {
+      const close = s.indexOf("]");
+      if (close === -1) fail(`${what}: invalid address "${s}"`);
+      addrPart = s.slice(1, close);
+      const rest = s.slice(close + 1);
+      if (rest !== "") {
+        if (!rest.startsWith(":")) fail(`${what}: invalid address "${s}"`);
+        portPart = rest.slice(1);
+      }
+    } else addrPart = s;
+  } else {
+    const colon = s.indexOf(":");
+    addrPart = colon === -1 ? s : s.slice(0, colon);
+    portPart = colon === -1 ? undefined : s.slice(colon + 1);
+  }
+  let range: { -readonly [K in keyof NatRange]: NatRange[K] } = {};
+  if (addrPart !== "") {
+    const dash = addrPart.indexOf("-");
+    const from = parseIPOf(dash === -1 ? addrPart : addrPart.slice(0, dash), env.family, what);
+    const to = dash === -1 ? from : parseIPOf(addrPart.slice(dash + 1), env.family, what);
+    if (to.value < from.value) fail(`${what}: invalid address range "${addrPart}"`);
+    range = { ipFrom: from, ipTo: to };
+  }
+  if (portPart !== undefined) {
+    requirePortProtocol(env, what);
+    range.ports = parsePortRangeDash(portPart, what);
+  }
+  if (range.ipFrom === undefined && range.ports === undefined) fail(`${what}: invalid range "${s}"`);
+  return range;
+}
+
+export function formatNatRange(r: NatRange, family: IPFamily): string {
+  const brackets = family === "IPv6" && r.ports !== undefined;
+  let out = "";
+  if (r.ipFrom !== undefined) {
+    out += brackets ? "[" : "";
+    out += formatAddr(r.ipFrom);
+    if (r.ipTo !== undefined && r.ipTo.value !== r.ipFrom.value) out += `-${formatAddr(r.ipTo)}`;
+    out += brackets ? "]" : "";
+  }
+  if (r.ports !== undefined) out += r.ports.from === r.ports.to ? `:${r.ports.from}` : `:${r.ports.from}-${r.ports.to}`;
+  return out;
+}

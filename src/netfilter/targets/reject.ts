@@ -1,0 +1,47 @@
+/** `-j REJECT [--reject-with TYPE]`; the save form always names the type (canonical spelling). */
+import type { IPFamily } from "../../net/index.js";
+import { fail, single } from "../matches/extension.js";
+import type { TargetExtension } from "./extension.js";
+
+type Reject = { readonly kind: "REJECT"; readonly rejectWith?: string };
+
+const V4: readonly (readonly [string, string])[] = [
+  ["icmp-net-unreachable", "net-unreach"],
+  ["icmp-host-unreachable", "host-unreach"],
+  ["icmp-port-unreachable", "port-unreach"],
+  ["icmp-proto-unreachable", "proto-unreach"],
+  ["icmp-net-prohibited", "net-prohib"],
+  ["icmp-host-prohibited", "host-prohib"],
+  ["tcp-reset", "tcp-rst"],
+  ["icmp-admin-prohibited", "admin-prohib"],
+];
+const V6: readonly (readonly [string, string])[] = [
+  ["icmp6-no-route", "no-route"],
+  ["icmp6-adm-prohibited", "adm-prohibited"],
+  ["icmp6-addr-unreachable", "addr-unreach"],
+  ["icmp6-port-unreachable", "port-unreach"],
+  ["tcp-reset", "tcp-rst"],
+  ["icmp6-policy-fail", "policy-fail"],
+  ["icmp6-reject-route", "reject-route"],
+];
+
+export function defaultRejectWith(family: IPFamily): string {
+  return family === "IPv4" ? "icmp-port-unreachable" : "icmp6-port-unreachable";
+}
+
+export const rejectTarget: TargetExtension<Reject> = {
+  name: "REJECT",
+  kind: "REJECT",
+  options: { "--reject-with": { args: 1, negatable: false } },
+  build(options, env) {
+    const w = single(options, "REJECT").get("--reject-with");
+    if (w === undefined) return { kind: "REJECT", rejectWith: defaultRejectWith(env.family) };
+    const word = (w.args[0] as string).toLowerCase();
+    const row = (env.family === "IPv4" ? V4 : V6).find(([n, a]) => n === word || a === word);
+    if (row === undefined) fail(`REJECT: unknown reject type "${w.args[0]}"`);
+    if (row[0] === "tcp-reset" && (env.protocol?.value !== "tcp" || env.protocol.negated))
+      fail(`REJECT: --reject-with tcp-reset is only valid with -p tcp`);
+    return { kind: "REJECT", rejectWith: row[0] };
+  },
+  format: (t, family) => `--reject-with ${t.rejectWith ?? defaultRejectWith(family)}`,
+};

@@ -1,0 +1,10 @@
+export * from "./result.js";
+export * from "./dataplane.js";
+export * from "./tracer.js";
+export * from "./upstream-style.js";
+export * from "./explain.js";
+export { TraceError } from "./walk.js";
+export { TraceInputError, parseTraceProtocol, DEFAULT_SPORT } from "./packet-spec.js";
+export { compileRuleSet, INDEX_MIN_RULES } from "./chain-index.js";
+export { addrTypeOf, isLocalAddress, route } from "./addressing.js";
+export type { MatchEvaluator } from "./rule-match.js";

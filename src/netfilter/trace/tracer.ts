@@ -1,0 +1,230 @@
+/**
+ * The packet tracer: every way a packet can go through a node's netfilter hooks, with exact
+ * probabilities. See hooks.ts for the hook order and walk.ts for chain semantics.
+ *
+ * `recent` lists: the first trace assumes the client is new (only the caller's `recent`
+ * assumptions are in the lists). If any rule consulted a list, a second scenario traces a
+ * repeat within the timeout: for each branch of the first packet, the lists hold what that
+ * branch put there, and the repeat's outcomes are weighted by that branch's probability.
+ * `outcomes` are the first-packet scenario; `scenarios` holds both.
+ */
+import { formatIP, ipEquals, type IPAddress } from "../../net/index.js";
+import type { Packet } from "../model.js";
+import { interfaceFor, isLocalAddress, route } from "./addressing.js";
+import { compileRuleSet, type CompiledRuleSet } from "./chain-index.js";
+import type { NodeDataplane } from "./dataplane.js";
+import { runHook, routeBranch, type FinalBranch, type HookRunner, type NatMode } from "./hooks.js";
+import { buildOutcome, mergeOutcomes, type BuiltOutcome } from "./outcomes.js";
+import { parsePacketSpec, TraceInputError } from "./packet-spec.js";
+import type {
+  ConntrackEntry,
+  PacketSpec,
+  ScenarioResult,
+  TraceOrigin,
+  TraceResult,
+  TraceStep,
+} from "./result.js";
+import type { MatchEvaluator } from "./rule-match.js";
+import { defaultMatchEvaluator } from "./match-evaluator.js";
+import { ipvsStage } from "./ipvs-stage.js";
+import { initialState, toArray, type Cons, type RecentUpdate, type WalkState } from "./walk-state.js";
+
+export interface TraceOptions {
+  /** Use the destination index (default true); false walks every rule (the reference). */
+  readonly indexed?: boolean;
+  /** Record explanation steps (default true; the benchmark turns it off). */
+  readonly explain?: boolean;
+  /** Match evaluation; default: the match registry. */
+  readonly evaluateMatch?: MatchEvaluator;
+}
+
+interface Prepared {
+  readonly packet: Packet;
+  readonly origin: TraceOrigin;
+  readonly compiled: CompiledRuleSet | undefined;
+  readonly notes: string[];
+}
+
+function prepare(dp: NodeDataplane, packet: Packet, origin: TraceOrigin | undefined, inInterface: string | undefined, indexed: boolean): Prepared {
+  const local = isLocalAddress(dp, packet.src);
+  const o: TraceOrigin = origin ?? (local ? "local" : "remote");
+  const rs = dp.ruleSets[packet.family];
+  const notes: string[] = [];
+  if (rs === undefined) notes.push(`no ${packet.family} rule set: every hook accepts`);
+  const pkt: Packet =
+    o === "remote" ? { ...packet, inInterface: inInterface ?? interfaceFor(dp, packet.src) } : packet;
+  return { packet: pkt, origin: o, compiled: rs === undefined ? undefined : compileRuleSet(rs, indexed), notes };
+}
+
+/** Walks one packet through the hooks; returns its final branches. */
+function walkPacket(
+  dp: NodeDataplane,
+  prep: Prepared,
+  nat: NatMode,
+  opts: TraceOptions,
+  recent: Cons<RecentUpdate> | undefined,
+): { finals: FinalBranch[]; recentConsulted: boolean } {
+  const base = dp.recent;
+  const r: HookRunner = {
+    dp,
+    compiled: prep.compiled,
+    evaluate: opts.evaluateMatch ?? defaultMatchEvaluator,
+    explain: opts.explain ?? true,
+    nat,
+    recentHas: (name: string, addr: IPAddress) => {
+      for (let l = recent; l !== undefined; l = l.tail)
+        if (l.head.name === name && ipEquals(l.head.address, addr)) return true;
+      return base.some((e) => e.name === name && ipEquals(e.address, addr));
+    },
+    recentConsulted: false,
+    finals: [],
+  };
+  const start = initialState(prep.packet);
+  if (prep.origin === "remote") {
+    const pre = runHook(r, [start], "PREROUTING", ["raw", "mangle", "nat"], "dst");
+    const toInput: WalkState[] = [];
+    const toForward: WalkState[] = [];
+    for (const s of pre) {
+      const d = routeBranch(r, s);
+      (d.local ? toInput : toForward).push(d.local ? { ...d.state, pkt: { ...d.state.pkt, outInterface: "" } } : d.state);
+    }
+    const input = runHook(r, toInput, "INPUT", ["mangle", "filter", "security", "nat"], "src");
+    for (const s of input) {
+      const viaIpvs = ipvsStage(r, s, "LOCAL_IN");
+      if (viaIpvs === undefined) r.finals.push({ state: s, delivery: "local" });
+      else afterIpvs(r, viaIpvs);
+    }
+    const fwd = runHook(r, toForward, "FORWARD", ["mangle", "filter", "security"], "none");
+    const post = runHook(r, fwd, "POSTROUTING", ["mangle", "nat"], "src");
+    for (const s of post) r.finals.push({ state: s, delivery: "forward" });
+  } else {
+    const first = route(dp, prep.packet.dst);
+    const s0: WalkState = { ...start, pkt: { ...start.pkt, outInterface: first.outInterface } };
+    const out = runHook(r, [s0], "OUTPUT", ["raw", "mangle", "nat", "filter", "security"], "dst");
+    const routed: WalkState[] = [];
+    for (const s of out) {
+      const viaIpvs = ipvsStage(r, s, "LOCAL_OUT");
+      if (viaIpvs === undefined) routed.push(routeBranch(r, s).state);
+      else for (const v of viaIpvs) routed.push(routeBranch(r, v).state);
+    }
+    const post = runHook(r, routed, "POSTROUTING", ["mangle", "nat"], "src");
+    const loop: WalkState[] = [];
+    for (const s of post) {
+      if (s.pkt.outInterface === "lo") loop.push({ ...s, pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } });
+      else r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "forward" });
+    }
+    const pre = runHook(r, loop, "PREROUTING", ["raw", "mangle"], "none");
+    const input = runHook(r, pre, "INPUT", ["mangle", "filter", "security"], "none");
+    for (const s of input) r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "local" });
+  }
+  return { finals: r.finals, recentConsulted: r.recentConsulted };
+}
+
+/** IPVS-forwarded branches go out through OUTPUT (mangle, filter) and POSTROUTING. */
+function afterIpvs(r: HookRunner, states: readonly WalkState[]): void {
+  const routed = states.map((s) => routeBranch(r, s).state);
+  const out = runHook(r, routed, "OUTPUT", ["mangle", "filter", "security"], "none");
+  const post = runHook(r, out, "POSTROUTING", ["mangle", "nat"], "src");
+  for (const s of post) r.finals.push({ state: s, delivery: "ipvs" });
+}
+
+function origin(prep: Prepared): string {
+  return prep.origin === "local"
+    ? `${formatIP(prep.packet.src)} is a local address: the packet is generated on the node (OUTPUT)`
+    : `${formatIP(prep.packet.src)} is not a local address: the packet arrives on ${prep.packet.inInterface} (PREROUTING)`;
+}
+
+function assemble(
+  printed: TraceResult["packet"],
+  prep: Prepared,
+  first: BuiltOutcome[],
+  repeat: BuiltOutcome[] | undefined,
+): TraceResult {
+  const outcomes = first.map((b) => b.outcome);
+  const scenarios: ScenarioResult[] | undefined =
+    repeat === undefined
+      ? undefined
+      : [
+          { scenario: "first-packet", outcomes },
+          { scenario: "repeat-within-timeout", outcomes: repeat.map((b) => b.outcome) },
+        ];
+  const notes = [...prep.notes];
+  if (scenarios !== undefined)
+    notes.push(
+      "a `recent` list was consulted: outcomes are for the client's first packet; scenarios[1] is a repeat within the timeout",
+    );
+  return {
+    packet: printed,
+    origin: prep.origin,
+    scenario: "first-packet",
+    outcomes,
+    ...(scenarios !== undefined ? { scenarios } : {}),
+    explanation: {
+      origin: origin(prep),
+      inInterface: prep.packet.inInterface,
+      outcomes: first.map((b) => b.steps as readonly TraceStep[]),
+      notes,
+    },
+  };
+}
+
+/** Every outcome of the first packet of a new connection. */
+export function trace(dp: NodeDataplane, spec: PacketSpec, opts: TraceOptions = {}): TraceResult {
+  const { packet, printed } = parsePacketSpec(spec);
+  const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
+  const nat: NatMode = { kind: "new" };
+  const first = walkPacket(dp, prep, nat, opts, undefined);
+  const firstBuilt = first.finals.map((f) => buildOutcome(f, printed.proto, prep.packet));
+  let repeat: BuiltOutcome[] | undefined;
+  if (first.recentConsulted) {
+    repeat = [];
+    for (const f of first.finals) {
+      if (f.state.recentUpdates === undefined) {
+        repeat.push(buildOutcome(f, printed.proto, prep.packet));
+        continue;
+      }
+      const again = walkPacket(dp, prep, nat, opts, f.state.recentUpdates);
+      for (const g of again.finals) repeat.push(buildOutcome(g, printed.proto, prep.packet, f.state.prob));
+    }
+  }
+  return assemble(printed, prep, mergeOutcomes(firstBuilt), repeat === undefined ? undefined : mergeOutcomes(repeat));
+}
+
+/**
+ * A later packet of a connection conntrack recorded: `original` direction (client to
+ * service again) or `reply` (server back to client). The nat table is not consulted; the
+ * recorded translation is applied (and, for replies, undone) where NAT happens.
+ */
+export function traceEstablished(
+  dp: NodeDataplane,
+  entry: ConntrackEntry,
+  direction: "original" | "reply",
+  opts: TraceOptions = {},
+): TraceResult {
+  const o = entry.original;
+  const rp = entry.reply;
+  const wire = direction === "original" ? o : rp;
+  const spec: PacketSpec = { proto: entry.proto, src: wire.src, sport: wire.sport, dst: wire.dst, dport: wire.dport };
+  const { packet, printed } = parsePacketSpec(spec);
+  const states: Packet["ctState"] = ["ESTABLISHED", ...(entry.dnat ? (["DNAT"] as const) : []), ...(entry.snat ? (["SNAT"] as const) : [])];
+  const parse = (ip: string): IPAddress => parsePacketSpec({ ...spec, src: ip, dst: ip }).packet.src;
+  const nat: NatMode =
+    direction === "original"
+      ? {
+          kind: "established",
+          ...(entry.dnat ? { dstTo: [parse(rp.src), rp.sport] as const } : {}),
+          ...(entry.snat ? { srcTo: [parse(rp.dst), rp.dport] as const } : {}),
+        }
+      : {
+          kind: "established",
+          ...(entry.snat ? { dstTo: [parse(o.src), o.sport] as const } : {}),
+          ...(entry.dnat ? { srcTo: [parse(o.dst), o.dport] as const } : {}),
+        };
+  const withCt: Packet = { ...packet, ctState: states, ctOrig: { src: parse(o.src), dst: parse(o.dst), sport: o.sport, dport: o.dport } };
+  const prep = prepare(dp, withCt, undefined, undefined, opts.indexed ?? true);
+  const run = walkPacket(dp, prep, nat, opts, undefined);
+  const built = run.finals.map((f) => buildOutcome(f, printed.proto, prep.packet));
+  return assemble(printed, prep, mergeOutcomes(built), undefined);
+}
+
+export { TraceInputError, toArray };

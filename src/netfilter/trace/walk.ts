@@ -1,0 +1,270 @@
+/**
+ * Walking one table's chains for one packet: rules in order, `-j` into a user chain and back,
+ * `-g` (goto: the called chain's RETURN goes back to *our* caller), RETURN, terminating
+ * verdicts, and non-terminating targets (MARK, CONNMARK, LOG, NFLOG, NOTRACK/CT) that change
+ * the packet and go on. A rule whose conditions hold with probability p (statistic random)
+ * splits the branch: p takes the target, 1 - p goes on with the next rule. NAT targets are
+ * terminating for the nat table (the kernel returns NF_ACCEPT after the mapping is set up).
+ */
+import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
+import { assertNever } from "../../util/assert-never.js";
+import type { EvalContext, Rule, TableName } from "../model.js";
+import type { Target } from "../targets/index.js";
+import { primaryAddress } from "./addressing.js";
+import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
+import type { NodeDataplane } from "./dataplane.js";
+import { recentUpdatesOf } from "./recent.js";
+import type { TraceStep } from "./result.js";
+import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
+import type { WalkState } from "./walk-state.js";
+
+export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
+
+export interface ChainExit {
+  readonly state: WalkState;
+  readonly end: ChainEnd;
+}
+
+export interface WalkEnv {
+  readonly dp: NodeDataplane;
+  readonly evaluate: MatchEvaluator;
+  readonly explain: boolean;
+  readonly table: CompiledTable;
+  readonly ctx: EvalContext;
+}
+
+export class TraceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TraceError";
+  }
+}
+
+const MAX_DEPTH = 256;
+
+export function step(env: WalkEnv, state: WalkState, s: TraceStep): WalkState {
+  if (!env.explain) return state;
+  return { ...state, steps: { head: s, tail: state.steps } };
+}
+
+function hostPort(ip: IPAddress, port: number): string {
+  return joinHostPort(formatIP(ip), port);
+}
+
+function targetName(t: Target): string {
+  return t.kind === "jump" ? (t.goto ? `goto ${t.chain}` : t.chain) : t.kind;
+}
+
+/** Runs a chain from its first rule. */
+export function runChain(
+  env: WalkEnv,
+  chain: CompiledChain,
+  state: WalkState,
+  depth = 0,
+): ChainExit[] {
+  if (depth > MAX_DEPTH)
+    throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+  const out: ChainExit[] = [];
+  runFrom(env, chain, 0, state, depth, out);
+  return out;
+}
+
+function lookupChain(env: WalkEnv, name: string, from: CompiledChain): CompiledChain {
+  const c = env.table.chains.get(name);
+  if (c === undefined)
+    throw new TraceError(`${from.table}/${from.name}: jump to missing chain ${name}`);
+  return c;
+}
+
+function firstCandidateAtOrAfter(list: readonly number[], start: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function runFrom(
+  env: WalkEnv,
+  chain: CompiledChain,
+  start: number,
+  initial: WalkState,
+  depth: number,
+  out: ChainExit[],
+): void {
+  let state = initial;
+  const candidates = candidateRules(chain, state.pkt.dst);
+  const rules = chain.rules;
+  const count = candidates === undefined ? rules.length : candidates.length;
+  let k = candidates === undefined ? start : firstCandidateAtOrAfter(candidates, start);
+  for (; k < count; k++) {
+    const i = candidates === undefined ? k : candidates[k]!;
+    const rule = rules[i]!;
+    const holds = ruleHolds(rule, state.pkt, env.ctx, env.evaluate);
+    if (holds.kind === "no-match") continue;
+    let taken = state;
+    if (holds.kind === "branch") {
+      const p = holds.probability;
+      taken = { ...state, prob: state.prob * p };
+      state = step(env, { ...state, prob: state.prob * (1 - p) }, {
+        kind: "branch-not-taken",
+        table: chain.table,
+        chain: chain.name,
+        index: i + 1,
+        probability: 1 - p,
+      });
+      const stop = applyRule(env, chain, i, rule, taken, holds.probability, depth, out);
+      if (stop === "continue") continue;
+      runFrom(env, chain, i + 1, stop, depth, out);
+      continue;
+    }
+    const next = applyRule(env, chain, i, rule, taken, undefined, depth, out);
+    if (next === "continue") return;
+    state = next;
+    // A changed destination (only via targets that go on, which none do today) would need a
+    // new candidate list; keep the walk exact if that ever happens.
+    if (next.pkt.dst !== initial.pkt.dst && chain.index !== undefined) {
+      runFrom(env, chain, i + 1, next, depth, out);
+      return;
+    }
+  }
+  out.push({ state, end: "FALLTHROUGH" });
+}
+
+/**
+ * Applies a matched rule's target. Returns the state to go on with at the next rule, or
+ * "continue" when the branch ended here (its exits are in `out`).
+ */
+function applyRule(
+  env: WalkEnv,
+  chain: CompiledChain,
+  i: number,
+  rule: Rule,
+  state0: WalkState,
+  probability: number | undefined,
+  depth: number,
+  out: ChainExit[],
+): WalkState | "continue" {
+  let state = state0;
+  const updates = recentUpdatesOf(rule, state.pkt);
+  if (updates.length > 0) {
+    let list = state.recentUpdates;
+    for (const u of updates) list = { head: u, tail: list };
+    state = { ...state, recentUpdates: list };
+  }
+  const target = rule.target;
+  if (target === undefined) return state;
+  state = { ...state, path: { head: chain.labels[i]!, tail: state.path } };
+  if (env.explain)
+    state = step(env, state, {
+      kind: "rule",
+      table: chain.table,
+      chain: chain.name,
+      index: i + 1,
+      target: targetName(target),
+      ...(probability !== undefined ? { probability } : {}),
+    });
+  switch (target.kind) {
+    case "ACCEPT":
+      out.push({ state: { ...state, accepted: true }, end: "ACCEPT" });
+      return "continue";
+    case "DROP":
+    case "REJECT":
+      out.push({ state, end: target.kind });
+      return "continue";
+    case "RETURN":
+      out.push({ state, end: "RETURN" });
+      return "continue";
+    case "jump": {
+      const sub = lookupChain(env, target.chain, chain);
+      for (const exit of runChain(env, sub, state, depth + 1)) {
+        if (exit.end === "RETURN" || exit.end === "FALLTHROUGH") {
+          if (target.goto) out.push({ state: exit.state, end: "RETURN" });
+          else runFrom(env, chain, i + 1, exit.state, depth, out);
+        } else out.push(exit);
+      }
+      return "continue";
+    }
+    case "DNAT": {
+      const ip = target.to.ipFrom ?? state.pkt.dst;
+      const port = target.to.ports?.from ?? state.pkt.dport;
+      const from = hostPort(state.pkt.dst, state.pkt.dport);
+      state = {
+        ...state,
+        pkt: { ...state.pkt, dst: ip, dport: port, ctState: withState(state.pkt.ctState, "DNAT") },
+        dnat: true,
+      };
+      state = step(env, state, { kind: "dnat", from, to: hostPort(ip, port) });
+      out.push({ state, end: "ACCEPT" });
+      return "continue";
+    }
+    case "SNAT": {
+      const ip = target.to.ipFrom ?? state.pkt.src;
+      const port = target.to.ports?.from ?? state.pkt.sport;
+      out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
+      return "continue";
+    }
+    case "MASQUERADE": {
+      const ip = primaryAddress(env.dp, state.pkt.outInterface, state.pkt.family) ?? state.pkt.src;
+      const port = target.toPorts?.from ?? state.pkt.sport;
+      out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
+      return "continue";
+    }
+    case "MARK": {
+      const mark = ((state.pkt.mark & ~target.mask) ^ target.value) >>> 0;
+      if (mark === state.pkt.mark) return state;
+      const from = hex(state.pkt.mark);
+      state = { ...state, pkt: { ...state.pkt, mark } };
+      return step(env, state, { kind: "mark", from, to: hex(mark) });
+    }
+    case "CONNMARK": {
+      const { mark, connmark } = state.pkt;
+      let nm = mark;
+      let ncm = connmark;
+      if (target.op === "set") ncm = ((connmark & ~target.mask) ^ target.value) >>> 0;
+      else if (target.op === "save")
+        ncm = ((connmark & ~target.ctmask) ^ (mark & target.nfmask)) >>> 0;
+      else nm = ((mark & ~target.nfmask) ^ (connmark & target.ctmask)) >>> 0;
+      return { ...state, pkt: { ...state.pkt, mark: nm, connmark: ncm } };
+    }
+    case "LOG":
+    case "NFLOG":
+      return state;
+    case "NOTRACK":
+      return untrack(state);
+    case "CT":
+      return target.notrack ? untrack(state) : state;
+    default:
+      return assertNever(target);
+  }
+}
+
+function untrack(state: WalkState): WalkState {
+  return { ...state, untracked: true, pkt: { ...state.pkt, ctState: ["UNTRACKED"] } };
+}
+
+function withState(
+  states: WalkState["pkt"]["ctState"],
+  s: "DNAT" | "SNAT",
+): WalkState["pkt"]["ctState"] {
+  return states.includes(s) ? states : [...states, s];
+}
+
+function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
+  const from = hostPort(state.pkt.src, state.pkt.sport);
+  const next: WalkState = {
+    ...state,
+    pkt: { ...state.pkt, src: ip, sport: port, ctState: withState(state.pkt.ctState, "SNAT") },
+    snat: true,
+  };
+  return step(env, next, { kind: "snat", from, to: hostPort(ip, port) });
+}
+
+export function hex(n: number): string {
+  return `0x${n.toString(16)}`;
+}
+
+export type { TableName };

@@ -1,0 +1,47 @@
+/**
+ * Naming the two ends of a connection: `"ns/pod"`, an IP, `{ pod: "ns/pod" }` or `{ ip: "..." }`.
+ * An IP that belongs to a pod-network pod is that pod (policies select pods, not addresses); an IP
+ * of a node (or of a hostNetwork pod) is node traffic; anything else is an outside address.
+ */
+import { formatIP, parseIP } from "../net/address.js";
+import type { Party } from "./connection.js";
+import type { ClusterFacts } from "./facts.js";
+
+export type EndpointSpec = string | { readonly pod: string } | { readonly ip: string };
+
+/** Bad user input (unknown pod, unparsable IP or port): a message for one line of output. */
+export class PolicyInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PolicyInputError";
+  }
+}
+
+export interface ResolvedEndpoint {
+  readonly party: Party;
+  /** Set when an IP was recognised as a pod's IP. */
+  readonly viaIP?: string;
+}
+
+function resolvePod(facts: ClusterFacts, ref: string): ResolvedEndpoint {
+  const slash = ref.indexOf("/");
+  if (slash <= 0 || slash === ref.length - 1 || ref.indexOf("/", slash + 1) !== -1)
+    throw new PolicyInputError(`"${ref}": expected NAMESPACE/POD or an IP address`);
+  const pod = facts.podsById.get(ref);
+  if (pod === undefined) throw new PolicyInputError(`pod ${ref} not found`);
+  return { party: { kind: "pod", pod } };
+}
+
+function resolveIP(facts: ClusterFacts, text: string): ResolvedEndpoint {
+  const ip = parseIP(text, "strict");
+  if (ip === undefined) throw new PolicyInputError(`"${text}": not a valid IP address`);
+  const canon = formatIP(ip);
+  const pod = (facts.podsByIP.get(canon) ?? []).find((p) => !p.hostNetwork);
+  if (pod !== undefined) return { party: { kind: "pod", pod }, viaIP: canon };
+  return { party: { kind: "ip", ip, node: facts.nodeByIP.get(canon) } };
+}
+
+export function resolveEndpoint(facts: ClusterFacts, spec: EndpointSpec): ResolvedEndpoint {
+  if (typeof spec === "string") return spec.includes("/") ? resolvePod(facts, spec) : resolveIP(facts, spec);
+  return "pod" in spec ? resolvePod(facts, spec.pod) : resolveIP(facts, spec.ip);
+}

@@ -1,0 +1,107 @@
+/**
+ * Explanations as data: for each direction, which policies select the subject, which rule, peer
+ * and port matched (or why none did), and which tier decided. `explanation-text.ts` renders them.
+ */
+import type { Protocol } from "../net/port.js";
+import type { AdminAction, AdminTier, Direction } from "./compiled.js";
+
+/** Which entry of a rule's peer or port list matched; `"all"` when the list is empty/missing. */
+export type EntryMatch =
+  | { readonly matched: true; readonly index: number | "all" }
+  | { readonly matched: false; readonly reason: string };
+
+export interface RuleTrace {
+  readonly index: number;
+  readonly name?: string;
+  readonly action?: AdminAction;
+  readonly matched: boolean;
+  readonly peer: EntryMatch;
+  /** Absent when the peer did not match (ports are not looked at then). */
+  readonly port?: EntryMatch;
+}
+
+export interface NetworkPolicyTrace {
+  /** `ns/name` */
+  readonly policy: string;
+  readonly rules: readonly RuleTrace[];
+}
+
+export interface AdminPolicyTrace {
+  readonly tier: AdminTier;
+  readonly policy: string;
+  readonly priority?: number;
+  /** The rules looked at, in order, up to the first match. */
+  readonly rules: readonly RuleTrace[];
+}
+
+export type Decision =
+  /** The subject is not a pod that policies can select (external IP, node, hostNetwork pod). */
+  | { readonly kind: "not-a-subject"; readonly reason: string }
+  | { readonly kind: "loopback" }
+  | { readonly kind: "local-node"; readonly node: string }
+  | {
+      readonly kind: "admin-rule";
+      readonly tier: AdminTier;
+      readonly policy: string;
+      readonly priority?: number;
+      readonly rule: number;
+      readonly ruleName?: string;
+      readonly action: "Allow" | "Deny";
+    }
+  | { readonly kind: "networkpolicy-allow"; readonly policy: string; readonly rule: number }
+  | { readonly kind: "networkpolicy-deny"; readonly policies: readonly string[] }
+  | { readonly kind: "default-allow" };
+
+export interface PassTrace {
+  readonly policy: string;
+  readonly priority?: number;
+  readonly rule: number;
+  readonly ruleName?: string;
+}
+
+export interface DirectionExplanation {
+  readonly direction: Direction;
+  /** `ns/pod` or an IP. */
+  readonly subject: string;
+  readonly peer: string;
+  readonly allowed: boolean;
+  readonly decision: Decision;
+  /** Set when an ANP rule passed the decision on to NetworkPolicy/BANP. */
+  readonly passed?: PassTrace;
+  /** Whether NetworkPolicies isolate the subject for this direction. */
+  readonly isolated: boolean;
+  readonly adminPolicies: readonly AdminPolicyTrace[];
+  readonly networkPolicies: readonly NetworkPolicyTrace[];
+  readonly baselinePolicies: readonly AdminPolicyTrace[];
+}
+
+/** Implementation-defined choices (spec §1.8) that this verdict depended on. */
+export type ChoiceKind =
+  | "loopback"
+  | "local-node"
+  | "host-network"
+  | "ip-block-pod-ip"
+  | "equal-anp-priority"
+  | "domain-names"
+  | "duplicate-port-name"
+  | "pod-without-ip"
+  | "ip-is-pod"
+  | "no-common-family";
+
+export interface ImplementationChoice {
+  readonly kind: ChoiceKind;
+  /** The option that controls it, if any (see PolicyOptions). */
+  readonly option?: string;
+  readonly message: string;
+}
+
+export interface PolicyExplanation {
+  readonly from: string;
+  readonly to: string;
+  readonly port: number;
+  readonly protocol: Protocol;
+  readonly allowed: boolean;
+  readonly egress: DirectionExplanation;
+  readonly ingress: DirectionExplanation;
+  readonly choices: readonly ImplementationChoice[];
+}

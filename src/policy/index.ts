@@ -1,0 +1,15 @@
+export * from "./options.js";
+export * from "./label-selector.js";
+export * from "./facts.js";
+export * from "./compiled.js";
+export * from "./compile.js";
+export * from "./connection.js";
+export * from "./endpoint.js";
+export * from "./explanation.js";
+export * from "./explanation-text.js";
+export * from "./evaluate.js";
+export * from "./matrix.js";
+export * from "./matrix-format.js";
+export { podClasses, type PodClasses } from "./classes.js";
+export * from "./diff.js";
+export * from "./lint.js";

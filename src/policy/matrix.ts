@@ -1,0 +1,165 @@
+/**
+ * Truth tables: the verdict for every ordered pair of pods (self pairs included) and every
+ * (port, protocol) probe. Pods are grouped into equivalence classes (classes.ts); each class pair
+ * is evaluated once per probe and the result copied to its pod pairs. `naivePolicyMatrix` is the
+ * pair-by-pair reference used by tests and the benchmark.
+ */
+import type { Cluster } from "../model/cluster.js";
+import { PROTOCOLS, type Protocol } from "../net/port.js";
+import type { CompiledPolicies, Direction } from "./compiled.js";
+import { podClasses } from "./classes.js";
+import type { Connection } from "./connection.js";
+import { toCompiled } from "./evaluate.js";
+import type { PodFacts } from "./facts.js";
+import { completeOptions, type PolicyOptions } from "./options.js";
+import { selectPolicies, type SubjectPolicies } from "./select.js";
+import { connectionAllowed } from "./verdict.js";
+
+export interface MatrixProbe {
+  readonly port: number;
+  readonly protocol: Protocol;
+}
+
+export interface MatrixRow {
+  readonly from: string;
+  readonly to: string;
+  readonly port: number;
+  readonly protocol: Protocol;
+  readonly allowed: boolean;
+}
+
+export interface MatrixOptions extends Partial<PolicyOptions> {
+  /** Destination ports; default: every containerPort number pods declare (or 80 if none). */
+  readonly ports?: readonly number[];
+  /** Default: TCP, UDP, SCTP. */
+  readonly protocols?: readonly Protocol[];
+}
+
+export interface PolicyMatrix {
+  /** `ns/pod`, in input order. */
+  readonly pods: readonly string[];
+  readonly probes: readonly MatrixProbe[];
+  /** 1 = allowed, 0 = denied, at `(from * pods.length + to) * probes.length + probe`. */
+  readonly verdicts: Uint8Array;
+  /** Number of pod equivalence classes used (pods.length for the naive path). */
+  readonly classes: number;
+}
+
+export function matrixProbes(cp: CompiledPolicies, opts: MatrixOptions | undefined): MatrixProbe[] {
+  let ports = opts?.ports;
+  if (ports === undefined || ports.length === 0) {
+    const declared = new Set<number>();
+    for (const p of cp.facts.pods) for (const c of p.containerPorts) declared.add(c.port);
+    ports = declared.size > 0 ? [...declared].sort((a, b) => a - b) : [80];
+  }
+  const protocols = opts?.protocols !== undefined && opts.protocols.length > 0 ? opts.protocols : PROTOCOLS;
+  const probes: MatrixProbe[] = [];
+  for (const port of ports) for (const protocol of protocols) probes.push({ port, protocol });
+  return probes;
+}
+
+function conn(src: PodFacts, dst: PodFacts, probe: MatrixProbe): Connection {
+  return { src: { kind: "pod", pod: src }, dst: { kind: "pod", pod: dst }, port: probe.port, protocol: probe.protocol };
+}
+
+/** The truth table, computed per equivalence class pair. */
+export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options?: MatrixOptions): PolicyMatrix {
+  const cp = toCompiled(cluster);
+  const opts = completeOptions(options);
+  const probes = matrixProbes(cp, options);
+  const pods = cp.facts.pods;
+  const n = pods.length;
+  const P = probes.length;
+  const { classOf, representatives } = podClasses(cp, pods);
+  const C = representatives.length;
+  const selection: (SubjectPolicies | undefined)[] = new Array<SubjectPolicies | undefined>(2 * C);
+  const indexOfRep = new Map<PodFacts, number>(representatives.map((r, i) => [r, i]));
+  const select = (dir: Direction, pod: PodFacts): SubjectPolicies => {
+    const c = indexOfRep.get(pod);
+    if (c === undefined) return selectPolicies(cp, opts, dir, pod);
+    const slot = 2 * c + (dir === "Egress" ? 0 : 1);
+    let s = selection[slot];
+    if (s === undefined) {
+      s = selectPolicies(cp, opts, dir, pod);
+      selection[slot] = s;
+    }
+    return s;
+  };
+  // Class pairs are evaluated as distinct pods (never loopback); self pairs are handled below.
+  const classOpts: PolicyOptions = { ...opts, selfTraffic: "evaluate" };
+  // 0 = not computed, 1 = denied, 2 = allowed
+  const classVerdicts = new Uint8Array(C * C * P);
+  const verdicts = new Uint8Array(n * n * P);
+  for (let i = 0; i < n; i++) {
+    const ci = classOf[i] as number;
+    for (let j = 0; j < n; j++) {
+      const out = (i * n + j) * P;
+      if (i === j && opts.selfTraffic === "allow") {
+        verdicts.fill(1, out, out + P);
+        continue;
+      }
+      const cj = classOf[j] as number;
+      const base = (ci * C + cj) * P;
+      if (classVerdicts[base] === 0) {
+        const src = representatives[ci] as PodFacts;
+        const dst = representatives[cj] as PodFacts;
+        for (let k = 0; k < P; k++)
+          classVerdicts[base + k] = connectionAllowed(cp, conn(src, dst, probes[k] as MatrixProbe), classOpts, select) ? 2 : 1;
+      }
+      for (let k = 0; k < P; k++) verdicts[out + k] = (classVerdicts[base + k] as number) - 1;
+    }
+  }
+  return { pods: pods.map((p) => p.id), probes, verdicts, classes: C };
+}
+
+/** Reference: every pod pair and probe evaluated on its own, no classes, no caching. */
+export function naivePolicyMatrix(
+  cluster: Cluster | CompiledPolicies,
+  options?: MatrixOptions & { readonly pods?: readonly string[] },
+): PolicyMatrix {
+  const cp = toCompiled(cluster);
+  const opts = completeOptions(options);
+  const probes = matrixProbes(cp, options);
+  const wanted = options?.pods;
+  const pods = wanted === undefined ? cp.facts.pods : cp.facts.pods.filter((p) => wanted.includes(p.id));
+  const n = pods.length;
+  const P = probes.length;
+  const verdicts = new Uint8Array(n * n * P);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      for (let k = 0; k < P; k++)
+        verdicts[(i * n + j) * P + k] = connectionAllowed(cp, conn(pods[i] as PodFacts, pods[j] as PodFacts, probes[k] as MatrixProbe), opts) ? 1 : 0;
+  return { pods: pods.map((p) => p.id), probes, verdicts, classes: n };
+}
+
+/** Rows in table order: per probe, then per source, then per destination. */
+export function* matrixRows(m: PolicyMatrix): Generator<MatrixRow> {
+  const n = m.pods.length;
+  const P = m.probes.length;
+  for (let k = 0; k < P; k++) {
+    const probe = m.probes[k] as MatrixProbe;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++)
+        yield {
+          from: m.pods[i] as string,
+          to: m.pods[j] as string,
+          port: probe.port,
+          protocol: probe.protocol,
+          allowed: m.verdicts[(i * n + j) * P + k] === 1,
+        };
+  }
+}
+
+/** Verdict lookup by names; undefined when the pod or probe is not in the table. */
+export function matrixVerdict(m: PolicyMatrix, from: string, to: string, port: number, protocol: Protocol): boolean | undefined {
+  const i = m.pods.indexOf(from);
+  const j = m.pods.indexOf(to);
+  const k = m.probes.findIndex((p) => p.port === port && p.protocol === protocol);
+  if (i < 0 || j < 0 || k < 0) return undefined;
+  return m.verdicts[(i * m.pods.length + j) * m.probes.length + k] === 1;
+}
+
+/** The library contract (interfaces.md): the truth table as rows. */
+export function policyMatrix(cluster: Cluster | CompiledPolicies, options?: MatrixOptions): MatrixRow[] {
+  return [...matrixRows(computePolicyMatrix(cluster, options))];
+}

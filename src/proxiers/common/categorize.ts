@@ -1,0 +1,112 @@
+/**
+ * Endpoint selection for one service port (spec §1.4, §5.8, §5.13), mode-neutral: which
+ * endpoints Cluster-policy traffic may use (after topology hints), which Local-policy traffic
+ * may use, and whether usable endpoints exist anywhere in the cluster.
+ */
+import type { Endpoint } from "./endpoint.js";
+import { compareStrings } from "./endpoint.js";
+import type { ServicePort } from "./service-port.js";
+
+export type TopologyMode = "" | "PreferSameNode" | "PreferSameZone";
+
+export interface TopologyInput {
+  readonly nodeName: string;
+  /** The node's `topology.kubernetes.io/zone` label ("" when unknown). */
+  readonly zone: string;
+  /** Feature gate PreferSameTrafficDistribution (beta, on by default since 1.34). */
+  readonly preferSameTrafficDistribution: boolean;
+}
+
+export interface CategorizedEndpoints {
+  /** Empty when the service port never uses Cluster policy. */
+  readonly clusterEndpoints: readonly Endpoint[];
+  /** Empty when the service port never uses Local policy or has none on this node. */
+  readonly localEndpoints: readonly Endpoint[];
+  /** Union of the two, sorted by endpoint string. */
+  readonly allReachable: readonly Endpoint[];
+  /** Usable endpoints exist somewhere in the cluster (maybe not reachable from this node). */
+  readonly hasAnyEndpoints: boolean;
+  readonly topologyMode: TopologyMode;
+}
+
+/** The topology mode the hints ask for, or "" (no filtering). */
+export function topologyModeFromHints(
+  endpoints: readonly Endpoint[],
+  topology: TopologyInput,
+): TopologyMode {
+  let hasReady = false;
+  let allNodeHints = true;
+  let forNode = false;
+  let allZoneHints = true;
+  let forZone = false;
+  for (const ep of endpoints) {
+    if (!ep.ready) continue;
+    hasReady = true;
+    if (ep.nodeHints.length === 0) allNodeHints = false;
+    else if (ep.nodeHints.includes(topology.nodeName)) forNode = true;
+    if (ep.zoneHints.length === 0) allZoneHints = false;
+    else if (ep.zoneHints.includes(topology.zone)) forZone = true;
+  }
+  if (!hasReady) return "";
+  if (topology.preferSameTrafficDistribution && allNodeHints && forNode) return "PreferSameNode";
+  if (allZoneHints && forZone) return "PreferSameZone";
+  return "";
+}
+
+function availableForTopology(ep: Endpoint, mode: TopologyMode, topology: TopologyInput): boolean {
+  switch (mode) {
+    case "":
+      return true;
+    case "PreferSameNode":
+      return ep.nodeHints.includes(topology.nodeName);
+    case "PreferSameZone":
+      return ep.zoneHints.includes(topology.zone);
+  }
+}
+
+const servingTerminating = (ep: Endpoint): boolean => ep.serving && ep.terminating;
+
+export function categorizeEndpoints(
+  endpoints: readonly Endpoint[],
+  sp: ServicePort,
+  topology: TopologyInput,
+): CategorizedEndpoints {
+  let clusterEndpoints: Endpoint[] = [];
+  let localEndpoints: Endpoint[] = [];
+  let hasAnyEndpoints = false;
+  let topologyMode: TopologyMode = "";
+  if (endpoints.length === 0) {
+    return { clusterEndpoints, localEndpoints, allReachable: [], hasAnyEndpoints, topologyMode };
+  }
+  if (sp.usesClusterEndpoints) {
+    topologyMode = topologyModeFromHints(endpoints, topology);
+    clusterEndpoints = endpoints.filter(
+      (ep) => ep.ready && availableForTopology(ep, topologyMode, topology),
+    );
+    // No ready endpoint anywhere (topology never empties the list): fall back to
+    // serving-and-terminating ones, on any node.
+    if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter(servingTerminating);
+    if (clusterEndpoints.length > 0) hasAnyEndpoints = true;
+  }
+  if (sp.usesLocalEndpoints) {
+    let localReady = false;
+    let localServingTerminating = false;
+    for (const ep of endpoints) {
+      if (ep.ready) {
+        hasAnyEndpoints = true;
+        if (ep.isLocal) localReady = true;
+      } else if (servingTerminating(ep)) {
+        hasAnyEndpoints = true;
+        if (ep.isLocal) localServingTerminating = true;
+      }
+    }
+    if (localReady) localEndpoints = endpoints.filter((ep) => ep.isLocal && ep.ready);
+    else if (localServingTerminating)
+      localEndpoints = endpoints.filter((ep) => ep.isLocal && servingTerminating(ep));
+  }
+  const union = new Map<string, Endpoint>();
+  for (const ep of clusterEndpoints) union.set(ep.endpoint, ep);
+  for (const ep of localEndpoints) union.set(ep.endpoint, ep);
+  const allReachable = [...union.values()].sort((a, b) => compareStrings(a.endpoint, b.endpoint));
+  return { clusterEndpoints, localEndpoints, allReachable, hasAnyEndpoints, topologyMode };
+}

@@ -1,0 +1,143 @@
+/**
+ * The per-service-port plan every proxier mode renders (spec §4.1): the service port, its
+ * endpoints, and the decisions derived from them. A mode only turns a plan into its own rules.
+ */
+import type { Cluster } from "../../model/cluster.js";
+import type { IPFamily } from "../../net/index.js";
+import { cidrContains, parseIP } from "../../net/index.js";
+import { categorizeEndpoints, type CategorizedEndpoints } from "./categorize.js";
+import {
+  compareStrings,
+  endpointsByServicePort,
+  servicePortKey,
+  type Endpoint,
+} from "./endpoint.js";
+import type { ProxierSettings } from "./proxier-settings.js";
+import { parseCIDRSloppy, servicePortsForFamily, type ServicePort } from "./service-port.js";
+
+/** What happens to traffic a service port cannot deliver. */
+export type NoEndpointsVerdict =
+  /** No usable endpoint anywhere: REJECT (ICMP port unreachable / TCP reset). */
+  | "reject"
+  /** Endpoints exist, but none on this node for a Local policy: DROP. */
+  | "drop";
+
+export interface ServicePortPlan {
+  readonly servicePort: ServicePort;
+  /** Every endpoint of the service port (any condition), sorted by endpoint string. */
+  readonly endpoints: readonly Endpoint[];
+  readonly categorized: CategorizedEndpoints;
+  /** Usable endpoints exist somewhere in the cluster. */
+  readonly hasEndpoints: boolean;
+  /** ClusterIP traffic is delivered (to local endpoints when internalPolicyLocal). */
+  readonly hasInternalEndpoints: boolean;
+  /** External traffic is delivered (to local endpoints when externalPolicyLocal). */
+  readonly hasExternalEndpoints: boolean;
+  /** ClusterIP traffic uses the Local endpoint set. */
+  readonly internalUsesLocal: boolean;
+  /** External traffic (other than from pods/host) uses the Local endpoint set. */
+  readonly externalUsesLocal: boolean;
+  /** A Cluster-policy endpoint set is in use (iptables: KUBE-SVC chain). */
+  readonly usesClusterPolicy: boolean;
+  /** A Local-policy endpoint set is in use (iptables: KUBE-SVL chain). */
+  readonly usesLocalPolicy: boolean;
+  /** External destinations exist and something is delivered (iptables: KUBE-EXT chain). */
+  readonly usesExternalEntry: boolean;
+  /** LB source ranges are enforced (iptables: KUBE-FW chain). */
+  readonly usesFirewall: boolean;
+  /** When ClusterIP traffic is not delivered, what is done with it. */
+  readonly internalVerdict: NoEndpointsVerdict | undefined;
+  /** When external traffic is not delivered, what is done with it. */
+  readonly externalVerdict: NoEndpointsVerdict | undefined;
+  /** The node IP lies in a source range: LB VIPs are allowed as sources (hairpin from node). */
+  readonly allowFromNode: boolean;
+  /** Health-check node port to open (0 for none). */
+  readonly healthCheckNodePort: number;
+  /** Local ready endpoints, as the health check server counts them. */
+  readonly localReadyEndpointCount: number;
+}
+
+export function planServicePort(
+  sp: ServicePort,
+  endpoints: readonly Endpoint[],
+  settings: ProxierSettings,
+): ServicePortPlan {
+  const categorized = categorizeEndpoints(endpoints, sp, settings.topology);
+  const hasEndpoints = categorized.hasAnyEndpoints;
+  const usesClusterPolicy = categorized.clusterEndpoints.length > 0 && sp.usesClusterEndpoints;
+  const usesLocalPolicy = categorized.localEndpoints.length > 0 && sp.usesLocalEndpoints;
+  const hasLocal = categorized.localEndpoints.length > 0;
+  const hasInternalEndpoints = hasEndpoints && (!sp.internalPolicyLocal || hasLocal);
+  const hasExternalEndpoints = hasEndpoints && (!sp.externalPolicyLocal || hasLocal);
+  const usesFirewall =
+    hasEndpoints && sp.loadBalancerVIPs.length > 0 && sp.loadBalancerSourceRanges.length > 0;
+  const nodeIP = settings.nodeIP === undefined ? undefined : parseIP(settings.nodeIP, "lenient");
+  const allowFromNode =
+    nodeIP !== undefined &&
+    sp.loadBalancerSourceRanges.some((r) => {
+      const c = parseCIDRSloppy(r);
+      return c !== undefined && cidrContains(c, nodeIP);
+    });
+  return {
+    servicePort: sp,
+    endpoints,
+    categorized,
+    hasEndpoints,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    internalUsesLocal: sp.internalPolicyLocal,
+    externalUsesLocal: sp.externalPolicyLocal,
+    usesClusterPolicy,
+    usesLocalPolicy,
+    usesExternalEntry: hasEndpoints && sp.externallyAccessible,
+    usesFirewall,
+    internalVerdict: !hasEndpoints ? "reject" : !hasInternalEndpoints ? "drop" : undefined,
+    externalVerdict: !hasEndpoints ? "reject" : !hasExternalEndpoints ? "drop" : undefined,
+    allowFromNode,
+    healthCheckNodePort: sp.healthCheckNodePort,
+    localReadyEndpointCount: endpoints.filter((e) => e.isLocal && e.ready).length,
+  };
+}
+
+/** Orders service ports by namespace, service, port name, then protocol. */
+export function compareServicePorts(a: ServicePort, b: ServicePort): number {
+  return (
+    compareStrings(a.namespace, b.namespace) ||
+    compareStrings(a.serviceName, b.serviceName) ||
+    compareStrings(a.portName, b.portName) ||
+    compareStrings(a.protocol, b.protocol)
+  );
+}
+
+export interface FamilyPlan {
+  readonly family: IPFamily;
+  readonly settings: ProxierSettings;
+  /** Sorted with `compareServicePorts`: output never depends on input object order. */
+  readonly servicePorts: readonly ServicePortPlan[];
+  /** Endpoints over all service ports (any condition): large-cluster mode is > 1000. */
+  readonly totalEndpoints: number;
+}
+
+/** Plans every service port of `cluster` for one per-family proxier. */
+export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
+  const byKey = endpointsByServicePort(cluster.endpointSlices, settings.family, settings.nodeName);
+  const seen = new Set<string>();
+  const ports: ServicePort[] = [];
+  for (const svc of cluster.services) {
+    for (const sp of servicePortsForFamily(svc, settings.family)) {
+      const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
+      // Two identical (name, protocol) ports are invalid API input; kube-proxy keeps one.
+      if (seen.has(key)) continue;
+      seen.add(key);
+      ports.push(sp);
+    }
+  }
+  ports.sort(compareServicePorts);
+  let totalEndpoints = 0;
+  const servicePorts = ports.map((sp) => {
+    const eps = byKey.get(servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol));
+    totalEndpoints += eps?.length ?? 0;
+    return planServicePort(sp, eps ?? [], settings);
+  });
+  return { family: settings.family, settings, servicePorts, totalEndpoints };
+}

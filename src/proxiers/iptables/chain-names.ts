@@ -1,0 +1,54 @@
+/**
+ * Chain names of kube-proxy's iptables mode (spec §3). No call site builds a `KUBE-…` string
+ * itself: top-level names are constants, per-service ones come from the helpers below.
+ */
+import { chainHash } from "../common/hash.js";
+import type { Endpoint } from "../common/endpoint.js";
+import type { ServicePort } from "../common/service-port.js";
+
+export const KUBE_SERVICES = "KUBE-SERVICES";
+export const KUBE_EXTERNAL_SERVICES = "KUBE-EXTERNAL-SERVICES";
+export const KUBE_FORWARD = "KUBE-FORWARD";
+export const KUBE_NODEPORTS = "KUBE-NODEPORTS";
+export const KUBE_PROXY_FIREWALL = "KUBE-PROXY-FIREWALL";
+/** kubelet's anti-martian chain, which kube-proxy also writes (IPv4 + localhost NodePorts). */
+export const KUBE_FIREWALL = "KUBE-FIREWALL";
+export const KUBE_POSTROUTING = "KUBE-POSTROUTING";
+export const KUBE_MARK_MASQ = "KUBE-MARK-MASQ";
+
+export const SERVICE_CHAIN_PREFIXES = [
+  "KUBE-SVC-",
+  "KUBE-SVL-",
+  "KUBE-EXT-",
+  "KUBE-FW-",
+  "KUBE-SEP-",
+] as const;
+
+export interface ServicePortChains {
+  /** Cluster-policy endpoint dispatch. */
+  readonly svc: string;
+  /** Local-policy endpoint dispatch. */
+  readonly svl: string;
+  /** Entry for external destinations (NodePort, externalIP, LB). */
+  readonly ext: string;
+  /** LoadBalancer source-range filter. */
+  readonly fw: string;
+}
+
+/** The hash input: NAME + lowercase protocol, no separator, no port number. */
+export function servicePortHashInput(sp: ServicePort): string {
+  return `${sp.name}${sp.lowerProtocol}`;
+}
+
+export function servicePortChains(sp: ServicePort): ServicePortChains {
+  const h = chainHash(servicePortHashInput(sp));
+  return { svc: `KUBE-SVC-${h}`, svl: `KUBE-SVL-${h}`, ext: `KUBE-EXT-${h}`, fw: `KUBE-FW-${h}` };
+}
+
+export function endpointChain(sp: ServicePort, ep: Endpoint): string {
+  return `KUBE-SEP-${chainHash(`${servicePortHashInput(sp)}${ep.endpoint}`)}`;
+}
+
+export function isServiceChainName(name: string): boolean {
+  return SERVICE_CHAIN_PREFIXES.some((p) => name.startsWith(p));
+}

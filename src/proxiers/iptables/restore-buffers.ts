@@ -1,0 +1,40 @@
+/**
+ * The four sections kube-proxy assembles one restore input from: filter chains, filter rules,
+ * nat chains, nat rules. Rules are words joined by single spaces, exactly as written.
+ */
+
+export class RestoreBuffers {
+  readonly filterChains: string[] = [];
+  readonly filterRules: string[] = [];
+  readonly natChains: string[] = [];
+  readonly natRules: string[] = [];
+
+  static chainLine(name: string): string {
+    return `:${name} - [0:0]`;
+  }
+
+  /** The iptables-restore input: `*filter` … `COMMIT`, then `*nat` … `COMMIT`. */
+  text(): string {
+    const parts = [
+      "*filter",
+      ...this.filterChains,
+      ...this.filterRules,
+      "COMMIT",
+      "*nat",
+      ...this.natChains,
+      ...this.natRules,
+      "COMMIT",
+    ];
+    return `${parts.join("\n")}\n`;
+  }
+}
+
+/** kube-proxy quotes a comment exactly when it contains a space. */
+export function quoteComment(text: string): string {
+  return text.includes(" ") ? `"${text}"` : text;
+}
+
+/** `-m comment --comment TEXT` */
+export function commentArgs(text: string): string {
+  return `-m comment --comment ${quoteComment(text)}`;
+}

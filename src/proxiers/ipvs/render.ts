@@ -1,0 +1,92 @@
+/**
+ * `renderIpvs`: the whole state the kube-proxy IPVS proxier programs on a node, for each IP
+ * family the node has (one proxier per family, sharing one IPVS table and one ipset
+ * namespace): ipvsadm-save text, ipset save text, the iptables-restore payload and the
+ * addresses bound on kube-ipvs0.
+ */
+import type { Cluster } from "../../model/cluster.js";
+import type { IPFamily } from "../../net/index.js";
+import {
+  formatIpvsadmSave,
+  virtualServerKey,
+  type IpvsService,
+  type IpvsTable,
+} from "../../netfilter/ipvs/index.js";
+import { planFamily, proxierSettings, type ProxierOptions } from "../common/index.js";
+import { formatIpvsIpsets } from "./ipsets.js";
+import { renderIpvsIptables, renderIpvsIptablesWithJumps } from "./iptables-rules.js";
+import { syncFamily, type IpvsFamilySync } from "./sync.js";
+
+export interface IpvsFamilyState extends IpvsFamilySync {
+  /** The iptables-restore payload kube-proxy writes for this family. */
+  readonly iptables: string;
+  /** The payload with built-in chains and the jump rules, loadable into an empty namespace. */
+  readonly iptablesWithJumps: string;
+}
+
+export interface IpvsState {
+  readonly families: readonly IpvsFamilyState[];
+  /** The shared IPVS table (both families). */
+  readonly table: IpvsTable;
+}
+
+export interface IpvsRender {
+  /** `ipvsadm-save -n` text. */
+  readonly ipvs: string;
+  /** `ipset save` text: every set of every family, in creation order. */
+  readonly ipset: string;
+  /** The iptables-restore payload of the node's first family (see `state` for the others). */
+  readonly iptables: string;
+  /** Addresses on kube-ipvs0, `ip/32` or `ip/128`. */
+  readonly addresses: string[];
+  readonly state: IpvsState;
+}
+
+/** The node cannot run the IPVS proxier (kernel.ipvs: false). */
+export class IpvsUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IpvsUnavailableError";
+  }
+}
+
+function hostPrefix(family: IPFamily): number {
+  return family === "IPv4" ? 32 : 128;
+}
+
+export function renderIpvs(cluster: Cluster, opts: ProxierOptions): IpvsRender {
+  if (!opts.node.kernel.ipvs)
+    throw new IpvsUnavailableError(
+      "the node has no IPVS (kernel.ipvs: false); kube-proxy refuses to start in ipvs mode",
+    );
+  const families: IpvsFamilyState[] = opts.node.ipFamilies.map((family) => {
+    const settings = proxierSettings(cluster, family, opts);
+    const sync = syncFamily(planFamily(cluster, settings));
+    const iptables = renderIpvsIptables({
+      family,
+      ipsets: sync.ipsets,
+      noNodeAccess: sync.noNodeAccess,
+      masqueradeAll: settings.masqueradeAll,
+      localDetector: settings.localDetector,
+      masqueradeMark: settings.masqueradeMark,
+      randomFully: opts.node.kernel.iptablesRandomFully,
+    });
+    return { ...sync, iptables, iptablesWithJumps: renderIpvsIptablesWithJumps(iptables) };
+  });
+  // Two service ports may name the same virtual server; the later sync wins, as in the kernel.
+  const byKey = new Map<string, IpvsService>();
+  for (const f of families)
+    for (const v of f.virtualServers)
+      byKey.set(virtualServerKey(v.virtualServer), {
+        virtualServer: v.virtualServer,
+        realServers: v.realServers,
+      });
+  const table: IpvsTable = { services: [...byKey.values()] };
+  return {
+    ipvs: formatIpvsadmSave(table),
+    ipset: formatIpvsIpsets(families.flatMap((f) => f.ipsets)),
+    iptables: families[0]?.iptables ?? "",
+    addresses: families.flatMap((f) => f.boundAddresses.map((a) => `${a}/${hostPrefix(f.family)}`)),
+    state: { families, table },
+  };
+}

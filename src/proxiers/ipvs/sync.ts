@@ -1,0 +1,201 @@
+/**
+ * One sync of one per-family IPVS proxier (spec §1, §3, §4): from the common plan to the
+ * desired kernel state — virtual servers with real servers, addresses on kube-ipvs0, ipset
+ * entries and the LB VIPs the node itself may not reach. No rule text here (iptables-rules.ts).
+ *
+ * Real servers of a virtual server come from the common endpoint categorisation: Cluster
+ * endpoints, or for a Local policy the local ones — and, unlike the iptables proxier, the
+ * Cluster endpoints again when no local endpoint exists (PR #97081).
+ */
+import { parseIP, type IPAddress, type IPFamily, type LowerProtocol } from "../../net/index.js";
+import {
+  IPVS_FLAG_PERSISTENT,
+  IPVS_FLAG_SCHED2,
+  hostNetmask,
+  makeRealServer,
+  type IpvsService,
+  type VirtualServer,
+} from "../../netfilter/ipvs/index.js";
+import type { Endpoint, FamilyPlan, ServicePortPlan } from "../common/index.js";
+import {
+  IPVS_IPSETS,
+  ipsetName,
+  type IpvsIpset,
+  type IpvsIpsetId,
+} from "./ipsets.js";
+import { nodeAddressSet, nodePortIPs } from "./node-addresses.js";
+
+/** An LB VIP with source ranges that do not include the node: node→VIP traffic is dropped. */
+export interface NoNodeAccessEntry {
+  readonly ip: string;
+  readonly protocol: LowerProtocol;
+  readonly port: number;
+}
+
+/** Where a virtual server came from (for explanations and tests). */
+export type VirtualServerSource = "cluster-ip" | "external-ip" | "load-balancer" | "node-port";
+
+export interface PlannedVirtualServer extends IpvsService {
+  readonly source: VirtualServerSource;
+  /** `ns/name:port` of the service port. */
+  readonly servicePortName: string;
+}
+
+export interface IpvsFamilySync {
+  readonly family: IPFamily;
+  readonly virtualServers: readonly PlannedVirtualServer[];
+  /** Addresses bound on kube-ipvs0 (each as /32 or /128), in first-bound order. */
+  readonly boundAddresses: readonly string[];
+  /** All 17 sets, in creation order. */
+  readonly ipsets: readonly IpvsIpset[];
+  readonly noNodeAccess: readonly NoNodeAccessEntry[];
+  /** The node addresses NodePort virtual servers were created on. */
+  readonly nodePortAddresses: readonly string[];
+}
+
+const collator = new Intl.Collator("en", { numeric: true });
+
+function ip(s: string): IPAddress {
+  const a = parseIP(s, "lenient");
+  if (a === undefined) throw new Error(`not an IP: ${s}`);
+  return a;
+}
+
+/** `ip,proto:port` (hash:ip,port), optionally with a third member. */
+function ipPortEntry(address: string, protocol: LowerProtocol, port: number, third?: string) {
+  return third === undefined ? `${address},${protocol}:${port}` : `${address},${protocol}:${port},${third}`;
+}
+
+function realServersFor(endpoints: readonly Endpoint[]) {
+  return endpoints.map((e) => makeRealServer({ address: ip(e.ip), port: e.port }));
+}
+
+/** Cluster endpoints, or the local ones for a Local policy (falling back to Cluster). */
+function selectEndpoints(plan: ServicePortPlan, onlyNodeLocal: boolean): readonly Endpoint[] {
+  const { clusterEndpoints, localEndpoints } = plan.categorized;
+  if (onlyNodeLocal && localEndpoints.length > 0) return localEndpoints;
+  return clusterEndpoints;
+}
+
+export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
+  const { settings, family } = plan;
+  const entries = new Map<IpvsIpsetId, Set<string>>(IPVS_IPSETS.map((d) => [d.id, new Set()]));
+  const add = (id: IpvsIpsetId, entry: string) => entries.get(id)?.add(entry);
+  const virtualServers: PlannedVirtualServer[] = [];
+  const bound: string[] = [];
+  const noNodeAccess: NoNodeAccessEntry[] = [];
+  const localAddresses = new Set(nodeAddressSet(settings.nodeEnvironment, family));
+  const hasNodePort = plan.servicePorts.some((p) => p.servicePort.nodePort !== 0);
+  const nodeIPs = hasNodePort
+    ? nodePortIPs(settings.nodeEnvironment, family, settings.nodePortAddresses)
+    : [];
+  const scheduler = settings.config.ipvs.scheduler === "" ? "rr" : settings.config.ipvs.scheduler;
+
+  for (const p of plan.servicePorts) {
+    const sp = p.servicePort;
+    const proto = sp.lowerProtocol;
+    const makeVS = (address: string, port: number): VirtualServer => {
+      const a = ip(address);
+      const affinity = sp.sessionAffinity;
+      return {
+        address: a,
+        protocol: sp.protocol,
+        port,
+        scheduler,
+        flags:
+          (affinity.kind === "ClientIP" ? IPVS_FLAG_PERSISTENT : 0) |
+          (scheduler === "mh" ? IPVS_FLAG_SCHED2 : 0),
+        timeout: affinity.kind === "ClientIP" ? affinity.timeoutSeconds : 0,
+        netmask: hostNetmask(a),
+      };
+    };
+    const addVS = (
+      source: VirtualServerSource,
+      address: string,
+      port: number,
+      bind: boolean,
+      onlyNodeLocal: boolean,
+    ) => {
+      virtualServers.push({
+        source,
+        servicePortName: sp.name,
+        virtualServer: makeVS(address, port),
+        realServers: realServersFor(selectEndpoints(p, onlyNodeLocal)),
+      });
+      if (bind && !bound.includes(address)) bound.push(address);
+    };
+
+    // Hairpin: a local endpoint reaching itself through the service must be masqueraded.
+    for (const e of p.endpoints) {
+      if (!e.isLocal || e.port <= 0) continue;
+      add("LOOP-BACK", ipPortEntry(e.ip, proto, e.port, e.ip));
+    }
+
+    add("CLUSTER-IP", ipPortEntry(sp.clusterIP, proto, sp.port));
+    addVS("cluster-ip", sp.clusterIP, sp.port, true, sp.internalPolicyLocal);
+
+    for (const ext of sp.externalIPs) {
+      add(sp.externalPolicyLocal ? "EXTERNAL-IP-LOCAL" : "EXTERNAL-IP", ipPortEntry(ext, proto, sp.port));
+      addVS("external-ip", ext, sp.port, !localAddresses.has(ext), sp.externalPolicyLocal);
+    }
+
+    for (const vip of sp.loadBalancerVIPs) {
+      const entry = ipPortEntry(vip, proto, sp.port);
+      add("LOAD-BALANCER", entry);
+      if (sp.externalPolicyLocal) add("LOAD-BALANCER-LOCAL", entry);
+      if (sp.loadBalancerSourceRanges.length > 0) {
+        add("LOAD-BALANCER-FW", entry);
+        for (const cidr of sp.loadBalancerSourceRanges)
+          add("LOAD-BALANCER-SOURCE-CIDR", ipPortEntry(vip, proto, sp.port, cidr));
+        if (p.allowFromNode) add("LOAD-BALANCER-SOURCE-IP", ipPortEntry(vip, proto, sp.port, vip));
+        else noNodeAccess.push({ ip: vip, protocol: proto, port: sp.port });
+      }
+      addVS("load-balancer", vip, sp.port, !localAddresses.has(vip), sp.externalPolicyLocal);
+    }
+
+    if (sp.nodePort !== 0) {
+      // Without node addresses kube-proxy skips the rest of the service port, health check too.
+      if (nodeIPs.length === 0) continue;
+      const local = sp.externalPolicyLocal;
+      switch (proto) {
+        case "tcp":
+          add("NODE-PORT-TCP", String(sp.nodePort));
+          if (local) add("NODE-PORT-LOCAL-TCP", String(sp.nodePort));
+          break;
+        case "udp":
+          add("NODE-PORT-UDP", String(sp.nodePort));
+          if (local) add("NODE-PORT-LOCAL-UDP", String(sp.nodePort));
+          break;
+        case "sctp":
+          // bitmap:port carries no protocol, so SCTP needs ip,port entries: one per node IP.
+          for (const nodeIP of nodeIPs) {
+            add("NODE-PORT-SCTP-HASH", ipPortEntry(nodeIP, "sctp", sp.nodePort));
+            if (local) add("NODE-PORT-LOCAL-SCTP-HASH", ipPortEntry(nodeIP, "sctp", sp.nodePort));
+          }
+          break;
+      }
+      for (const nodeIP of nodeIPs) addVS("node-port", nodeIP, sp.nodePort, false, local);
+    }
+
+    if (sp.healthCheckNodePort !== 0) add("HEALTH-CHECK-NODE-PORT", String(sp.healthCheckNodePort));
+  }
+
+  for (const a of bound) add("IPVS-IPS", a);
+
+  const ipsets: IpvsIpset[] = IPVS_IPSETS.map((d) => ({
+    id: d.id,
+    name: ipsetName(d.id, family),
+    type: d.type,
+    family,
+    comment: d.comment,
+    entries: [...(entries.get(d.id) ?? [])].sort((a, b) => collator.compare(a, b)),
+  }));
+  return {
+    family,
+    virtualServers,
+    boundAddresses: bound,
+    ipsets,
+    noNodeAccess,
+    nodePortAddresses: hasNodePort ? nodeIPs : [],
+  };
+}

@@ -1,0 +1,3 @@
+export * from "./service.js";
+export * from "./endpointSlice.js";
+export * from "./kubeCluster.js";

@@ -1,0 +1,24 @@
+/** Narrowing helpers for plain data decoded from YAML/JSON. */
+
+export type PlainRecord = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is PlainRecord {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function asRecord(v: unknown): PlainRecord | undefined {
+  return isRecord(v) ? v : undefined;
+}
+
+export function asArray(v: unknown): unknown[] | undefined {
+  return Array.isArray(v) ? v : undefined;
+}
+
+export function asString(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Compares strings by UTF-16 code units, the same order as Go's byte order for ASCII keys. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,156 @@
+import { describe, expect, test } from "@jest/globals";
+import { parseCluster } from "../../src/model/load.js";
+import { ValidationError, formatIssue } from "../../src/model/issue.js";
+import { sourceOf, slicesForService, namespaceByName } from "../../src/model/cluster-index.js";
+
+const load = (text: string, opts = {}) => parseCluster([{ file: "t.yaml", text }], opts);
+
+function errorsOf(text: string, opts = {}): string[] {
+  try {
+    load(text, opts);
+  } catch (e) {
+    if (e instanceof ValidationError) return e.issues.map(formatIssue);
+    throw e;
+  }
+  throw new Error("expected a ValidationError");
+}
+
+describe("parseCluster: documents", () => {
+  test("multi-document YAML, List items and JSON all load, with positions", () => {
+    const c = load(`# comment
+apiVersion: v1
+kind: Namespace
+metadata: {name: a}
+---
+---
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: p, namespace: a}
+  - {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+`);
+    expect(c.namespaces.map((n) => n.metadata?.name)).toEqual(["a"]);
+    expect(c.pods.map((p) => p.metadata?.name)).toEqual(["p"]);
+    expect(c.nodes.map((p) => p.metadata?.name)).toEqual(["n1"]);
+    expect(sourceOf(c, "Namespace", undefined, "a")).toEqual({ file: "t.yaml", line: 2, col: 1 });
+    expect(sourceOf(c, "Pod", "a", "p")).toEqual({ file: "t.yaml", line: 10, col: 5 });
+    expect(sourceOf(c, "Node", undefined, "n1")).toEqual({ file: "t.yaml", line: 13, col: 5 });
+  });
+
+  test("JSON input", () => {
+    const c = parseCluster([
+      { file: "x.json", text: '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}}' },
+    ]);
+    expect(c.services[0]?.spec?.ports?.[0]?.targetPort).toBe(80);
+  });
+
+  test("YAML syntax errors are positioned", () => {
+    expect(errorsOf("a: [\nb: c")[0]).toMatch(/^t\.yaml:2:1: YAML syntax error: /);
+    expect(errorsOf("a: 1\na: 2\n")[0]).toMatch(/^t\.yaml:2:1: YAML syntax error: Map keys must be unique/);
+  });
+
+  test("a document that is not an object, and missing kind", () => {
+    expect(errorsOf("- 1\n- 2\n")).toEqual([
+      "t.yaml:1:1: document is not an object (expected a mapping with apiVersion, kind and metadata)",
+    ]);
+    expect(errorsOf("apiVersion: v1\nmetadata: {name: x}\n")).toEqual(["t.yaml:1:1: Object 'Kind' is missing"]);
+  });
+
+  test("unknown kinds are warnings and ignored", () => {
+    const c = load("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+    expect(c.warnings.map(formatIssue)).toEqual([
+      't.yaml:1:1: warning: kind "ConfigMap" (v1) is not modelled; ignored',
+    ]);
+  });
+
+  test("wrong apiVersion for a known kind is an error", () => {
+    expect(errorsOf("apiVersion: extensions/v1beta1\nkind: NetworkPolicy\nmetadata: {name: x}\n")).toEqual([
+      't.yaml:1:1: no matches for kind "NetworkPolicy" in version "extensions/v1beta1" (expected "networking.k8s.io/v1")',
+    ]);
+  });
+
+  test("duplicates are errors naming the first definition; warn mode keeps the first", () => {
+    const text = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\n";
+    expect(errorsOf(text)).toEqual([
+      "t.yaml:8:3: Node n: metadata.name: Duplicate value: Node n is already defined at t.yaml:1:1",
+    ]);
+    const c = load(text, { validation: "warn" });
+    expect(c.nodes).toHaveLength(1);
+    expect(c.warnings[0]?.severity).toBe("warning");
+  });
+
+  test("missing name", () => {
+    expect(errorsOf("apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\n")).toEqual([
+      "t.yaml:3:1: Pod a/: metadata.name: Required value: name or generateName is required",
+    ]);
+  });
+});
+
+describe("parseCluster: namespaces", () => {
+  test("namespaced objects default to `default`; referenced namespaces exist implicitly", () => {
+    const c = load(`apiVersion: v1
+kind: Pod
+metadata: {name: p}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s, namespace: other}
+`);
+    expect(c.pods[0]?.metadata?.namespace).toBe("default");
+    expect(c.namespaces.map((n) => [n.metadata?.name, n.metadata?.labels])).toEqual([
+      ["default", { "kubernetes.io/metadata.name": "default" }],
+      ["other", { "kubernetes.io/metadata.name": "other" }],
+    ]);
+    expect(namespaceByName(c, "other")?.metadata?.labels).toEqual({ "kubernetes.io/metadata.name": "other" });
+  });
+
+  test("cluster-scoped objects drop a namespace", () => {
+    const c = load("apiVersion: v1\nkind: Node\nmetadata: {name: n, namespace: x}\n");
+    expect(c.nodes[0]?.metadata?.namespace).toBeUndefined();
+    expect(c.namespaces).toEqual([]);
+  });
+});
+
+describe("parseCluster: Endpoints mirroring", () => {
+  const svc = (selector: string) => `apiVersion: v1
+kind: Service
+metadata: {name: s, namespace: n}
+spec:
+  clusterIP: 10.96.0.10
+  ${selector}
+  ports: [{name: dns, port: 53, protocol: UDP}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: s, namespace: n, labels: {a: b}}
+subsets:
+  - addresses: [{ip: 10.1.0.1, nodeName: n1}, {ip: "fd00::1"}]
+    notReadyAddresses: [{ip: 10.1.0.2, hostname: h}]
+    ports: [{name: dns, port: 5353, protocol: UDP}]
+`;
+  test("a selector-less Service's Endpoints become slices per address family", () => {
+    const c = load(svc(""));
+    const slices = slicesForService(c, "n", "s");
+    expect(slices.map((s) => s.addressType)).toEqual(["IPv4", "IPv6"]);
+    expect(slices[0]?.metadata?.labels).toEqual({
+      a: "b",
+      "kubernetes.io/service-name": "s",
+      "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io",
+    });
+    expect(slices[0]?.endpoints).toEqual([
+      { addresses: ["10.1.0.1"], conditions: { ready: true }, nodeName: "n1" },
+      { addresses: ["10.1.0.2"], conditions: { ready: false }, hostname: "h" },
+    ]);
+    expect(slices[0]?.ports).toEqual([{ name: "dns", port: 5353, protocol: "UDP" }]);
+  });
+
+  test("a Service with a selector is not mirrored (warning)", () => {
+    const c = load(svc("selector: {app: x}"));
+    expect(slicesForService(c, "n", "s")).toEqual([]);
+    expect(c.warnings.map(formatIssue)).toEqual([
+      "t.yaml:9:1: Endpoints n/s: warning: not mirrored to EndpointSlices: Service n/s has a selector (the EndpointSlice controller manages its slices)",
+    ]);
+  });
+});

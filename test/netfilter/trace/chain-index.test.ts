@@ -1,0 +1,100 @@
+import { describe, expect } from "@jest/globals";
+import { fc, it } from "@fast-check/jest";
+import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
+import { buildDestinationIndex, compileRuleSet, candidateRules } from "../../../src/netfilter/trace/chain-index.js";
+import type { Rule } from "../../../src/netfilter/model.js";
+import type { Target } from "../../../src/netfilter/targets/index.js";
+import { parseIP } from "../../../src/net/index.js";
+import {
+  ACCEPT, DROP, REJECT, RETURN, chain, dnat, dport, fakeEvaluator, goto, jump, orMark, rule, ruleSet, stat, table,
+} from "./builders.js";
+
+const POOL = ["172.30.0.1", "172.30.0.2", "172.30.0.3", "172.30.0.4", "192.168.0.2", "10.180.0.7"];
+const SUBCHAINS = ["S0", "S1", "S2"];
+
+const target = (depth: number): fc.Arbitrary<Target | undefined> =>
+  fc.oneof(
+    fc.constant(ACCEPT),
+    fc.constant(DROP),
+    fc.constant(REJECT),
+    fc.constant(RETURN),
+    fc.constant(undefined),
+    fc.integer({ min: 1, max: 3 }).map((b) => orMark(1 << b)),
+    fc.constantFrom(...POOL).map((ip) => dnat(`${ip}:8080`)),
+    ...(depth < SUBCHAINS.length
+      ? [fc.integer({ min: depth, max: SUBCHAINS.length - 1 }).chain((k) => fc.boolean().map((g) => (g ? goto(SUBCHAINS[k]!) : jump(SUBCHAINS[k]!))))]
+      : []),
+  );
+
+const ruleArb = (depth: number): fc.Arbitrary<Rule> =>
+  fc
+    .record({
+      t: target(depth),
+      dst: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...POOL).map((d) => ({ d })) },
+        { weight: 1, arbitrary: fc.constant({ d: "172.30.0.0/24" }) },
+        { weight: 1, arbitrary: fc.constantFrom(...POOL).map((notD) => ({ notD })) },
+        { weight: 1, arbitrary: fc.constant({}) },
+      ),
+      port: fc.option(fc.constantFrom(80, 81)),
+      p: fc.option(fc.constantFrom(0.5, 0.25, 1)),
+    })
+    .map(({ t, dst, port, p }) =>
+      rule(t, { ...dst, m: [...(port !== null ? [dport(port)] : []), ...(p !== null ? [stat(p)] : [])] }),
+    );
+
+const ruleSetArb = fc
+  .record({
+    services: fc.array(ruleArb(0), { minLength: 16, maxLength: 40 }),
+    subs: fc.tuple(...SUBCHAINS.map((_, k) => fc.array(ruleArb(k + 1), { maxLength: 5 }))),
+    forward: fc.array(ruleArb(SUBCHAINS.length), { minLength: 16, maxLength: 24 }),
+  })
+  .map(({ services, subs, forward }) =>
+    ruleSet([
+      table("nat", [
+        chain("PREROUTING", [rule(jump("SERVICES"))], "ACCEPT"),
+        chain("SERVICES", services),
+        ...SUBCHAINS.map((n, k) => chain(n, subs[k]!)),
+      ]),
+      table("filter", [chain("FORWARD", forward.map((r) => (r.target?.kind === "jump" ? { ...r, target: ACCEPT } : r)), "ACCEPT")]),
+    ]),
+  );
+
+const interfaces = [
+  { name: "lo", addresses: ["127.0.0.1/8"] },
+  { name: "eth0", addresses: ["192.168.0.2/24"] },
+];
+
+describe("destination index", () => {
+  it.prop([ruleSetArb, fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"), fc.constantFrom(80, 81)], { numRuns: 150 })(
+    "the indexed walk and the naive walk give identical results",
+    (rs, dst, port) => {
+      const dp = buildDataplane({ ruleSets: [rs], interfaces });
+      const packet = { proto: "tcp" as const, src: "203.0.113.2", dst, dport: port };
+      const fast = trace(dp, packet, { evaluateMatch: fakeEvaluator, indexed: true });
+      const slow = trace(dp, packet, { evaluateMatch: fakeEvaluator, indexed: false });
+      expect(fast).toEqual(slow);
+    },
+  );
+
+  it.prop([ruleSetArb])("the index is used for chains of keyed rules", (rs) => {
+    const compiled = compileRuleSet(rs, true);
+    const services = compiled.tables.get("nat")!.chains.get("SERVICES")!;
+    const keyed = services.rules.filter((r) => r.destination !== undefined && !r.destination.negated && r.destination.value.prefix === 32).length;
+    expect(services.index !== undefined).toBe(keyed * 2 >= services.rules.length);
+  });
+
+  it.prop([fc.array(fc.constantFrom(...POOL), { minLength: 16, maxLength: 64 })])(
+    "candidates are the rules of the bucket merged with the always rules, in rule order",
+    (dsts) => {
+      const rules = dsts.map((d, i) => rule(ACCEPT, i % 7 === 3 ? {} : { d }));
+      const index = buildDestinationIndex(rules);
+      if (index === undefined) return;
+      const c = { table: "nat" as const, name: "X", rules, labels: [], index };
+      for (const ip of POOL) {
+        const expected = rules.flatMap((r, i) => (r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value ? [i] : []));
+        expect(candidateRules(c, parseIP(ip)!)).toEqual(expected);
+      }
+    },
+  );
+});

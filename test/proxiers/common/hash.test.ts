@@ -1,0 +1,35 @@
+import { describe, expect, test } from "@jest/globals";
+import { base32, chainHash } from "../../../src/proxiers/common/hash.js";
+
+describe("chainHash", () => {
+  // shared/spec/kube-proxy-iptables.md §3 worked examples (from upstream tests).
+  test.each([
+    ["ns1/svc1:p80tcp", "XPGD46QRK7WJZT7O"],
+    ["ns2/svc2:p80tcp", "GNZBNJ2PO5MGZ6GT"],
+    ["ns3/svc3:p80tcp", "X27LE4BHSL4DOUIK"],
+    ["ns4/svc4:p80tcp", "4SW47YFZTEDKD3PK"],
+    ["ns5/svc5:p80tcp", "NUKIZ6OKUXPJNT4C"],
+    ["ns2/svc2:p8080tcp", "2VJB64SDSIJUP5T6"],
+    ["ns1/svc1:p80tcp10.180.0.1:80", "SXIVWICOYRO3J4NJ"],
+    ["ns5/svc5:p80tcp10.180.0.3:80", "I77PXRDZVX7PMWMN"],
+    ["ns1/svc1:p80tcp10.0.0.0:80", "DKGQUZGBKLTPAR56"],
+    ["ns3/svc3:p8081tcp203.0.113.4:8081", "RUVVH7YV3PHQBDOS"],
+    ["default/kubernetes:httpstcp", "NPX46M4PTMTKRN6Y"],
+    ["ns1/svc1tcp", "AQI2S6QIMU7PVVRP"],
+    ["ns1/svc1:p80udp", "OJWW7NSBVZTDHXNW"],
+    ["ns1/svc1:p80sctp", "GFCIFIA5VTFSTMSM"],
+    ["ns1/svc1:p80tcp[fd00:10:180::1]:80", "OGYCNMB4EMRUSJ6N"],
+  ])("%s -> %s", (input, expected) => {
+    expect(chainHash(input)).toBe(expected);
+  });
+
+  test("base32 follows RFC 4648 test vectors (unpadded)", () => {
+    const enc = (s: string): string => base32(new TextEncoder().encode(s));
+    expect(enc("f")).toBe("MY");
+    expect(enc("fo")).toBe("MZXQ");
+    expect(enc("foo")).toBe("MZXW6");
+    expect(enc("foob")).toBe("MZXW6YQ");
+    expect(enc("fooba")).toBe("MZXW6YTB");
+    expect(enc("foobar")).toBe("MZXW6YTBOI");
+  });
+});

@@ -1,0 +1,80 @@
+/** Small clusters written as YAML, rendered with the upstream fake proxier's settings. */
+import { parseCluster } from "../../../src/model/load.js";
+import type { Cluster } from "../../../src/model/cluster.js";
+import type { NodeEnvironment } from "../../../src/model/node-environment.js";
+import type { KubeProxyConfiguration } from "../../../src/model/proxy-config.js";
+import {
+  renderIptablesFamilies,
+  type IptablesFamilyRestore,
+} from "../../../src/proxiers/iptables/render.js";
+import type { RestoreOptions } from "../../../src/proxiers/iptables/render-restore.js";
+import { FAKE_CONFIG, FAKE_NODE } from "./helpers.js";
+
+export function yamlCluster(text: string): Cluster {
+  return parseCluster([{ file: "test.yaml", text }], { validation: "warn" });
+}
+
+export interface FeatureOptions extends RestoreOptions {
+  readonly config?: Partial<KubeProxyConfiguration>;
+  readonly iptables?: Partial<KubeProxyConfiguration["iptables"]>;
+  readonly node?: Partial<NodeEnvironment>;
+  readonly kernel?: Partial<NodeEnvironment["kernel"]>;
+}
+
+export function renderFamilies(yaml: string, o: FeatureOptions = {}): IptablesFamilyRestore[] {
+  const proxyConfig: KubeProxyConfiguration = {
+    ...FAKE_CONFIG,
+    ...o.config,
+    iptables: { ...FAKE_CONFIG.iptables, ...o.iptables },
+  };
+  const node: NodeEnvironment = {
+    ...FAKE_NODE,
+    ...o.node,
+    kernel: { ...FAKE_NODE.kernel, ...o.kernel },
+  };
+  return renderIptablesFamilies(yamlCluster(yaml), {
+    proxyConfig,
+    node,
+    ...(o.masqueradeMarkFormat !== undefined ? { masqueradeMarkFormat: o.masqueradeMarkFormat } : {}),
+    ...(o.largeClusterMode !== undefined ? { largeClusterMode: o.largeClusterMode } : {}),
+  });
+}
+
+export function renderOne(yaml: string, o: FeatureOptions = {}): string {
+  return renderFamilies(yaml, o)[0]!.restore;
+}
+
+export function svc(
+  name: string,
+  spec: string,
+  extra = "",
+): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ns1}
+spec:
+${spec
+  .trim()
+  .split("\n")
+  .map((l) => `  ${l}`)
+  .join("\n")}
+${extra}
+---
+`;
+}
+
+export function slice(
+  service: string,
+  endpoints: string,
+  ports = "[{name: p80, port: 80, protocol: TCP}]",
+  family = "IPv4",
+): string {
+  return `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${service}-${family}, namespace: ns1, labels: {kubernetes.io/service-name: ${service}}}
+addressType: ${family}
+endpoints: ${endpoints}
+ports: ${ports}
+---
+`;
+}
