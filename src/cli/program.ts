@@ -42,11 +42,18 @@ Examples:
 /** Runs the CLI and returns the exit code (does not call process.exit). */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const program = buildProgram(io);
+  // Commands report "check failed" through process.exitCode; isolate it per run so that a REPL
+  // line or a test never inherits the previous command's code.
+  const saved = process.exitCode;
+  process.exitCode = undefined;
   try {
     await program.parseAsync([...argv], { from: "user" });
-    return typeof process.exitCode === "number" ? process.exitCode : 0;
+    const code = process.exitCode;
+    return typeof code === "number" ? code : 0;
   } catch (e) {
     return reportError(e, io);
+  } finally {
+    process.exitCode = saved;
   }
 }
 

@@ -257,7 +257,7 @@ function validateMappings(mapping: PodPortMapping): void {
     if (!Number.isInteger(pm.hostPort) || pm.hostPort < 0 || pm.hostPort > 65535)
       throw bad(`hostPort ${pm.hostPort} is not a port number`);
     if (pm.hostPort > 0 && !isValidPort(pm.containerPort))
-      throw bad(`containerPort ${pm.containerPort} is not a port number`);
+      throw bad(`containerPort ${String(pm.containerPort)} is not a port number`);
     if (!isProtocolValue(pm.protocol)) throw bad(`unsupported protocol ${String(pm.protocol)}`);
     if (!isUnspecifiedHostIP(pm.hostIP) && parseIP(pm.hostIP ?? "", "lenient") === undefined)
       throw bad(`hostIP ${pm.hostIP} is not an IP address`);

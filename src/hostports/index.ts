@@ -8,3 +8,4 @@ export * from "./rule-words.js";
 export * from "./portmap.js";
 export * from "./node-hostports.js";
 export * from "./kernel-modules.js";
+export * from "./rule-set.js";

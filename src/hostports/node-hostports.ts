@@ -42,6 +42,8 @@ export interface HostportNodeOptions {
   /** portmap: the plugin configuration (default `{ name: "cbr0" }`, snat on, mark bit 13). */
   readonly portmap?: PortmapConfig;
   readonly bindSemantics?: BindSemantics;
+  /** The sandbox / container ID of a pod; default `sandboxIDOf`. */
+  readonly sandboxID?: (pod: Pod) => string;
 }
 
 export interface PodHostports {
@@ -152,7 +154,7 @@ export function hostportRulesForNode(
   const base = (pod: Pod, family: IPFamily, podIP: string) => ({
     namespace: pod.metadata?.namespace ?? "default",
     name: pod.metadata?.name ?? "",
-    sandboxID: sandboxIDOf(pod),
+    sandboxID: (opts.sandboxID ?? sandboxIDOf)(pod),
     family,
     podIP,
     portMappings: podPortMappings(pod),

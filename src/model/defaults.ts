@@ -86,8 +86,9 @@ export function defaultService(obj: PlainRecord): void {
 
 /**
  * `clusterIPs` from `clusterIP` (the v1 conversion), then the registry's family defaulting for
- * what can be decided offline: families follow the cluster IPs; a single-family service is
- * SingleStack; a headless service without a selector is RequireDualStack. Families the API
+ * what can be decided offline: families follow the cluster IPs; a policy left out is
+ * RequireDualStack for two IPs or families and for a headless service without a selector
+ * (kubernetes.io "IPv4/IPv6 dual-stack"), SingleStack otherwise. Families the API
  * server would take from its own service CIDRs stay unset, because no cluster is there to ask.
  */
 function defaultServiceIPFamilies(spec: PlainRecord): void {
@@ -102,8 +103,9 @@ function defaultServiceIPFamilies(spec: PlainRecord): void {
   const ips = (asArray(spec["clusterIPs"]) ?? []).filter((x): x is string => typeof x === "string");
   const headless = ips[0] === "None";
   if (spec["ipFamilyPolicy"] == null || spec["ipFamilyPolicy"] === "") {
-    if (headless && spec["selector"] == null) spec["ipFamilyPolicy"] = "RequireDualStack";
-    else if (ips.length <= 1) spec["ipFamilyPolicy"] = "SingleStack";
+    const twoFamilies = ips.length === 2 || (asArray(spec["ipFamilies"])?.length ?? 0) === 2;
+    spec["ipFamilyPolicy"] =
+      (headless && spec["selector"] == null) || twoFamilies ? "RequireDualStack" : "SingleStack";
   }
   const families = asArray(spec["ipFamilies"]);
   if ((families === undefined || families.length === 0) && !headless && ips.length > 0) {

@@ -4,7 +4,10 @@ export type FeatureGates = Readonly<Record<string, boolean>>;
 
 /** Gates kube-netsim's validation consults, with the defaults of the Kubernetes version modelled. */
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
+  /** GA since 1.20; off rejects SCTP like older API servers. */
   SCTPSupport: true,
+  /** KEP-4858: leading zeros, IPv4-mapped IPv6 and CIDR host bits are errors, not warnings. */
+  StrictIPCIDRValidation: true,
 };
 
 export function featureEnabled(gates: FeatureGates | undefined, name: string): boolean {

@@ -75,6 +75,12 @@ const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
   BaselineAdminNetworkPolicy: defaultAdminNetworkPolicy,
 };
 
+/**
+ * kube-netsim's own config kinds (`--node-env`, `--proxy-config`) often sit next to the manifests
+ * in one directory; `-f DIR` skips them without a warning.
+ */
+const CONFIG_KINDS: ReadonlySet<string> = new Set(["NodeEnvironment", "KubeProxyConfiguration"]);
+
 function isKindName(k: string): k is KindName {
   return Object.prototype.hasOwnProperty.call(API_VERSIONS, k);
 }
@@ -113,6 +119,7 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
       });
       continue;
     }
+    if (CONFIG_KINDS.has(kind)) continue;
     if (!isKindName(kind)) {
       issues.push({
         code: "unknown-kind",

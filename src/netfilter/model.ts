@@ -54,12 +54,18 @@ export interface Chain {
   readonly policy?: "ACCEPT" | "DROP";
   readonly counters?: Counters;
   readonly rules: readonly Rule[];
+  /** 1-based line of the `:CHAIN` / `-N` declaration, when parsed (absent: implicit built-in). */
+  readonly line?: number;
 }
 
 export interface Table {
   readonly name: TableName;
   /** In declaration order. */
   readonly chains: readonly Chain[];
+  /** 1-based line of `*TABLE`, when parsed. */
+  readonly line?: number;
+  /** Chains removed by `-X` lines, with the line (kept so the restore form round-trips). */
+  readonly deleted?: readonly { readonly name: string; readonly line: number }[];
 }
 
 export interface RuleSet {

@@ -12,6 +12,10 @@ import type { CompiledPolicies } from "./compiled.js";
 import type { PodFacts } from "./facts.js";
 
 export interface PodClasses {
+  /** Port names some policy refers to (only those can tell pods apart). */
+  readonly portNames: ReadonlySet<string>;
+  /** Whether pods' nodes can matter (hostNetwork pods exist: ingress from the pod's own node). */
+  readonly nodeMatters: boolean;
   /** Class id per pod, in `facts.pods` order. */
   readonly classOf: Int32Array;
   /** One representative pod per class. */
@@ -22,7 +26,7 @@ function sortedEntries(l: Readonly<Record<string, string>>): string {
   return JSON.stringify(Object.entries(l).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function referencedPortNames(cp: CompiledPolicies): Set<string> {
+export function referencedPortNames(cp: CompiledPolicies): Set<string> {
   const names = new Set<string>();
   for (const np of cp.allNetworkPolicies)
     for (const rules of [np.ingress ?? [], np.egress ?? []])
@@ -90,5 +94,5 @@ export function podClasses(cp: CompiledPolicies, pods: readonly PodFacts[] = cp.
     }
     classOf[i] = id;
   }
-  return { classOf, representatives };
+  return { classOf, representatives, portNames, nodeMatters };
 }

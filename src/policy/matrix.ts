@@ -8,12 +8,14 @@ import type { Cluster } from "../model/cluster.js";
 import { PROTOCOLS, type Protocol } from "../net/port.js";
 import type { CompiledPolicies, Direction } from "./compiled.js";
 import { podClasses } from "./classes.js";
-import type { Connection } from "./connection.js";
+import { connectionAddresses, type Connection, type Party } from "./connection.js";
 import { toCompiled } from "./evaluate.js";
 import type { PodFacts } from "./facts.js";
 import { completeOptions, type PolicyOptions } from "./options.js";
-import { selectPolicies, type SubjectPolicies } from "./select.js";
-import { connectionAllowed } from "./verdict.js";
+import type { SubjectPolicies } from "./select.js";
+import { subjectClasses, type SubjectClasses } from "./subject-classes.js";
+import { makeDirectionContext } from "./match.js";
+import { connectionAllowed, directionAllowed, isLocalNodeIngress } from "./verdict.js";
 
 export interface MatrixProbe {
   readonly port: number;
@@ -62,7 +64,13 @@ function conn(src: PodFacts, dst: PodFacts, probe: MatrixProbe): Connection {
   return { src: { kind: "pod", pod: src }, dst: { kind: "pod", pod: dst }, port: probe.port, protocol: probe.protocol };
 }
 
-/** The truth table, computed per equivalence class pair. */
+/**
+ * The truth table. A connection is allowed iff the source's egress and the destination's ingress
+ * allow it, so each direction is tabulated on its own, per (subject class, peer class, probe):
+ * egress over (source subject class, destination peer class), ingress over (destination subject
+ * class, source peer class). Subject classes that no policy selects always allow and are never
+ * evaluated. Each pod pair is then two table lookups.
+ */
 export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options?: MatrixOptions): PolicyMatrix {
   const cp = toCompiled(cluster);
   const opts = completeOptions(options);
@@ -70,43 +78,54 @@ export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options
   const pods = cp.facts.pods;
   const n = pods.length;
   const P = probes.length;
-  const { classOf, representatives } = podClasses(cp, pods);
-  const C = representatives.length;
-  const selection: (SubjectPolicies | undefined)[] = new Array<SubjectPolicies | undefined>(2 * C);
-  const indexOfRep = new Map<PodFacts, number>(representatives.map((r, i) => [r, i]));
-  const select = (dir: Direction, pod: PodFacts): SubjectPolicies => {
-    const c = indexOfRep.get(pod);
-    if (c === undefined) return selectPolicies(cp, opts, dir, pod);
-    const slot = 2 * c + (dir === "Egress" ? 0 : 1);
-    let s = selection[slot];
-    if (s === undefined) {
-      s = selectPolicies(cp, opts, dir, pod);
-      selection[slot] = s;
+  const peers = podClasses(cp, pods);
+  const C = peers.representatives.length;
+  const egress = subjectClasses(cp, opts, "Egress", pods, peers.portNames, peers.nodeMatters);
+  const ingress = subjectClasses(cp, opts, "Ingress", pods, peers.portNames, peers.nodeMatters);
+  // 0 = not computed, 1 = denied, 2 = allowed; index (subjectClass * C + peerClass) * P + probe
+  const eTable = new Uint8Array(egress.representatives.length * C * P);
+  const iTable = new Uint8Array(ingress.representatives.length * C * P);
+  const fill = (dir: Direction, table: Uint8Array, sc: SubjectClasses, s: number, peer: number, base: number): void => {
+    const subject = sc.representatives[s] as PodFacts;
+    const other = peers.representatives[peer] as PodFacts;
+    const sel = sc.selections[s] as SubjectPolicies;
+    const party: Party = { kind: "pod", pod: other };
+    const { srcIP, dstIP } =
+      dir === "Egress"
+        ? connectionAddresses({ kind: "pod", pod: subject }, party)
+        : connectionAddresses(party, { kind: "pod", pod: subject });
+    const peerIP = dir === "Egress" ? dstIP : srcIP;
+    const local = dir === "Ingress" && isLocalNodeIngress(subject, party, opts);
+    for (let k = 0; k < P; k++) {
+      const probe = probes[k] as MatrixProbe;
+      const ok = local || directionAllowed(sel, makeDirectionContext(dir, subject, party, peerIP, probe.port, probe.protocol), opts);
+      table[base + k] = ok ? 2 : 1;
     }
-    return s;
   };
-  // Class pairs are evaluated as distinct pods (never loopback); self pairs are handled below.
-  const classOpts: PolicyOptions = { ...opts, selfTraffic: "evaluate" };
-  // 0 = not computed, 1 = denied, 2 = allowed
-  const classVerdicts = new Uint8Array(C * C * P);
   const verdicts = new Uint8Array(n * n * P);
   for (let i = 0; i < n; i++) {
-    const ci = classOf[i] as number;
+    const se = egress.classOf[i] as number;
+    const pi = peers.classOf[i] as number;
+    const srcOpen = egress.open[se] === true;
     for (let j = 0; j < n; j++) {
       const out = (i * n + j) * P;
       if (i === j && opts.selfTraffic === "allow") {
         verdicts.fill(1, out, out + P);
         continue;
       }
-      const cj = classOf[j] as number;
-      const base = (ci * C + cj) * P;
-      if (classVerdicts[base] === 0) {
-        const src = representatives[ci] as PodFacts;
-        const dst = representatives[cj] as PodFacts;
-        for (let k = 0; k < P; k++)
-          classVerdicts[base + k] = connectionAllowed(cp, conn(src, dst, probes[k] as MatrixProbe), classOpts, select) ? 2 : 1;
+      const si = ingress.classOf[j] as number;
+      const pj = peers.classOf[j] as number;
+      const dstOpen = ingress.open[si] === true;
+      if (srcOpen && dstOpen) {
+        verdicts.fill(1, out, out + P);
+        continue;
       }
-      for (let k = 0; k < P; k++) verdicts[out + k] = (classVerdicts[base + k] as number) - 1;
+      const eBase = (se * C + pj) * P;
+      const iBase = (si * C + pi) * P;
+      if (!srcOpen && eTable[eBase] === 0) fill("Egress", eTable, egress, se, pj, eBase);
+      if (!dstOpen && iTable[iBase] === 0) fill("Ingress", iTable, ingress, si, pi, iBase);
+      for (let k = 0; k < P; k++)
+        verdicts[out + k] = (srcOpen || eTable[eBase + k] === 2) && (dstOpen || iTable[iBase + k] === 2) ? 1 : 0;
     }
   }
   return { pods: pods.map((p) => p.id), probes, verdicts, classes: C };

@@ -257,7 +257,7 @@ describe("hostport rules on a real kernel", () => {
             // Another protocol on the same port is not captured: UDP to 80 gets no answer.
             expect(c.run("node", ["-e", CLIENT, "udp", "192.168.0.2", "80"]).status).not.toBe(0);
           } finally {
-            server.stop();
+            await server.stop();
           }
         },
         PREFIX,

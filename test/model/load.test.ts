@@ -29,6 +29,7 @@ items:
   - apiVersion: v1
     kind: Pod
     metadata: {name: p, namespace: a}
+    spec: {containers: [{name: c}]}
   - {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
 `);
     expect(c.namespaces.map((n) => n.metadata?.name)).toEqual(["a"]);
@@ -36,7 +37,7 @@ items:
     expect(c.nodes.map((p) => p.metadata?.name)).toEqual(["n1"]);
     expect(sourceOf(c, "Namespace", undefined, "a")).toEqual({ file: "t.yaml", line: 2, col: 1 });
     expect(sourceOf(c, "Pod", "a", "p")).toEqual({ file: "t.yaml", line: 10, col: 5 });
-    expect(sourceOf(c, "Node", undefined, "n1")).toEqual({ file: "t.yaml", line: 13, col: 5 });
+    expect(sourceOf(c, "Node", undefined, "n1")).toEqual({ file: "t.yaml", line: 14, col: 5 });
   });
 
   test("JSON input", () => {
@@ -82,7 +83,7 @@ items:
   });
 
   test("missing name", () => {
-    expect(errorsOf("apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\n")).toEqual([
+    expect(errorsOf("apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\nspec: {containers: [{name: c}]}\n")).toEqual([
       "t.yaml:3:1: Pod a/: metadata.name: Required value: name or generateName is required",
     ]);
   });
@@ -93,10 +94,12 @@ describe("parseCluster: namespaces", () => {
     const c = load(`apiVersion: v1
 kind: Pod
 metadata: {name: p}
+spec: {containers: [{name: c}]}
 ---
 apiVersion: v1
 kind: Service
 metadata: {name: s, namespace: other}
+spec: {ports: [{port: 80}]}
 `);
     expect(c.pods[0]?.metadata?.namespace).toBe("default");
     expect(c.namespaces.map((n) => [n.metadata?.name, n.metadata?.labels])).toEqual([

@@ -145,12 +145,15 @@ function registerMatrix(policy: Command, io: CliIO): void {
   });
 }
 
-/** The "after" cluster: workloads from the old files unless the new files bring their own. */
+/**
+ * The "after" cluster: when the new files hold no Pods, the workloads (pods, namespaces, nodes)
+ * come from the old files and only the policies from the new ones.
+ */
 function mergeAgainst(before: Cluster, after: Cluster): Cluster {
-  const hasWorkloads = after.pods.length > 0 || after.namespaces.length > 0 || after.nodes.length > 0;
-  if (hasWorkloads) return after;
+  if (after.pods.length > 0) return after;
+  const declared = new Set(before.namespaces.map((n) => n.metadata?.name));
   return makeCluster({
-    namespaces: before.namespaces,
+    namespaces: [...before.namespaces, ...after.namespaces.filter((n) => !declared.has(n.metadata?.name))],
     nodes: before.nodes,
     pods: before.pods,
     services: before.services,
@@ -172,7 +175,7 @@ function registerDiff(policy: Command, io: CliIO): void {
     .command("diff")
     .description(
       "connections whose verdict changes from the -f set to the --against set; exit 1 if any.\n" +
-        "When the --against files hold no Pods, Namespaces or Nodes, the workloads of -f are used.",
+        "When the --against files hold no Pods, the pods, namespaces and nodes of -f are used.",
     )
     .requiredOption("--against <path>", "the new manifests (repeatable)", (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option("--ports <list>", "destination ports (default: every declared containerPort)", parsePorts)

@@ -6,6 +6,7 @@
 import { Option, type Command } from "commander";
 import {
   formatHostSocket,
+  formatHostportSave,
   hostportRulesForNode,
   nodeModuleReport,
   type HostportImpl,
@@ -30,6 +31,7 @@ interface HostportsOptions extends ManifestOptions, NodeOptions {
   readonly impl: HostportImpl;
   readonly report?: string;
   readonly output: string;
+  readonly format: "restore" | "save";
   readonly natInterface: string;
   readonly networkName: string;
   readonly markMasqBit?: string;
@@ -65,8 +67,13 @@ export function formatModuleReport(r: ModuleReport): string[] {
   return lines;
 }
 
+function familyText(f: NodeHostports["families"][number], format: "restore" | "save"): string {
+  return format === "restore" ? f.restore : formatHostportSave(f);
+}
+
 function renderText(
   result: NodeHostports,
+  format: "restore" | "save",
   report: readonly ReportPart[],
   modules: ModuleReport | undefined,
 ): string {
@@ -74,7 +81,7 @@ function renderText(
   const many = result.families.length > 1;
   for (const f of result.families) {
     if (many) out.push(`# ${f.family}`);
-    out.push(f.restore.trimEnd());
+    out.push(familyText(f, format).trimEnd());
   }
   // Reports are comments, so the output stays valid iptables-restore input.
   if (report.includes("sockets")) {
@@ -103,7 +110,15 @@ export function registerRenderHostports(render: Command, io: CliIO): void {
         .default("kubenet"),
     )
     .option("--report <parts>", "also report sockets and/or modules (comma-separated)")
-    .option("--output <format>", "text (iptables-restore input) or json", "text")
+    .option("--output <format>", "text or json", "text")
+    .addOption(
+      new Option(
+        "--format <format>",
+        "restore: the rules as the component writes them (iptables-restore input); save: what iptables-save prints once they are loaded",
+      )
+        .choices(["restore", "save"])
+        .default("restore"),
+    )
     .option("--nat-interface <name>", "kubenet: the pod bridge", "cbr0")
     .option("--network-name <name>", "portmap: the CNI network name", "cbr0")
     .option("--mark-masq-bit <bit>", "portmap: the masquerade mark bit (default 13)")
@@ -143,7 +158,11 @@ Examples:
             {
               impl: result.impl,
               node: result.nodeName,
-              families: result.families.map((f) => ({ family: f.family, restore: f.restore })),
+              families: result.families.map((f) => ({
+                family: f.family,
+                restore: f.restore,
+                save: formatHostportSave(f),
+              })),
               pods: result.pods,
               ...(report.includes("sockets") ? { sockets: result.sockets } : {}),
               ...(modules !== undefined ? { modules } : {}),
@@ -153,6 +172,6 @@ Examples:
         );
         return;
       }
-      io.stdout(renderText(result, report, modules));
+      io.stdout(renderText(result, opts.format, report, modules));
     });
 }

@@ -93,7 +93,9 @@ Examples:
         throw e;
       }
       if (format === "json") {
-        const sections = ipvsSections(result).filter((s) => opts.only === undefined || s.name === opts.only);
+        const sections = ipvsSections(result).filter(
+          (s) => opts.only === undefined || s.name === opts.only,
+        );
         io.stdout(
           renderData(
             Object.fromEntries(

@@ -136,7 +136,7 @@ export function nonSpecialIPProblems(ip: IPAddress, text: string): string[] {
     if (v === 0n) errs.push(`may not be unspecified (${text})`);
     if (v === 1n) errs.push("may not be in the loopback range (127.0.0.0/8, ::1/128)");
     if (v >> 118n === 0x3fan) errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
-    if (v >> 112n === 0xff02n || (v >> 112n) === 0xff12n)
+    if (((v >> 112n) & 0xff0fn) === 0xff02n)
       errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
   }
   return errs;

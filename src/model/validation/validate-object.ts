@@ -4,19 +4,59 @@
  * ever see well-typed data) and unknown fields (warnings, like `kubectl --validate=warn`).
  * `validateObject` runs after defaulting, as the API server does.
  */
-import type { FeatureGates } from "../feature-gates.js";
-import type { KindName } from "../kinds.js";
+import { assertNever } from "../../util/assert-never.js";
 import type { PlainRecord } from "../../util/plain.js";
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  EndpointSlice,
+  Endpoints,
+  KindName,
+  Namespace,
+  NetworkPolicy,
+  Node,
+  Pod,
+  Service,
+} from "../kinds.js";
+import { validateAdminNetworkPolicy, validateBaselineAdminNetworkPolicy } from "./admin-network-policy.js";
+import type { ValidationContext } from "./context.js";
+import { validateEndpointSlice, validateEndpoints } from "./endpoint-slice.js";
 import type { FieldIssue } from "./field-issue.js";
+import { validateNetworkPolicy } from "./network-policy.js";
+import { validateNamespace, validateNode } from "./node.js";
+import { validatePod } from "./pod.js";
+import { validateService } from "./service.js";
+import { checkObjectShape } from "./shape.js";
+import { KIND_SHAPES } from "./shapes.js";
 
-export interface ValidationContext {
-  readonly featureGates: FeatureGates;
+export type { ValidationContext };
+
+export function checkShape(kind: KindName, obj: PlainRecord): FieldIssue[] {
+  return checkObjectShape(obj, KIND_SHAPES[kind]);
 }
 
-export function checkShape(_kind: KindName, _obj: PlainRecord): FieldIssue[] {
-  return [];
-}
-
-export function validateObject(_kind: KindName, _obj: PlainRecord, _ctx: ValidationContext): FieldIssue[] {
-  return [];
+export function validateObject(kind: KindName, obj: PlainRecord, ctx: ValidationContext): FieldIssue[] {
+  const o: unknown = obj;
+  switch (kind) {
+    case "Namespace":
+      return validateNamespace(ctx, o as Namespace);
+    case "Node":
+      return validateNode(ctx, o as Node);
+    case "Pod":
+      return validatePod(ctx, o as Pod);
+    case "Service":
+      return validateService(ctx, o as Service);
+    case "Endpoints":
+      return validateEndpoints(ctx, o as Endpoints);
+    case "EndpointSlice":
+      return validateEndpointSlice(ctx, o as EndpointSlice);
+    case "NetworkPolicy":
+      return validateNetworkPolicy(ctx, o as NetworkPolicy);
+    case "AdminNetworkPolicy":
+      return validateAdminNetworkPolicy(ctx, o as AdminNetworkPolicy);
+    case "BaselineAdminNetworkPolicy":
+      return validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy);
+    default:
+      return assertNever(kind);
+  }
 }

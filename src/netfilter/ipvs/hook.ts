@@ -5,6 +5,7 @@
  * unreachable when none is usable. A persistence template, when given, narrows the choice to the
  * pinned real server.
  */
+import { assertNever } from "../../util/assert-never.js";
 import type { IpvsDecision, IpvsHook } from "../trace/dataplane.js";
 import type { IpvsTable } from "./model.js";
 import {
@@ -14,7 +15,10 @@ import {
   type PersistenceTemplates,
 } from "./simulator.js";
 
-export function ipvsHook(table: IpvsTable, templates: PersistenceTemplates = NO_TEMPLATES): IpvsHook {
+export function ipvsHook(
+  table: IpvsTable,
+  templates: PersistenceTemplates = NO_TEMPLATES,
+): IpvsHook {
   const index = indexIpvsTable(table);
   return {
     schedule(packet): IpvsDecision | undefined {
@@ -45,6 +49,8 @@ export function ipvsHook(table: IpvsTable, templates: PersistenceTemplates = NO_
               weight: d.byPersistence ? 1 : c.realServer.weight,
             })),
           };
+        default:
+          return assertNever(d);
       }
     },
   };

@@ -17,7 +17,6 @@ import {
   sortIpvsTable,
   type ForwardMethod,
   type IpvsProtocol,
-  type IpvsService,
   type IpvsTable,
   type RealServer,
   type VirtualServer,
@@ -170,5 +169,5 @@ export function parseIpvsadmList(text: string, file?: string): IpvsTable {
       realServers: [],
     });
   });
-  return { services: services as IpvsService[] };
+  return { services };
 }

@@ -84,8 +84,7 @@ export function formatIpvsadmSave(table: IpvsTable): string {
   let out = "";
   for (const svc of sortIpvsTable(table).services) {
     out += `${formatVirtualServerRule(svc.virtualServer)}\n`;
-    for (const rs of svc.realServers)
-      out += `${formatRealServerRule(svc.virtualServer, rs)}\n`;
+    for (const rs of svc.realServers) out += `${formatRealServerRule(svc.virtualServer, rs)}\n`;
   }
   return out;
 }
@@ -176,7 +175,8 @@ export function parseIpvsadmSave(text: string, file?: string): IpvsTable {
         scheduler = next();
       } else if (opt === "-b" || opt === "--sched-flags") {
         const v = next();
-        schedFlags = schedulerFlagsFromNames(v.split(",")) ?? fail(`unknown scheduler flag in "${v}"`);
+        schedFlags =
+          schedulerFlagsFromNames(v.split(",")) ?? fail(`unknown scheduler flag in "${v}"`);
       } else if (opt === "-p" || opt === "--persistent") {
         persistent = true;
         const v = words[w + 1];
@@ -203,12 +203,16 @@ export function parseIpvsadmSave(text: string, file?: string): IpvsTable {
       return fail("missing service (-t, -u or --sctp-service)");
     const key = virtualServerKey({ ...addrPort, protocol });
     if (command === "-A") {
-      if (services.has(key)) fail(`duplicate virtual server ${formatAddrPort(addrPort.address, addrPort.port)}`);
+      if (services.has(key))
+        fail(`duplicate virtual server ${formatAddrPort(addrPort.address, addrPort.port)}`);
       let netmask = addrPort.address.family === "IPv4" ? 32 : 128;
       if (netmaskWord !== undefined)
-        netmask = parseNetmask(netmaskWord, addrPort.address) ?? fail(`invalid netmask "${netmaskWord}"`);
+        netmask =
+          parseNetmask(netmaskWord, addrPort.address) ?? fail(`invalid netmask "${netmaskWord}"`);
       const flags =
-        (persistent ? IPVS_FLAG_PERSISTENT : 0) | schedFlags | (onePacket ? IPVS_FLAG_ONEPACKET : 0);
+        (persistent ? IPVS_FLAG_PERSISTENT : 0) |
+        schedFlags |
+        (onePacket ? IPVS_FLAG_ONEPACKET : 0);
       services.set(key, {
         virtualServer: {
           ...addrPort,

@@ -6,8 +6,11 @@
  */
 import {
   bitLength,
+  ipv4,
+  ipv6,
   makeCIDR,
-  parseIP,
+  parseIPv4Value,
+  parseIPv6Value,
   parsePortNumber,
   type CIDR,
   type IPAddress,
@@ -111,11 +114,21 @@ export function parseAddressSpec(s: string, family: IPFamily, what: string): CID
   return c;
 }
 
+/** An address of the given family; IPv4-mapped IPv6 stays IPv6 (ip6tables keeps it). */
+export function parseFamilyIP(s: string, family: IPFamily): IPAddress | undefined {
+  if (family === "IPv4") {
+    const v = parseIPv4Value(s, "lenient");
+    return v === undefined ? undefined : ipv4(v);
+  }
+  const v = parseIPv6Value(s, "lenient");
+  return v === undefined ? undefined : ipv6(v);
+}
+
 function parseAddressUncached(s: string, family: IPFamily): CIDR | undefined {
   const slash = s.indexOf("/");
   const addrText = slash === -1 ? s : s.slice(0, slash);
-  const addr = parseIP(addrText, "lenient");
-  if (addr === undefined || addr.family !== family) return undefined;
+  const addr = parseFamilyIP(addrText, family);
+  if (addr === undefined) return undefined;
   const bits = bitLength(family);
   if (slash === -1) return makeCIDR(addr, bits);
   const m = s.slice(slash + 1);
@@ -123,15 +136,15 @@ function parseAddressUncached(s: string, family: IPFamily): CIDR | undefined {
     const p = Number(m);
     return p <= bits ? makeCIDR(addr, p) : undefined;
   }
-  const mask = parseIP(m, "lenient");
-  if (mask === undefined || mask.family !== family) return undefined;
+  const mask = parseFamilyIP(m, family);
+  if (mask === undefined) return undefined;
   const p = maskToPrefix(mask);
   return p === undefined ? undefined : makeCIDR(addr, p);
 }
 
 export function parseIPOf(s: string, family: IPFamily, what: string): IPAddress {
-  const a = parseIP(s, "lenient");
-  if (a === undefined || a.family !== family) fail(`${what}: invalid address "${s}"`);
+  const a = parseFamilyIP(s, family);
+  if (a === undefined) fail(`${what}: invalid address "${s}"`);
   return a;
 }
 

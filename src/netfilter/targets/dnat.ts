@@ -10,6 +10,7 @@ export const dnatTarget: TargetExtension<Dnat> = {
   name: "DNAT",
   kind: "DNAT",
   tables: ["nat"],
+  hooks: ["PREROUTING", "OUTPUT"],
   options: { "--to-destination": { args: 1, negatable: false }, "--random": FLAG, "--persistent": FLAG },
   build(options, env) {
     const o = single(options, "DNAT");

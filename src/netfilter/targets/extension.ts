@@ -4,7 +4,7 @@
  * `format` prints the words `iptables-save` prints after `-j TARGET`.
  */
 import type { IPFamily } from "../../net/index.js";
-import type { TableName } from "../model.js";
+import type { Hook, TableName } from "../model.js";
 import type { BuildEnv, OptionSpec, ParsedOption } from "../matches/extension.js";
 import type { Target } from "./index.js";
 
@@ -15,6 +15,8 @@ export interface TargetExtension<T extends Target> {
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** Tables the kernel accepts the target in; absent: every table. */
   readonly tables?: readonly TableName[];
+  /** Hooks the kernel accepts the target from (checked through jumps); absent: every hook. */
+  readonly hooks?: readonly Hook[];
   build(options: readonly ParsedOption[], env: BuildEnv): T;
   format(t: T, family: IPFamily): string;
 }

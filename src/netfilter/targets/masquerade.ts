@@ -10,6 +10,7 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
   name: "MASQUERADE",
   kind: "MASQUERADE",
   tables: ["nat"],
+  hooks: ["POSTROUTING"],
   options: { "--to-ports": { args: 1, negatable: false }, "--random": FLAG, "--random-fully": FLAG },
   build(options, env) {
     const o = single(options, "MASQUERADE");

@@ -32,6 +32,7 @@ export function defaultRejectWith(family: IPFamily): string {
 export const rejectTarget: TargetExtension<Reject> = {
   name: "REJECT",
   kind: "REJECT",
+  hooks: ["INPUT", "FORWARD", "OUTPUT"],
   options: { "--reject-with": { args: 1, negatable: false } },
   build(options, env) {
     const w = single(options, "REJECT").get("--reject-with");

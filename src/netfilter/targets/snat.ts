@@ -10,6 +10,7 @@ export const snatTarget: TargetExtension<Snat> = {
   name: "SNAT",
   kind: "SNAT",
   tables: ["nat"],
+  hooks: ["POSTROUTING", "INPUT"],
   options: {
     "--to-source": { args: 1, negatable: false },
     "--random": FLAG,

@@ -1,13 +1,26 @@
 /** The standard verdicts: `-j ACCEPT`, `-j DROP`, `-j RETURN` (no options). */
 import type { TargetExtension } from "./extension.js";
 
-type Verdict<K extends "ACCEPT" | "DROP" | "RETURN"> = { readonly kind: K };
+export const acceptTarget: TargetExtension<{ readonly kind: "ACCEPT" }> = {
+  name: "ACCEPT",
+  kind: "ACCEPT",
+  options: {},
+  build: () => ({ kind: "ACCEPT" }),
+  format: () => "",
+};
 
-function verdict<K extends "ACCEPT" | "DROP" | "RETURN">(kind: K): TargetExtension<Verdict<K>> {
-  const value: Verdict<K> = { kind };
-  return { name: kind, kind, options: {}, build: () => value, format: () => "" };
-}
+export const dropTarget: TargetExtension<{ readonly kind: "DROP" }> = {
+  name: "DROP",
+  kind: "DROP",
+  options: {},
+  build: () => ({ kind: "DROP" }),
+  format: () => "",
+};
 
-export const acceptTarget = verdict("ACCEPT");
-export const dropTarget = verdict("DROP");
-export const returnTarget = verdict("RETURN");
+export const returnTarget: TargetExtension<{ readonly kind: "RETURN" }> = {
+  name: "RETURN",
+  kind: "RETURN",
+  options: {},
+  build: () => ({ kind: "RETURN" }),
+  format: () => "",
+};

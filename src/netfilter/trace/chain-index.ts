@@ -18,10 +18,14 @@ export function addressKey(ip: IPAddress): IndexKey {
 }
 
 export interface DestinationIndex {
+  /** Rules with a positive host `-d`, by address. */
   readonly buckets: ReadonlyMap<IndexKey, readonly number[]>;
+  /** Rules without `-d` but with a single positive `--dport` (tcp/udp/sctp), by port. */
+  readonly ports: ReadonlyMap<number, readonly number[]>;
   readonly always: readonly number[];
   /** Merged candidate lists, filled on first use per key. */
   readonly merged: Map<IndexKey, readonly number[]>;
+  readonly mergedPorts: Map<number, readonly number[]>;
 }
 
 export interface CompiledChain {
@@ -53,23 +57,36 @@ function hostDestinationKey(rule: Rule): IndexKey | undefined {
   return addressKey(d.value.network);
 }
 
+function singleDestinationPort(rule: Rule): number | undefined {
+  for (const m of rule.matches) {
+    if (m.module !== "tcp" && m.module !== "udp" && m.module !== "sctp") continue;
+    const d = m.dport;
+    if (d !== undefined && !d.negated && d.value.from === d.value.to) return d.value.from;
+  }
+  return undefined;
+}
+
+function push<K>(map: Map<K, number[]>, key: K, i: number): void {
+  const b = map.get(key);
+  if (b === undefined) map.set(key, [i]);
+  else b.push(i);
+}
+
 export function buildDestinationIndex(rules: readonly Rule[]): DestinationIndex | undefined {
   if (rules.length < INDEX_MIN_RULES) return undefined;
   const buckets = new Map<IndexKey, number[]>();
+  const ports = new Map<number, number[]>();
   const always: number[] = [];
   rules.forEach((rule, i) => {
     const key = hostDestinationKey(rule);
-    if (key === undefined) {
-      always.push(i);
-      return;
-    }
-    const b = buckets.get(key);
-    if (b === undefined) buckets.set(key, [i]);
-    else b.push(i);
+    if (key !== undefined) return push(buckets, key, i);
+    const port = singleDestinationPort(rule);
+    if (port !== undefined) return push(ports, port, i);
+    always.push(i);
   });
   // Worth it only when most rules are keyed.
   if (always.length * 2 > rules.length) return undefined;
-  return { buckets, always, merged: new Map() };
+  return { buckets, ports, always, merged: new Map(), mergedPorts: new Map() };
 }
 
 function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
@@ -82,17 +99,38 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-/** Rule positions a packet to `dst` can match, in order; undefined = every rule. */
-export function candidateRules(chain: CompiledChain, dst: IPAddress): readonly number[] | undefined {
+function withAlways<K>(
+  cache: Map<K, readonly number[]>,
+  buckets: ReadonlyMap<K, readonly number[]>,
+  key: K,
+  always: readonly number[],
+): readonly number[] | undefined {
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const bucket = buckets.get(key);
+  if (bucket === undefined) return undefined;
+  const list = mergeSorted(bucket, always);
+  cache.set(key, list);
+  return list;
+}
+
+/**
+ * Rule positions a packet to `dst`:`dport` can match, in order; undefined = every rule.
+ * A port-keyed rule is a candidate only for its port (whatever the protocol: the walk checks it).
+ */
+export function candidateRules(
+  chain: CompiledChain,
+  dst: IPAddress,
+  dport: number,
+): readonly number[] | undefined {
   const index = chain.index;
   if (index === undefined) return undefined;
-  const key = addressKey(dst);
-  const cached = index.merged.get(key);
-  if (cached !== undefined) return cached;
-  const bucket = index.buckets.get(key);
-  const list = bucket === undefined ? index.always : mergeSorted(bucket, index.always);
-  if (bucket !== undefined) index.merged.set(key, list);
-  return list;
+  const byDst = withAlways(index.merged, index.buckets, addressKey(dst), index.always);
+  if (index.ports.size === 0) return byDst ?? index.always;
+  const byPort = withAlways(index.mergedPorts, index.ports, dport, index.always);
+  if (byPort === undefined) return byDst ?? index.always;
+  if (byDst === undefined) return byPort;
+  return mergeSorted(index.buckets.get(addressKey(dst))!, byPort);
 }
 
 function compileChain(table: TableName, chain: Chain, indexed: boolean): CompiledChain {

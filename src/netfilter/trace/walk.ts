@@ -96,7 +96,7 @@ function runFrom(
   out: ChainExit[],
 ): void {
   let state = initial;
-  const candidates = candidateRules(chain, state.pkt.dst);
+  const candidates = candidateRules(chain, state.pkt.dst, state.pkt.dport);
   const rules = chain.rules;
   const count = candidates === undefined ? rules.length : candidates.length;
   let k = candidates === undefined ? start : firstCandidateAtOrAfter(candidates, start);
@@ -126,7 +126,7 @@ function runFrom(
     state = next;
     // A changed destination (only via targets that go on, which none do today) would need a
     // new candidate list; keep the walk exact if that ever happens.
-    if (next.pkt.dst !== initial.pkt.dst && chain.index !== undefined) {
+    if ((next.pkt.dst !== initial.pkt.dst || next.pkt.dport !== initial.pkt.dport) && chain.index !== undefined) {
       runFrom(env, chain, i + 1, next, depth, out);
       return;
     }

@@ -3,7 +3,7 @@
  * and sorted by their `ip:port` string in plain byte order — the order that drives statistic
  * rules, affinity rules and traces.
  */
-import { canonicalIP, ipFamilyOf, joinHostPort, type IPFamily } from "../../net/index.js";
+import { formatIP, joinHostPort, parseIP, type IPFamily } from "../../net/index.js";
 import type { EndpointSlice } from "../../model/kinds.js";
 
 export interface Endpoint {
@@ -69,8 +69,9 @@ export function endpointsByServicePort(
       }
       for (const ep of slice.endpoints) {
         const raw = ep.addresses[0];
-        if (raw === undefined || ipFamilyOf(raw) !== family) continue;
-        const ip = canonicalIP(raw) as string;
+        const addr = raw === undefined ? undefined : parseIP(raw, "lenient");
+        if (addr === undefined || addr.family !== family) continue;
+        const ip = formatIP(addr);
         const epNode = ep.nodeName ?? "";
         const isLocal = nodeName !== "" && epNode === nodeName;
         const endpoint: Endpoint = {

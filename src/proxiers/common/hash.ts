@@ -26,5 +26,6 @@ export function base32(bytes: Uint8Array): string {
 
 /** The 16-character hash suffix of a chain name. */
 export function chainHash(input: string): string {
-  return base32(createHash("sha256").update(input, "utf8").digest()).slice(0, 16);
+  // 16 base32 characters are exactly the first 10 bytes of the digest.
+  return base32(createHash("sha256").update(input, "utf8").digest().subarray(0, 10));
 }

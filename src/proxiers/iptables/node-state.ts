@@ -7,50 +7,30 @@
 import { RestoreBuffers } from "./restore-buffers.js";
 import { builtinChainRules, FILTER_BUILTINS, NAT_BUILTINS, ENSURED_JUMPS } from "./builtin-jumps.js";
 
-interface Section {
-  readonly chains: string[];
-  readonly rules: string[];
-}
-
-function splitTables(restore: string): Map<string, Section> {
-  const tables = new Map<string, Section>();
-  let current: Section | undefined;
-  for (const line of restore.split("\n")) {
-    if (line.startsWith("*")) {
-      current = { chains: [], rules: [] };
-      tables.set(line.slice(1), current);
-    } else if (current === undefined || line === "COMMIT" || line === "") {
-      continue;
-    } else if (line.startsWith(":")) {
-      current.chains.push(line.slice(1).split(" ")[0] ?? "");
-    } else {
-      current.rules.push(line);
-    }
-  }
-  return tables;
-}
-
-/** The node's filter and nat tables (restore form) once `restore` is applied after the jumps. */
-export function nodeStateRestoreText(restore: string): string {
-  const tables = splitTables(restore);
+/** The node's filter and nat tables (restore form) once `buf`'s input is applied after the jumps. */
+export function nodeStateRestoreText(buf: RestoreBuffers): string {
   const out: string[] = [];
-  for (const [table, builtins] of [
-    ["filter", FILTER_BUILTINS],
-    ["nat", NAT_BUILTINS],
-  ] as const) {
-    const section = tables.get(table) ?? { chains: [], rules: [] };
+  const sections = [
+    ["filter", FILTER_BUILTINS, buf.filterChains, buf.filterRules],
+    ["nat", NAT_BUILTINS, buf.natChains, buf.natRules],
+  ] as const;
+  for (const [table, builtins, chainLines, rules] of sections) {
     out.push(`*${table}`);
     for (const b of builtins) out.push(`:${b} ACCEPT [0:0]`);
-    const userChains = [...section.chains];
+    out.push(...chainLines);
     // Jump targets exist even when the restore input does not declare them (EnsureChain).
+    const declared = new Set(chainLines);
     for (const j of ENSURED_JUMPS) {
-      if (j.table === table && !userChains.includes(j.target)) userChains.push(j.target);
+      const line = RestoreBuffers.chainLine(j.target);
+      if (j.table === table && !declared.has(line)) {
+        declared.add(line);
+        out.push(line);
+      }
     }
-    for (const c of userChains) out.push(RestoreBuffers.chainLine(c));
     for (const b of builtins) {
       for (const j of builtinChainRules(table, b)) out.push(`-A ${b} ${j.rule}`);
     }
-    out.push(...section.rules);
+    for (const r of rules) out.push(r);
     out.push("COMMIT");
   }
   return `${out.join("\n")}\n`;

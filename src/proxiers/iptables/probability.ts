@@ -39,5 +39,14 @@ export function formatFixed10(x: number): string {
 
 /** The probability of the i-th of n endpoint rules: 1/(n-i). */
 export function endpointProbability(remaining: number): string {
-  return formatFixed10(1 / remaining);
+  let p = cache[remaining];
+  if (p === undefined) {
+    p = formatFixed10(1 / remaining);
+    if (remaining < CACHE_SIZE) cache[remaining] = p;
+  }
+  return p;
 }
+
+// Like kube-proxy's precomputedProbabilities: the same few strings are printed over and over.
+const CACHE_SIZE = 4096;
+const cache: (string | undefined)[] = [];

@@ -45,6 +45,11 @@ export const NODEPORTS_LAST_RULE_COMMENT =
   "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
 
 export function renderRestore(plan: FamilyPlan, opts: RestoreOptions = {}): string {
+  return renderRestoreSections(plan, opts).text();
+}
+
+/** The four sections of the restore input (see RestoreBuffers). */
+export function renderRestoreSections(plan: FamilyPlan, opts: RestoreOptions = {}): RestoreBuffers {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
   const isIPv6 = settings.family === "IPv6";
@@ -120,5 +125,5 @@ export function renderRestore(plan: FamilyPlan, opts: RestoreOptions = {}): stri
   buf.filterRules.push(
     `-A ${KUBE_FORWARD} ${commentArgs("kubernetes forwarding conntrack rule")} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
   );
-  return buf.text();
+  return buf;
 }

@@ -11,7 +11,7 @@ import type { IPFamily } from "../../net/index.js";
 import { planFamily, type FamilyPlan } from "../common/plan.js";
 import { proxierSettings, type ProxierOptions } from "../common/proxier-settings.js";
 import { nodeStateRestoreText } from "./node-state.js";
-import { renderRestore, type RestoreOptions } from "./render-restore.js";
+import { renderRestoreSections, type RestoreOptions } from "./render-restore.js";
 
 export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {}
 
@@ -32,7 +32,7 @@ export function renderIptablesFamilies(
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
     const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    const restore = renderRestore(plan, opts);
-    return { family, plan, restore, nodeState: nodeStateRestoreText(restore) };
+    const sections = renderRestoreSections(plan, opts);
+    return { family, plan, restore: sections.text(), nodeState: nodeStateRestoreText(sections) };
   });
 }

@@ -15,18 +15,21 @@ export class RestoreBuffers {
 
   /** The iptables-restore input: `*filter` … `COMMIT`, then `*nat` … `COMMIT`. */
   text(): string {
-    const parts = [
-      "*filter",
-      ...this.filterChains,
-      ...this.filterRules,
-      "COMMIT",
-      "*nat",
-      ...this.natChains,
-      ...this.natRules,
-      "COMMIT",
-    ];
-    return `${parts.join("\n")}\n`;
+    const nl = "\n";
+    return (
+      `*filter${nl}` +
+      joinLines(this.filterChains) +
+      joinLines(this.filterRules) +
+      `COMMIT${nl}*nat${nl}` +
+      joinLines(this.natChains) +
+      joinLines(this.natRules) +
+      `COMMIT${nl}`
+    );
   }
+}
+
+function joinLines(lines: readonly string[]): string {
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
 /** kube-proxy quotes a comment exactly when it contains a space. */

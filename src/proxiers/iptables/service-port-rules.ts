@@ -55,6 +55,15 @@ export function writeServicePortRules(
   const externalVerdict = plan.externalVerdict;
   const nat = buf.natRules;
   const filter = buf.filterRules;
+  const sepNames = new Map<string, string>();
+  const sepOf = (ep: Endpoint): string => {
+    let name = sepNames.get(ep.endpoint);
+    if (name === undefined) {
+      name = endpointChain(sp, ep);
+      sepNames.set(ep.endpoint, name);
+    }
+    return name;
+  };
 
   // ClusterIP capture.
   if (internalVerdict === undefined) {
@@ -178,16 +187,16 @@ export function writeServicePortRules(
 
   if (plan.usesClusterPolicy) {
     buf.natChains.push(RestoreBuffers.chainLine(chains.svc));
-    writeEndpointDispatch(nat, plan, chains.svc, plan.categorized.clusterEndpoints, env);
+    writeEndpointDispatch(nat, plan, chains.svc, plan.categorized.clusterEndpoints, env, sepOf);
   }
   if (plan.usesLocalPolicy) {
     buf.natChains.push(RestoreBuffers.chainLine(chains.svl));
-    writeEndpointDispatch(nat, plan, chains.svl, plan.categorized.localEndpoints, env);
+    writeEndpointDispatch(nat, plan, chains.svl, plan.categorized.localEndpoints, env, sepOf);
   }
 
   // One chain per reachable endpoint.
   for (const ep of plan.categorized.allReachable) {
-    const sep = endpointChain(sp, ep);
+    const sep = sepOf(ep);
     buf.natChains.push(RestoreBuffers.chainLine(sep));
     const comment = env.largeClusterMode ? "" : ` ${commentArgs(NAME)}`;
     nat.push(`-A ${sep}${comment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
@@ -202,13 +211,14 @@ function writeEndpointDispatch(
   chain: string,
   endpoints: readonly Endpoint[],
   env: RuleEnvironment,
+  sepOf: (ep: Endpoint) => string,
 ): void {
   const sp = plan.servicePort;
   const comment = (ep: Endpoint): string =>
     env.largeClusterMode ? "" : ` ${commentArgs(`${sp.name} -> ${ep.endpoint}`)}`;
   if (sp.sessionAffinity.kind === "ClientIP") {
     for (const ep of endpoints) {
-      const sep = endpointChain(sp, ep);
+      const sep = sepOf(ep);
       nat.push(
         `-A ${chain}${comment(ep)} -m recent --name ${sep} --rcheck --seconds ${sp.sessionAffinity.timeoutSeconds} --reap -j ${sep}`,
       );
@@ -218,6 +228,6 @@ function writeEndpointDispatch(
   endpoints.forEach((ep, i) => {
     const statistic =
       i < n - 1 ? ` -m statistic --mode random --probability ${endpointProbability(n - i)}` : "";
-    nat.push(`-A ${chain}${comment(ep)}${statistic} -j ${endpointChain(sp, ep)}`);
+    nat.push(`-A ${chain}${comment(ep)}${statistic} -j ${sepOf(ep)}`);
   });
 }

@@ -7,11 +7,7 @@
 import type { IPFamily } from "../../net/index.js";
 
 export type IpvsIpsetType =
-  | "hash:ip"
-  | "hash:ip,port"
-  | "hash:ip,port,ip"
-  | "hash:ip,port,net"
-  | "bitmap:port";
+  "hash:ip" | "hash:ip,port" | "hash:ip,port,ip" | "hash:ip,port,net" | "bitmap:port";
 
 export type IpvsIpsetId =
   | "LOOP-BACK"

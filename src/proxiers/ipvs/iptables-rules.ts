@@ -36,14 +36,54 @@ export interface JumpRule {
 /** In the order kube-proxy ensures them; each is prepended, so later ones end up first. */
 export const IPVS_JUMP_RULES: readonly JumpRule[] = [
   { table: "nat", chain: "OUTPUT", comment: "kubernetes service portals", target: "KUBE-SERVICES" },
-  { table: "nat", chain: "PREROUTING", comment: "kubernetes service portals", target: "KUBE-SERVICES" },
-  { table: "nat", chain: "POSTROUTING", comment: "kubernetes postrouting rules", target: "KUBE-POSTROUTING" },
-  { table: "filter", chain: "FORWARD", comment: "kubernetes forwarding rules", target: "KUBE-FORWARD" },
-  { table: "filter", chain: "INPUT", comment: "kubernetes health check rules", target: "KUBE-NODE-PORT" },
-  { table: "filter", chain: "INPUT", comment: "kube-proxy firewall rules", target: "KUBE-PROXY-FIREWALL" },
-  { table: "filter", chain: "FORWARD", comment: "kube-proxy firewall rules", target: "KUBE-PROXY-FIREWALL" },
-  { table: "filter", chain: "INPUT", comment: "kubernetes ipvs access filter", target: "KUBE-IPVS-FILTER" },
-  { table: "filter", chain: "OUTPUT", comment: "kubernetes ipvs access filter", target: "KUBE-IPVS-OUT-FILTER" },
+  {
+    table: "nat",
+    chain: "PREROUTING",
+    comment: "kubernetes service portals",
+    target: "KUBE-SERVICES",
+  },
+  {
+    table: "nat",
+    chain: "POSTROUTING",
+    comment: "kubernetes postrouting rules",
+    target: "KUBE-POSTROUTING",
+  },
+  {
+    table: "filter",
+    chain: "FORWARD",
+    comment: "kubernetes forwarding rules",
+    target: "KUBE-FORWARD",
+  },
+  {
+    table: "filter",
+    chain: "INPUT",
+    comment: "kubernetes health check rules",
+    target: "KUBE-NODE-PORT",
+  },
+  {
+    table: "filter",
+    chain: "INPUT",
+    comment: "kube-proxy firewall rules",
+    target: "KUBE-PROXY-FIREWALL",
+  },
+  {
+    table: "filter",
+    chain: "FORWARD",
+    comment: "kube-proxy firewall rules",
+    target: "KUBE-PROXY-FIREWALL",
+  },
+  {
+    table: "filter",
+    chain: "INPUT",
+    comment: "kubernetes ipvs access filter",
+    target: "KUBE-IPVS-FILTER",
+  },
+  {
+    table: "filter",
+    chain: "OUTPUT",
+    comment: "kubernetes ipvs access filter",
+    target: "KUBE-IPVS-OUT-FILTER",
+  },
 ];
 
 /** The rule words of a jump rule (`-m comment --comment "…" -j TARGET`). */
@@ -60,18 +100,96 @@ const SET_RULES: readonly {
   readonly matchType: string;
   readonly protocol?: string;
 }[] = [
-  { set: "LOOP-BACK", table: "nat", from: "KUBE-POSTROUTING", to: "MASQUERADE", matchType: "dst,dst,src" },
-  { set: "LOAD-BALANCER", table: "nat", from: "KUBE-SERVICES", to: "KUBE-LOAD-BALANCER", matchType: "dst,dst" },
-  { set: "LOAD-BALANCER-LOCAL", table: "nat", from: "KUBE-LOAD-BALANCER", to: "RETURN", matchType: "dst,dst" },
-  { set: "NODE-PORT-LOCAL-TCP", table: "nat", from: "KUBE-NODE-PORT", to: "RETURN", matchType: "dst", protocol: "tcp" },
-  { set: "NODE-PORT-TCP", table: "nat", from: "KUBE-NODE-PORT", to: "KUBE-MARK-MASQ", matchType: "dst", protocol: "tcp" },
-  { set: "NODE-PORT-LOCAL-UDP", table: "nat", from: "KUBE-NODE-PORT", to: "RETURN", matchType: "dst", protocol: "udp" },
-  { set: "NODE-PORT-UDP", table: "nat", from: "KUBE-NODE-PORT", to: "KUBE-MARK-MASQ", matchType: "dst", protocol: "udp" },
-  { set: "NODE-PORT-LOCAL-SCTP-HASH", table: "nat", from: "KUBE-NODE-PORT", to: "RETURN", matchType: "dst,dst", protocol: "sctp" },
-  { set: "NODE-PORT-SCTP-HASH", table: "nat", from: "KUBE-NODE-PORT", to: "KUBE-MARK-MASQ", matchType: "dst,dst", protocol: "sctp" },
-  { set: "LOAD-BALANCER-FW", table: "filter", from: "KUBE-PROXY-FIREWALL", to: "KUBE-SOURCE-RANGES-FIREWALL", matchType: "dst,dst" },
-  { set: "LOAD-BALANCER-SOURCE-CIDR", table: "filter", from: "KUBE-SOURCE-RANGES-FIREWALL", to: "RETURN", matchType: "dst,dst,src" },
-  { set: "LOAD-BALANCER-SOURCE-IP", table: "filter", from: "KUBE-SOURCE-RANGES-FIREWALL", to: "RETURN", matchType: "dst,dst,src" },
+  {
+    set: "LOOP-BACK",
+    table: "nat",
+    from: "KUBE-POSTROUTING",
+    to: "MASQUERADE",
+    matchType: "dst,dst,src",
+  },
+  {
+    set: "LOAD-BALANCER",
+    table: "nat",
+    from: "KUBE-SERVICES",
+    to: "KUBE-LOAD-BALANCER",
+    matchType: "dst,dst",
+  },
+  {
+    set: "LOAD-BALANCER-LOCAL",
+    table: "nat",
+    from: "KUBE-LOAD-BALANCER",
+    to: "RETURN",
+    matchType: "dst,dst",
+  },
+  {
+    set: "NODE-PORT-LOCAL-TCP",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "RETURN",
+    matchType: "dst",
+    protocol: "tcp",
+  },
+  {
+    set: "NODE-PORT-TCP",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "KUBE-MARK-MASQ",
+    matchType: "dst",
+    protocol: "tcp",
+  },
+  {
+    set: "NODE-PORT-LOCAL-UDP",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "RETURN",
+    matchType: "dst",
+    protocol: "udp",
+  },
+  {
+    set: "NODE-PORT-UDP",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "KUBE-MARK-MASQ",
+    matchType: "dst",
+    protocol: "udp",
+  },
+  {
+    set: "NODE-PORT-LOCAL-SCTP-HASH",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "RETURN",
+    matchType: "dst,dst",
+    protocol: "sctp",
+  },
+  {
+    set: "NODE-PORT-SCTP-HASH",
+    table: "nat",
+    from: "KUBE-NODE-PORT",
+    to: "KUBE-MARK-MASQ",
+    matchType: "dst,dst",
+    protocol: "sctp",
+  },
+  {
+    set: "LOAD-BALANCER-FW",
+    table: "filter",
+    from: "KUBE-PROXY-FIREWALL",
+    to: "KUBE-SOURCE-RANGES-FIREWALL",
+    matchType: "dst,dst",
+  },
+  {
+    set: "LOAD-BALANCER-SOURCE-CIDR",
+    table: "filter",
+    from: "KUBE-SOURCE-RANGES-FIREWALL",
+    to: "RETURN",
+    matchType: "dst,dst,src",
+  },
+  {
+    set: "LOAD-BALANCER-SOURCE-IP",
+    table: "filter",
+    from: "KUBE-SOURCE-RANGES-FIREWALL",
+    to: "RETURN",
+    matchType: "dst,dst,src",
+  },
 ];
 
 /** Go's `%#08x`: `0x` plus zero padding to 8 characters in all. */
@@ -112,7 +230,8 @@ export function renderIpvsIptables(input: IptablesInput): string {
     const base = `-A KUBE-SERVICES ${comment("CLUSTER-IP")} -m set --match-set ${set("CLUSTER-IP").name}`;
     const notLocal = ifNotLocalArgs(input.localDetector);
     if (input.masqueradeAll) nat.push(`${base} dst,dst -j KUBE-MARK-MASQ`);
-    else if (notLocal.length > 0) nat.push(`${base} dst,dst ${notLocal.join(" ")} -j KUBE-MARK-MASQ`);
+    else if (notLocal.length > 0)
+      nat.push(`${base} dst,dst ${notLocal.join(" ")} -j KUBE-MARK-MASQ`);
     // Without a detector only VIP-sourced (node-originated) traffic is masqueraded.
     else nat.push(`${base} src,dst -j KUBE-MARK-MASQ`);
   }

@@ -7,7 +7,14 @@
  * - NodePort addresses: all of those when nodePortAddresses matches everything, otherwise the
  *   interface addresses inside the configured CIDRs, minus loopback.
  */
-import { cidrContains, formatIP, parseCIDR, parseCIDROrHost, parseIP, type IPFamily } from "../../net/index.js";
+import {
+  cidrContains,
+  formatIP,
+  parseCIDR,
+  parseCIDROrHost,
+  parseIP,
+  type IPFamily,
+} from "../../net/index.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import { isLoopbackIP, type NodePortAddresses } from "../common/index.js";
 

@@ -17,12 +17,7 @@ import {
   type VirtualServer,
 } from "../../netfilter/ipvs/index.js";
 import type { Endpoint, FamilyPlan, ServicePortPlan } from "../common/index.js";
-import {
-  IPVS_IPSETS,
-  ipsetName,
-  type IpvsIpset,
-  type IpvsIpsetId,
-} from "./ipsets.js";
+import { IPVS_IPSETS, ipsetName, type IpvsIpset, type IpvsIpsetId } from "./ipsets.js";
 import { nodeAddressSet, nodePortIPs } from "./node-addresses.js";
 
 /** An LB VIP with source ranges that do not include the node: node→VIP traffic is dropped. */
@@ -63,7 +58,9 @@ function ip(s: string): IPAddress {
 
 /** `ip,proto:port` (hash:ip,port), optionally with a third member. */
 function ipPortEntry(address: string, protocol: LowerProtocol, port: number, third?: string) {
-  return third === undefined ? `${address},${protocol}:${port}` : `${address},${protocol}:${port},${third}`;
+  return third === undefined
+    ? `${address},${protocol}:${port}`
+    : `${address},${protocol}:${port},${third}`;
 }
 
 function realServersFor(endpoints: readonly Endpoint[]) {
@@ -135,7 +132,10 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     addVS("cluster-ip", sp.clusterIP, sp.port, true, sp.internalPolicyLocal);
 
     for (const ext of sp.externalIPs) {
-      add(sp.externalPolicyLocal ? "EXTERNAL-IP-LOCAL" : "EXTERNAL-IP", ipPortEntry(ext, proto, sp.port));
+      add(
+        sp.externalPolicyLocal ? "EXTERNAL-IP-LOCAL" : "EXTERNAL-IP",
+        ipPortEntry(ext, proto, sp.port),
+      );
       addVS("external-ip", ext, sp.port, !localAddresses.has(ext), sp.externalPolicyLocal);
     }
 

@@ -27,18 +27,19 @@ export function service(c: ServiceConstraints = {}): fc.Arbitrary<Service> {
   const index = c.index ?? 0;
   const protocols = c.protocols ?? ["TCP", "UDP", "SCTP"];
   const port = fc.record({
-    name: fc.constantFrom("p80", "p443", "dns", ""),
     protocol: fc.constantFrom(...protocols),
     port: fc.constantFrom(80, 443, 53, 1, 65535),
   });
   return fc
     .record({
       type: fc.constantFrom(...(c.types ?? ["ClusterIP", "NodePort", "LoadBalancer"])),
+      // Distinct (protocol, port): two ports may share a number only across protocols.
       ports: fc.uniqueArray(port, {
         minLength: 1,
         maxLength: 3,
-        selector: (p) => `${p.name}/${p.protocol}`,
+        selector: (p) => `${p.protocol}/${p.port}`,
       }),
+      unnamed: fc.boolean(),
       externalTrafficPolicy: fc.constantFrom("Cluster", "Local"),
       internalTrafficPolicy: fc.constantFrom("Cluster", "Local"),
       externalIP: fc.boolean(),
@@ -46,10 +47,11 @@ export function service(c: ServiceConstraints = {}): fc.Arbitrary<Service> {
       affinity: fc.boolean(),
     })
     .map((s): Service => {
-      // One unnamed port at most, and only alone (API validation).
-      const ports = s.ports.some((p) => p.name === "") && s.ports.length > 1
-        ? s.ports.map((p, i) => ({ ...p, name: p.name === "" ? `p${i}` : p.name }))
-        : s.ports;
+      // Names are unique; a port may be unnamed only when it is alone (API validation).
+      const ports = s.ports.map((p) => ({
+        ...p,
+        name: s.unnamed && s.ports.length === 1 ? "" : `${p.protocol.toLowerCase()}${p.port}`,
+      }));
       const external = s.type !== "ClusterIP";
       const lb = s.type === "LoadBalancer";
       const localExt = external && s.externalTrafficPolicy === "Local";

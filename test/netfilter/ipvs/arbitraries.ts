@@ -52,7 +52,9 @@ export const virtualServer = (family: "IPv4" | "IPv6"): fc.Arbitrary<VirtualServ
       protocol: r.protocol,
       port: r.port,
       scheduler: r.scheduler,
-      flags: (r.persistent ? IPVS_FLAG_PERSISTENT : 0) | (r.sched2 && r.scheduler === "mh" ? IPVS_FLAG_SCHED2 : 0),
+      flags:
+        (r.persistent ? IPVS_FLAG_PERSISTENT : 0) |
+        (r.sched2 && r.scheduler === "mh" ? IPVS_FLAG_SCHED2 : 0),
       timeout: r.persistent ? r.timeout : 0,
       netmask: r.persistent ? r.netmask : family === "IPv4" ? 32 : 128,
     }));

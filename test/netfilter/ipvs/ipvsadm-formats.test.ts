@@ -1,5 +1,5 @@
 import { describe, expect } from "@jest/globals";
-import { fc, it, test } from "@fast-check/jest";
+import { it, test } from "@fast-check/jest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatIP, parseIP } from "../../../src/net/index.js";
@@ -29,7 +29,9 @@ function summary(t: IpvsTable): string[] {
     (s) =>
       `${s.virtualServer.protocol} ${formatIP(s.virtualServer.address)}:${s.virtualServer.port} ` +
       `${s.virtualServer.scheduler} f${s.virtualServer.flags} t${s.virtualServer.timeout} m${s.virtualServer.netmask} -> ` +
-      s.realServers.map((r) => `${formatIP(r.address)}:${r.port}/${r.weight}/${r.forward}`).join(","),
+      s.realServers
+        .map((r) => `${formatIP(r.address)}:${r.port}/${r.weight}/${r.forward}`)
+        .join(","),
   );
 }
 
@@ -65,9 +67,9 @@ describe("ipvsadm-save -n", () => {
     expect(t.services).toHaveLength(5);
     const sctp = t.services.find((s) => s.virtualServer.protocol === "SCTP");
     expect(sctp?.virtualServer.port).toBe(3001);
-    expect(sctp?.realServers.map((r) => [formatIP(r.address), r.port, r.weight, r.forward])).toEqual([
-      ["10.180.0.1", 80, 1, "masq"],
-    ]);
+    expect(
+      sctp?.realServers.map((r) => [formatIP(r.address), r.port, r.weight, r.forward]),
+    ).toEqual([["10.180.0.1", 80, 1, "masq"]]);
     const persistent = t.services.find((s) => s.virtualServer.timeout === 10800);
     expect(persistent?.virtualServer.flags).toBe(IPVS_FLAG_PERSISTENT);
     expect(persistent?.virtualServer.netmask).toBe(32);
@@ -119,7 +121,9 @@ describe("ipvsadm-save -n", () => {
     expect(() => parseIpvsadmSave("-a -t 10.0.0.1:80 -r 1.2.3.4:5 -m -w 1\n")).toThrow(
       /:1: real server for a virtual server not defined before/,
     );
-    expect(() => parseIpvsadmSave("-A -t 10.0.0.300:80 -s rr\n")).toThrow(/invalid service address/);
+    expect(() => parseIpvsadmSave("-A -t 10.0.0.300:80 -s rr\n")).toThrow(
+      /invalid service address/,
+    );
   });
 
   test("-p without a value takes ipvsadm's default of 300 s; -M narrows the template", () => {

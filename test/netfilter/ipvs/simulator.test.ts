@@ -62,7 +62,8 @@ describe("IPVS scheduling", () => {
     ]);
     const pinned = ipvsSchedule(index, pkt("udp", "10.96.0.2", 53), templates);
     expect(pinned).toMatchObject({ kind: "schedule", byPersistence: true });
-    if (pinned.kind === "schedule") expect(pinned.choices[0]?.realServer.address).toEqual(ip("10.0.0.2"));
+    if (pinned.kind === "schedule")
+      expect(pinned.choices[0]?.realServer.address).toEqual(ip("10.0.0.2"));
     const other = ipvsSchedule(index, pkt("udp", "10.96.0.2", 53, "10.1.1.2"), templates);
     expect(other).toMatchObject({ kind: "schedule", byPersistence: false });
     if (other.kind === "schedule") expect(other.choices).toHaveLength(2);
@@ -89,7 +90,12 @@ describe("IPVS scheduling", () => {
       const svc = t.services[pick % Math.max(1, t.services.length)];
       if (svc === undefined) return;
       const vs = svc.virtualServer;
-      const d = ipvsSchedule(idx, { protocol: vs.protocol, src: ip("1.1.1.1"), dst: vs.address, dport: vs.port });
+      const d = ipvsSchedule(idx, {
+        protocol: vs.protocol,
+        src: ip("1.1.1.1"),
+        dst: vs.address,
+        dport: vs.port,
+      });
       const live = svc.realServers.filter((r) => r.weight > 0);
       if (live.length === 0) expect(d.kind).toBe("no-destination");
       else {

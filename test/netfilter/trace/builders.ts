@@ -95,3 +95,8 @@ export function fakeEvaluator(m: Match, p: Packet, ctx: EvalContext): MatchOutco
       throw new Error(`fake evaluator: ${String(f.module)}`);
   }
 }
+
+// Real match modules (evaluated by the match registry).
+export const tcpDport = (port: number, negated = false): Match => ({ module: "tcp", dport: { value: { from: port, to: port }, negated } });
+export const udpDport = (port: number, negated = false): Match => ({ module: "udp", dport: { value: { from: port, to: port }, negated } });
+export const statistic = (probability: number): Match => ({ module: "statistic", mode: "random", probability, negated: false });

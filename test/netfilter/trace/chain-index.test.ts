@@ -6,7 +6,7 @@ import type { Rule } from "../../../src/netfilter/model.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 import { parseIP } from "../../../src/net/index.js";
 import {
-  ACCEPT, DROP, REJECT, RETURN, chain, dnat, dport, fakeEvaluator, goto, jump, orMark, rule, ruleSet, stat, table,
+  ACCEPT, DROP, REJECT, RETURN, chain, dnat, goto, jump, orMark, rule, ruleSet, statistic, table, tcpDport, udpDport,
 } from "./builders.js";
 
 const POOL = ["172.30.0.1", "172.30.0.2", "172.30.0.3", "172.30.0.4", "192.168.0.2", "10.180.0.7"];
@@ -36,11 +36,18 @@ const ruleArb = (depth: number): fc.Arbitrary<Rule> =>
         { weight: 1, arbitrary: fc.constantFrom(...POOL).map((notD) => ({ notD })) },
         { weight: 1, arbitrary: fc.constant({}) },
       ),
-      port: fc.option(fc.constantFrom(80, 81)),
+      port: fc.option(fc.record({ proto: fc.constantFrom("tcp", "udp"), port: fc.constantFrom(80, 81), negated: fc.boolean() })),
       p: fc.option(fc.constantFrom(0.5, 0.25, 1)),
     })
     .map(({ t, dst, port, p }) =>
-      rule(t, { ...dst, m: [...(port !== null ? [dport(port)] : []), ...(p !== null ? [stat(p)] : [])] }),
+      rule(t, {
+        ...dst,
+        ...(port !== null ? { p: port.proto } : {}),
+        m: [
+          ...(port !== null ? [(port.proto === "tcp" ? tcpDport : udpDport)(port.port, port.negated)] : []),
+          ...(p !== null ? [statistic(p)] : []),
+        ],
+      }),
     );
 
 const ruleSetArb = fc
@@ -66,13 +73,16 @@ const interfaces = [
 ];
 
 describe("destination index", () => {
-  it.prop([ruleSetArb, fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"), fc.constantFrom(80, 81)], { numRuns: 150 })(
+  it.prop(
+    [ruleSetArb, fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"), fc.constantFrom(80, 81), fc.constantFrom("tcp" as const, "udp" as const)],
+    { numRuns: 150 },
+  )(
     "the indexed walk and the naive walk give identical results",
-    (rs, dst, port) => {
+    (rs, dst, port, proto) => {
       const dp = buildDataplane({ ruleSets: [rs], interfaces });
-      const packet = { proto: "tcp" as const, src: "203.0.113.2", dst, dport: port };
-      const fast = trace(dp, packet, { evaluateMatch: fakeEvaluator, indexed: true });
-      const slow = trace(dp, packet, { evaluateMatch: fakeEvaluator, indexed: false });
+      const packet = { proto, src: "203.0.113.2", dst, dport: port };
+      const fast = trace(dp, packet, { indexed: true });
+      const slow = trace(dp, packet, { indexed: false });
       expect(fast).toEqual(slow);
     },
   );
@@ -80,7 +90,10 @@ describe("destination index", () => {
   it.prop([ruleSetArb])("the index is used for chains of keyed rules", (rs) => {
     const compiled = compileRuleSet(rs, true);
     const services = compiled.tables.get("nat")!.chains.get("SERVICES")!;
-    const keyed = services.rules.filter((r) => r.destination !== undefined && !r.destination.negated && r.destination.value.prefix === 32).length;
+    const hostDst = (r: Rule) => r.destination !== undefined && !r.destination.negated && r.destination.value.prefix === 32;
+    const keyed = services.rules.filter(
+      (r) => hostDst(r) || r.matches.some((m) => (m.module === "tcp" || m.module === "udp") && m.dport?.negated === false),
+    ).length;
     expect(services.index !== undefined).toBe(keyed * 2 >= services.rules.length);
   });
 
@@ -93,7 +106,7 @@ describe("destination index", () => {
       const c = { table: "nat" as const, name: "X", rules, labels: [], index };
       for (const ip of POOL) {
         const expected = rules.flatMap((r, i) => (r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value ? [i] : []));
-        expect(candidateRules(c, parseIP(ip)!)).toEqual(expected);
+        expect(candidateRules(c, parseIP(ip)!, 80)).toEqual(expected);
       }
     },
   );

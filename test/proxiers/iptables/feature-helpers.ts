@@ -9,6 +9,9 @@ import {
 } from "../../../src/proxiers/iptables/render.js";
 import type { RestoreOptions } from "../../../src/proxiers/iptables/render-restore.js";
 import { FAKE_CONFIG, FAKE_NODE } from "./helpers.js";
+import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { trace } from "../../../src/netfilter/trace/tracer.js";
+import type { PacketSpec } from "../../../src/netfilter/trace/result.js";
 
 export function yamlCluster(text: string): Cluster {
   return parseCluster([{ file: "test.yaml", text }], { validation: "warn" });
@@ -19,6 +22,35 @@ export interface FeatureOptions extends RestoreOptions {
   readonly iptables?: Partial<KubeProxyConfiguration["iptables"]>;
   readonly node?: Partial<NodeEnvironment>;
   readonly kernel?: Partial<NodeEnvironment["kernel"]>;
+}
+
+function settingsOf(o: FeatureOptions): { proxyConfig: KubeProxyConfiguration; node: NodeEnvironment } {
+  return {
+    proxyConfig: {
+      ...FAKE_CONFIG,
+      ...o.config,
+      iptables: { ...FAKE_CONFIG.iptables, ...o.iptables },
+    },
+    node: { ...FAKE_NODE, ...o.node, kernel: { ...FAKE_NODE.kernel, ...o.kernel } },
+  };
+}
+
+export interface Outcome {
+  readonly verdict: string;
+  readonly destination?: string;
+  readonly masquerade: boolean;
+  readonly probability: number;
+}
+
+/** The real tracer's outcomes for one packet through the rendered node tables. */
+export function traceOutcomes(yaml: string, o: FeatureOptions, packet: PacketSpec): Outcome[] {
+  const dp = buildNodeDataplane(yamlCluster(yaml), settingsOf(o));
+  return trace(dp, packet).outcomes.map((x) => ({
+    verdict: x.verdict,
+    ...(x.destination !== undefined ? { destination: x.destination } : {}),
+    masquerade: x.masquerade,
+    probability: Math.round(x.probability * 1e6) / 1e6,
+  }));
 }
 
 export function renderFamilies(yaml: string, o: FeatureOptions = {}): IptablesFamilyRestore[] {

@@ -194,21 +194,23 @@ describe("§3 virtual servers and §2 kube-ipvs0", () => {
   ports: [{name: p80, port: 80, protocol: TCP}]`) +
         slice(`- addresses: [10.180.0.1]`, `- {name: p80, port: 80, protocol: TCP}`),
     );
-    expect(out.state.table.services.map((s) => formatIP(s.virtualServer.address)).sort()).toEqual(
-      ["10.20.30.41", "127.0.0.1", "50.60.70.81"],
-    );
+    expect(out.state.table.services.map((s) => formatIP(s.virtualServer.address)).sort()).toEqual([
+      "10.20.30.41",
+      "127.0.0.1",
+      "50.60.70.81",
+    ]);
     expect(entries(out.ipset, "KUBE-EXTERNAL-IP").sort()).toEqual([
       "127.0.0.1,tcp:80",
       "50.60.70.81,tcp:80",
     ]);
     // ETP Cluster: the masquerade rule and the two ACCEPT rules (§5.2 step 4).
-    expect(jumps(out.iptables, "KUBE-SERVICES").filter((r) => r.matchSet === "KUBE-EXTERNAL-IP")).toEqual(
-      [
-        { jump: "KUBE-MARK-MASQ", matchSet: "KUBE-EXTERNAL-IP" },
-        { jump: "ACCEPT", matchSet: "KUBE-EXTERNAL-IP" },
-        { jump: "ACCEPT", matchSet: "KUBE-EXTERNAL-IP" },
-      ],
-    );
+    expect(
+      jumps(out.iptables, "KUBE-SERVICES").filter((r) => r.matchSet === "KUBE-EXTERNAL-IP"),
+    ).toEqual([
+      { jump: "KUBE-MARK-MASQ", matchSet: "KUBE-EXTERNAL-IP" },
+      { jump: "ACCEPT", matchSet: "KUBE-EXTERNAL-IP" },
+      { jump: "ACCEPT", matchSet: "KUBE-EXTERNAL-IP" },
+    ]);
   });
 
   test("an externalIP that is a node address gets a VS but is not bound on kube-ipvs0", () => {
@@ -250,10 +252,14 @@ describe("§3 virtual servers and §2 kube-ipvs0", () => {
   });
 
   test("the default (empty) scheduler is rr", () => {
-    const out = renderYaml(svc(`  clusterIP: 10.20.30.41\n  ports: [{name: p80, port: 80}]`), NODE, {
-      ...FAKE_PROXY_CONFIG,
-      ipvs: { ...FAKE_PROXY_CONFIG.ipvs, scheduler: "" },
-    });
+    const out = renderYaml(
+      svc(`  clusterIP: 10.20.30.41\n  ports: [{name: p80, port: 80}]`),
+      NODE,
+      {
+        ...FAKE_PROXY_CONFIG,
+        ipvs: { ...FAKE_PROXY_CONFIG.ipvs, scheduler: "" },
+      },
+    );
     expect(out.ipvs).toBe("-A -t 10.20.30.41:80 -s rr\n");
   });
 
@@ -334,13 +340,17 @@ describe("§3 virtual servers and §2 kube-ipvs0", () => {
 
 describe("§3 externalTrafficPolicy Local and internalTrafficPolicy Local", () => {
   const etpLocal = (local: boolean) =>
-    svc(`  type: LoadBalancer
+    svc(
+      `  type: LoadBalancer
   clusterIP: 10.20.30.41
   externalIPs: [50.60.70.81]
   externalTrafficPolicy: Local
   healthCheckNodePort: 30000
-  ports: [{name: p80, port: 80, protocol: TCP, nodePort: 3001}]`, "svc1", "ns1",
-      `status:\n  loadBalancer:\n    ingress: [{ip: 1.2.3.4}]`) +
+  ports: [{name: p80, port: 80, protocol: TCP, nodePort: 3001}]`,
+      "svc1",
+      "ns1",
+      `status:\n  loadBalancer:\n    ingress: [{ip: 1.2.3.4}]`,
+    ) +
     slice(
       `- addresses: [10.180.0.1]\n  nodeName: ${local ? "test-node" : "other"}\n- addresses: [10.180.1.1]\n  nodeName: other`,
       `- {name: p80, port: 80, protocol: TCP}`,
@@ -404,7 +414,9 @@ describe("§3 externalTrafficPolicy Local and internalTrafficPolicy Local", () =
         name,
       );
     const out = renderYaml(
-      lbSvc("a", "Local", 30000, 3001) + lbSvc("b", "Local", 30001, 3002) + lbSvc("c", "Cluster", 0, 3003),
+      lbSvc("a", "Local", 30000, 3001) +
+        lbSvc("b", "Local", 30001, 3002) +
+        lbSvc("c", "Cluster", 0, 3003),
     );
     expect(entries(out.ipset, "KUBE-HEALTH-CHECK-NODE-PORT")).toEqual(["30000", "30001"]);
   });
@@ -414,7 +426,10 @@ describe("§3 externalTrafficPolicy Local and internalTrafficPolicy Local", () =
       svc(`  clusterIP: 10.20.30.41
   internalTrafficPolicy: Local
   ports: [{name: p80, port: 80, protocol: TCP}]`) +
-        slice(`- addresses: [10.180.1.1]\n  nodeName: other`, `- {name: p80, port: 80, protocol: TCP}`),
+        slice(
+          `- addresses: [10.180.1.1]\n  nodeName: other`,
+          `- {name: p80, port: 80, protocol: TCP}`,
+        ),
     );
     expect(tableAsSet(out.state.table)).toEqual(["TCP 10.20.30.41:80 rr flags=0 timeout=0 -> []"]);
   });
@@ -447,15 +462,16 @@ describe("§3 externalTrafficPolicy Local and internalTrafficPolicy Local", () =
 });
 
 describe("§4/§5 LoadBalancer source ranges", () => {
-  const lbWithRanges = svc(
-    `  type: LoadBalancer
+  const lbWithRanges =
+    svc(
+      `  type: LoadBalancer
   clusterIP: 10.20.30.41
   loadBalancerSourceRanges: [1.2.3.0/24, 100.101.0.0/16]
   ports: [{name: p80, port: 80, protocol: TCP, nodePort: 3001}]`,
-    "svc1",
-    "ns1",
-    `status:\n  loadBalancer:\n    ingress: [{ip: 1.2.3.4}]`,
-  ) + slice(`- addresses: [10.180.0.1]`, `- {name: p80, port: 80, protocol: TCP}`);
+      "svc1",
+      "ns1",
+      `status:\n  loadBalancer:\n    ingress: [{ip: 1.2.3.4}]`,
+    ) + slice(`- addresses: [10.180.0.1]`, `- {name: p80, port: 80, protocol: TCP}`);
 
   test("without a node IP: FW + SOURCE-CIDR entries, and node→VIP dropped in KUBE-IPVS-OUT-FILTER", () => {
     const out = renderYaml(lbWithRanges);
@@ -502,7 +518,13 @@ describe("§4 IPv6 proxier", () => {
   clusterIPs: ["2020::1"]
   externalTrafficPolicy: Local
   ports: [{name: p, port: 80, protocol: SCTP, nodePort: 3001}]`) +
-      slice(`- addresses: ["1002:ab8::2:10"]\n  nodeName: test-node`, `- {name: p, port: 80, protocol: SCTP}`, "svc1", "ns1", "IPv6"),
+      slice(
+        `- addresses: ["1002:ab8::2:10"]\n  nodeName: test-node`,
+        `- {name: p, port: 80, protocol: SCTP}`,
+        "svc1",
+        "ns1",
+        "IPv6",
+      ),
     node6,
   );
 
@@ -524,7 +546,9 @@ describe("§4 IPv6 proxier", () => {
     expect(entries(out.ipset, "KUBE-6-NODE-PORT-LOCAL-SCTP-HAS")).toEqual([
       "2001:db8::1:1,sctp:3001",
     ]);
-    expect(entries(out.ipset, "KUBE-6-LOOP-BACK")).toEqual(["1002:ab8::2:10,sctp:80,1002:ab8::2:10"]);
+    expect(entries(out.ipset, "KUBE-6-LOOP-BACK")).toEqual([
+      "1002:ab8::2:10,sctp:80,1002:ab8::2:10",
+    ]);
     expect(out.ipvs).toBe(
       "-A --sctp-service [2001:db8::1:1]:3001 -s rr\n" +
         "-a --sctp-service [2001:db8::1:1]:3001 -r [1002:ab8::2:10]:80 -m -w 1\n" +

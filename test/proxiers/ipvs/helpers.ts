@@ -80,7 +80,13 @@ export const NODE: NodeEnvironment = {
   ipFamilies: ["IPv4"],
   nodeIPs: [],
   interfaces: [{ name: "eth0", addresses: ["100.101.102.103/32"] }],
-  kernel: { iptablesRandomFully: false, nfacct: [], conntrackTCPBeLiberal: false, ipvs: true, sctp: true },
+  kernel: {
+    iptablesRandomFully: false,
+    nfacct: [],
+    conntrackTCPBeLiberal: false,
+    ipvs: true,
+    sctp: true,
+  },
 };
 
 export const FAKE_PROXY_CONFIG: KubeProxyConfiguration = {

@@ -60,26 +60,31 @@ const family = out.state.families[0]!;
 /** `create` options without the kernel's random bucketsize/initval. */
 function stableTypes(text: string): Map<string, string> {
   const m = ipsetTypes(text);
-  for (const [k, v] of m) m.set(k, v.replace(/ bucketsize \d+/, "").replace(/ initval 0x[0-9a-f]+/, ""));
+  for (const [k, v] of m)
+    m.set(k, v.replace(/ bucketsize \d+/, "").replace(/ initval 0x[0-9a-f]+/, ""));
   return m;
 }
 const sortedEntries = (text: string) =>
   new Map([...ipsetEntries(text)].map(([k, v]) => [k, [...v].sort()]));
 
 describe("IPVS proxier on a real kernel", () => {
-  kernelTest("ipset restore then ipset save gives back the 17 sets, types and entries", ["root", "ip", "ipset"], async () => {
-    await withNetns(
-      1,
-      ([ns]) => {
-        ns!.exec("ipset", ["restore"], out.ipset);
-        const saved = ns!.exec("ipset", ["save"]);
-        expect(stableTypes(saved)).toEqual(stableTypes(out.ipset));
-        expect(stableTypes(saved).size).toBe(17);
-        expect(sortedEntries(saved)).toEqual(sortedEntries(out.ipset));
-      },
-      "kns-ipvs",
-    );
-  });
+  kernelTest(
+    "ipset restore then ipset save gives back the 17 sets, types and entries",
+    ["root", "ip", "ipset"],
+    async () => {
+      await withNetns(
+        1,
+        ([ns]) => {
+          ns!.exec("ipset", ["restore"], out.ipset);
+          const saved = ns!.exec("ipset", ["save"]);
+          expect(stableTypes(saved)).toEqual(stableTypes(out.ipset));
+          expect(stableTypes(saved).size).toBe(17);
+          expect(sortedEntries(saved)).toEqual(sortedEntries(out.ipset));
+        },
+        "kns-ipvs",
+      );
+    },
+  );
 
   kernelTest(
     "the iptables payload (with jump rules) loads and iptables-save keeps every rule in order",
@@ -132,21 +137,25 @@ describe("IPVS proxier on a real kernel", () => {
     },
   );
 
-  kernelTest("a real IPVS table loaded with ipvsadm-restore reads back as the rendered one", ["root", "ip", "ipvs"], async () => {
-    const lb = renderYaml(CLUSTER);
-    await withNetns(
-      1,
-      ([ns]) => {
-        const hasIpvsadm = spawnSync("sh", ["-c", "command -v ipvsadm-restore"]).status === 0;
-        expect(hasIpvsadm).toBe(true);
-        ns!.exec("ipvsadm-restore", [], lb.ipvs);
-        const saved = ns!.exec("ipvsadm-save", ["-n"]);
-        expect(tableAsSet(parseIpvsadmSave(saved))).toEqual(tableAsSet(lb.state.table));
-        // With IPVS present, the `-m ipvs` DROP rules of KUBE-IPVS-OUT-FILTER load too.
-        ns!.exec("ipset", ["restore"], lb.ipset);
-        ns!.exec("iptables-restore", [], lb.state.families[0]!.iptablesWithJumps);
-      },
-      "kns-ipvs",
-    );
-  });
+  kernelTest(
+    "a real IPVS table loaded with ipvsadm-restore reads back as the rendered one",
+    ["root", "ip", "ipvs"],
+    async () => {
+      const lb = renderYaml(CLUSTER);
+      await withNetns(
+        1,
+        ([ns]) => {
+          const hasIpvsadm = spawnSync("sh", ["-c", "command -v ipvsadm-restore"]).status === 0;
+          expect(hasIpvsadm).toBe(true);
+          ns!.exec("ipvsadm-restore", [], lb.ipvs);
+          const saved = ns!.exec("ipvsadm-save", ["-n"]);
+          expect(tableAsSet(parseIpvsadmSave(saved))).toEqual(tableAsSet(lb.state.table));
+          // With IPVS present, the `-m ipvs` DROP rules of KUBE-IPVS-OUT-FILTER load too.
+          ns!.exec("ipset", ["restore"], lb.ipset);
+          ns!.exec("iptables-restore", [], lb.state.families[0]!.iptablesWithJumps);
+        },
+        "kns-ipvs",
+      );
+    },
+  );
 });

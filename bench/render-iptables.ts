@@ -1,0 +1,115 @@
+/**
+ * Render benchmark for the iptables proxier: N services × 10 endpoints (every 4th a NodePort,
+ * the rest ClusterIP) for N = 1k, 10k, 20k (override: `npx tsx bench/render-iptables.ts 1000 5000`).
+ * Reports the time to plan and serialize the restore text, the process's peak RSS, and the
+ * ratio against `iptables-restore --test` of the same text in a scratch network namespace (the
+ * baseline, measured in this process; skipped with a reason where it cannot run).
+ */
+import { spawnSync } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { makeCluster, type Cluster } from "../src/model/cluster.js";
+import type { EndpointSlice, Service } from "../src/model/kinds.js";
+import { createNetns, deleteNetns, kernelSkipReason } from "../src/backends/netns.js";
+import { renderIptablesFamilies } from "../src/proxiers/iptables/render.js";
+import type { NodeEnvironment } from "../src/model/node-environment.js";
+import { DEFAULT_PROXY_CONFIG } from "../src/model/proxy-config.js";
+
+const ENDPOINTS = 10;
+
+function buildCluster(n: number): Cluster {
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  for (let i = 0; i < n; i++) {
+    const nodePort = i % 4 === 0;
+    const ip = `172.${16 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
+    services.push({
+      metadata: { namespace: `ns${i % 50}`, name: `svc${i}` },
+      spec: {
+        type: nodePort ? "NodePort" : "ClusterIP",
+        clusterIP: ip,
+        clusterIPs: [ip],
+        ipFamilies: ["IPv4"],
+        ports: [
+          {
+            name: "http",
+            protocol: "TCP",
+            port: 80,
+            targetPort: 8080,
+            ...(nodePort ? { nodePort: 30000 + (i % 2768) } : {}),
+          },
+        ],
+      },
+    });
+    endpointSlices.push({
+      metadata: {
+        namespace: `ns${i % 50}`,
+        name: `svc${i}-abc`,
+        labels: { "kubernetes.io/service-name": `svc${i}` },
+      },
+      addressType: "IPv4",
+      endpoints: Array.from({ length: ENDPOINTS }, (_, e) => ({
+        addresses: [`10.${(i >> 8) & 255}.${i & 255}.${e + 1}`],
+        conditions: { ready: true },
+        nodeName: e % 3 === 0 ? "node-a" : "node-b",
+      })),
+      ports: [{ name: "http", protocol: "TCP", port: 8080 }],
+    });
+  }
+  return makeCluster({ services, endpointSlices });
+}
+
+const node: NodeEnvironment = {
+  nodeName: "node-a",
+  ipFamilies: ["IPv4"],
+  nodeIPs: ["192.168.0.2"],
+  interfaces: [
+    { name: "lo", addresses: ["127.0.0.1/8"] },
+    { name: "eth0", addresses: ["192.168.0.2/24"] },
+  ],
+  // No nfacct objects exist in a scratch namespace, so the text must not reference any.
+  kernel: {
+    iptablesRandomFully: true,
+    nfacct: [],
+    conntrackTCPBeLiberal: false,
+    ipvs: true,
+    sctp: true,
+  },
+};
+
+function restoreTestMs(text: string): number | string {
+  const reason = kernelSkipReason(["root", "ip", "iptables"]);
+  if (reason !== undefined) return `skipped: ${reason}`;
+  const ns = createNetns("kns-kpb");
+  try {
+    const t0 = performance.now();
+    const r = spawnSync("ip", ["netns", "exec", ns.name, "iptables-restore", "--test"], {
+      input: text,
+      maxBuffer: 1 << 30,
+    });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) return `failed: ${r.stderr.toString().slice(0, 200)}`;
+    return ms;
+  } finally {
+    deleteNetns(ns);
+  }
+}
+
+const sizes = process.argv.slice(2).map(Number);
+const run = sizes.length > 0 ? sizes : [1000, 10000, 20000];
+console.log("services\trules\trender_ms\tpeak_rss_mb\trestore_test_ms\trender/restore");
+for (const n of run) {
+  const cluster = buildCluster(n);
+  // Warm-up on a small cluster so JIT time is not billed to the first size.
+  renderIptablesFamilies(buildCluster(50), { node, proxyConfig: DEFAULT_PROXY_CONFIG });
+  const t0 = performance.now();
+  const [f] = renderIptablesFamilies(cluster, { node, proxyConfig: DEFAULT_PROXY_CONFIG });
+  const renderMs = performance.now() - t0;
+  const text = f!.nodeState;
+  const rules = text.split("\n").filter((l) => l.startsWith("-A ")).length;
+  const rssMb = process.resourceUsage().maxRSS / 1024;
+  const base = restoreTestMs(f!.restore);
+  const ratio = typeof base === "number" ? (renderMs / base).toFixed(3) : "-";
+  console.log(
+    `${n}\t${rules}\t${renderMs.toFixed(0)}\t${rssMb.toFixed(0)}\t${typeof base === "number" ? base.toFixed(0) : base}\t${ratio}`,
+  );
+}

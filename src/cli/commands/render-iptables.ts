@@ -1,0 +1,105 @@
+/**
+ * `kube-netsim render iptables`: kube-proxy's iptables-restore input for a node (default), or
+ * what iptables-save prints once it is loaded (`--format save`, built-in jumps included).
+ */
+import { Option, type Command } from "commander";
+import type { IPFamily } from "../../net/index.js";
+import { renderIptables } from "../../proxiers/iptables/index.js";
+import type { MasqueradeMarkFormat } from "../../proxiers/iptables/render-restore.js";
+import { CliError } from "../exit.js";
+import {
+  addManifestOptions,
+  addNodeOptions,
+  loadClusterFromOptions,
+  loadNodeEnvironmentFromOptions,
+  loadProxyConfigFromOptions,
+  type ManifestOptions,
+  type NodeOptions,
+} from "../load.js";
+import { parseOutputFormat, renderData } from "../output.js";
+import type { CliIO } from "../program.js";
+
+interface IptablesOptions extends ManifestOptions, NodeOptions {
+  readonly format: "restore" | "save";
+  readonly family?: IPFamily;
+  readonly markFormat: MasqueradeMarkFormat;
+  readonly output: string;
+}
+
+export function registerRenderIptables(render: Command, io: CliIO): void {
+  const cmd = render
+    .command("iptables")
+    .description("kube-proxy's iptables rules for a node (iptables-restore input or iptables-save)");
+  addManifestOptions(cmd);
+  addNodeOptions(cmd);
+  cmd
+    .addOption(
+      new Option(
+        "--format <format>",
+        "restore: the iptables-restore input kube-proxy writes; save: iptables-save once loaded",
+      )
+        .choices(["restore", "save"])
+        .default("restore"),
+    )
+    .addOption(
+      new Option("--family <family>", "only this IP family of a dual-stack node").choices([
+        "IPv4",
+        "IPv6",
+      ]),
+    )
+    .addOption(
+      new Option(
+        "--mark-format <style>",
+        "masquerade mark: short (0x4000, as upstream tests) or padded (0x00004000, as kube-proxy)",
+      )
+        .choices(["short", "padded"])
+        .default("short"),
+    )
+    .option("--output <format>", "text or json", "text")
+    .addHelpText(
+      "after",
+      `
+A dual-stack node prints one section per family, each headed by a "# IPv4" / "# IPv6" comment.
+
+Examples:
+  kube-netsim render iptables -f examples/sctp-service/ --node-env examples/sctp-service/node.yaml --proxy-config examples/sctp-service/proxy.yaml
+  kube-netsim render iptables -f examples/sctp-service/ --node-env examples/sctp-service/node.yaml --format save`,
+    )
+    .action((opts: IptablesOptions) => {
+      const output = parseOutputFormat(opts.output, ["text", "json"]);
+      const cluster = loadClusterFromOptions(opts, io);
+      const node = loadNodeEnvironmentFromOptions(opts, cluster);
+      const proxyConfig = loadProxyConfigFromOptions(opts, io);
+      if (opts.family !== undefined && !node.ipFamilies.includes(opts.family))
+        throw new CliError(
+          `--family ${opts.family}: the node's families are ${node.ipFamilies.join(", ")}`,
+        );
+      const result = renderIptables(cluster, {
+        node,
+        proxyConfig,
+        masqueradeMarkFormat: opts.markFormat,
+      });
+      const families = result.families.filter(
+        (f) => opts.family === undefined || f.family === opts.family,
+      );
+      if (output === "json") {
+        io.stdout(
+          renderData(
+            {
+              families: families.map((f) => ({
+                family: f.family,
+                [opts.format]: opts.format === "restore" ? f.restore : f.save,
+              })),
+            },
+            "json",
+          ),
+        );
+        return;
+      }
+      const many = families.length > 1;
+      const parts = families.map(
+        (f) => `${many ? `# ${f.family}\n` : ""}${opts.format === "restore" ? f.restore : f.save}`,
+      );
+      io.stdout(parts.join(""));
+    });
+}

@@ -1,0 +1,264 @@
+/**
+ * `kube-netsim trace`: every outcome of a packet through a node's netfilter hooks, over a
+ * saved rule set (`--rules`, iptables-save or restore text, repeatable for the two families)
+ * or over the rules rendered from manifests (`-f`). One packet from the options, or a batch
+ * from `--packets FILE.tsv` (header with at least protocol, sourceIP, destIP, destPort; other
+ * columns are carried into `"input"`). `--upstream` prints the kube-proxy unit-test tracer's
+ * answer (output and masq) instead, which is what acceptance flows.tsv files hold.
+ */
+import { readFileSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
+import { ValidationError } from "../../model/issue.js";
+import { parseNodeEnvironment } from "../../model/load-node-environment.js";
+import type { NodeEnvironment } from "../../model/node-environment.js";
+import { parseIptables } from "../../netfilter/parse/iptables.js";
+import { IptablesParseError } from "../../netfilter/parse/errors.js";
+import type { RuleSet } from "../../netfilter/model.js";
+import {
+  buildDataplane,
+  describeOutcome,
+  describeStep,
+  parseTraceProtocol,
+  trace,
+  traceUpstreamStyle,
+  TraceError,
+  TraceInputError,
+  DataplaneError,
+  type NodeDataplane,
+  type PacketSpec,
+  type TraceOrigin,
+  type TraceResult,
+} from "../../netfilter/trace/index.js";
+import { CliError } from "../exit.js";
+import {
+  addManifestOptions,
+  addNodeOptions,
+  loadClusterFromOptions,
+  loadNodeEnvironmentFromOptions,
+  loadProxyConfigFromOptions,
+  type ManifestOptions,
+  type NodeOptions,
+} from "../load.js";
+import { parseOutputFormat, renderData } from "../output.js";
+import type { CliIO } from "../program.js";
+import { readIpsets } from "./trace-ipsets.js";
+
+interface TraceCommandOptions extends ManifestOptions, NodeOptions {
+  readonly rules?: readonly string[];
+  readonly ipsets?: string;
+  readonly proto?: string;
+  readonly src?: string;
+  readonly sport?: string;
+  readonly dst?: string;
+  readonly dport?: string;
+  readonly inInterface?: string;
+  readonly origin?: TraceOrigin;
+  readonly packets?: string;
+  readonly output: string;
+  readonly upstream?: boolean;
+  readonly naive?: boolean;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function readText(file: string, what: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    throw new CliError(`${what} ${file}: ${code === "ENOENT" ? "no such file or directory" : String(e)}`);
+  }
+}
+
+function portOption(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535)
+    throw new CliError(`${what}: "${value}" is not a port number (0-65535)`);
+  return Number(value);
+}
+
+const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel"> = {
+  interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
+  kernel: { iptablesRandomFully: false, nfacct: [], conntrackTCPBeLiberal: false, ipvs: true, sctp: true },
+};
+
+interface Loaded {
+  readonly dataplane: NodeDataplane;
+  readonly ruleSets: readonly RuleSet[];
+  readonly localAddresses: readonly string[];
+}
+
+function loadFromRules(opts: TraceCommandOptions): Loaded {
+  const ruleSets = (opts.rules ?? []).map((file) => parseIptables(readText(file, "--rules"), { file }));
+  const env =
+    opts.nodeEnv !== undefined ? parseNodeEnvironment(readText(opts.nodeEnv, "--node-env"), opts.nodeEnv) : DEFAULT_NODE;
+  const dataplane = buildDataplane({
+    ruleSets,
+    interfaces: env.interfaces,
+    nfacct: env.kernel.nfacct,
+    ...(opts.ipsets !== undefined ? { ipsets: readIpsets(readText(opts.ipsets, "--ipsets"), opts.ipsets) } : {}),
+  });
+  return { dataplane, ruleSets, localAddresses: env.interfaces.flatMap((i) => i.addresses) };
+}
+
+function loadFromManifests(opts: TraceCommandOptions, io: CliIO): Loaded {
+  const cluster = loadClusterFromOptions(opts, io);
+  const node = loadNodeEnvironmentFromOptions(opts, cluster);
+  const proxyConfig = loadProxyConfigFromOptions(opts, io);
+  const dataplane = buildNodeDataplane(cluster, { proxyConfig, node });
+  const ruleSets = Object.values(dataplane.ruleSets).filter((r): r is RuleSet => r !== undefined);
+  return { dataplane, ruleSets, localAddresses: node.interfaces.flatMap((i) => i.addresses) };
+}
+
+type Row = Readonly<Record<string, string>>;
+
+const REQUIRED_COLUMNS = ["protocol", "sourceIP", "destIP", "destPort"] as const;
+
+export function parsePacketsTsv(text: string, file: string): Row[] {
+  const lines = text.split(/\r?\n/);
+  const header = (lines[0] ?? "").split("\t");
+  for (const c of REQUIRED_COLUMNS)
+    if (!header.includes(c)) throw new CliError(`${file}:1: the header has no "${c}" column (need ${REQUIRED_COLUMNS.join(", ")})`);
+  const rows: Row[] = [];
+  lines.slice(1).forEach((line, i) => {
+    if (line.trim() === "" || line.startsWith("#")) return;
+    const cells = line.split("\t");
+    if (cells.length > header.length)
+      throw new CliError(`${file}:${i + 2}: ${cells.length} fields, the header has ${header.length}`);
+    rows.push(Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""])));
+  });
+  return rows;
+}
+
+function rowSpec(row: Row, file: string, line: number): PacketSpec {
+  const dport = portOption(row.destPort, `${file}:${line}: destPort`);
+  const sport = row.sourcePort !== undefined && row.sourcePort !== "" ? portOption(row.sourcePort, `${file}:${line}: sourcePort`) : undefined;
+  return {
+    proto: parseTraceProtocol(row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol),
+    src: row.sourceIP ?? "",
+    dst: row.destIP ?? "",
+    dport: dport ?? 0,
+    ...(sport !== undefined ? { sport } : {}),
+  };
+}
+
+function optionSpec(opts: TraceCommandOptions): PacketSpec {
+  const missing = (["proto", "src", "dst", "dport"] as const).filter((k) => opts[k] === undefined);
+  if (missing.length > 0)
+    throw new CliError(`missing ${missing.map((m) => `--${m}`).join(", ")} (or give --packets FILE.tsv)`);
+  const sport = portOption(opts.sport, "--sport");
+  return {
+    proto: parseTraceProtocol(opts.proto!),
+    src: opts.src!,
+    dst: opts.dst!,
+    dport: portOption(opts.dport, "--dport")!,
+    ...(sport !== undefined ? { sport } : {}),
+    ...(opts.inInterface !== undefined ? { inInterface: opts.inInterface } : {}),
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+  };
+}
+
+export function formatTraceText(r: TraceResult): string {
+  const p = r.packet;
+  const lines = [
+    `packet: ${p.proto} ${p.src}:${p.sport} -> ${p.dst}:${p.dport} (${r.origin})`,
+    `  ${r.explanation.origin}`,
+  ];
+  for (const note of r.explanation.notes) lines.push(`  note: ${note}`);
+  r.outcomes.forEach((o, i) => {
+    lines.push(`outcome ${i + 1}: ${describeOutcome(o)}`);
+    lines.push(`  path: ${o.path.length > 0 ? o.path.join(" ") : "(no rule matched)"}`);
+    for (const s of r.explanation.outcomes[i] ?? []) lines.push(`    ${describeStep(s)}`);
+  });
+  if (r.scenarios !== undefined) {
+    const repeat = r.scenarios[1];
+    if (repeat !== undefined) {
+      lines.push(`repeat within the recent timeout:`);
+      for (const o of repeat.outcomes) lines.push(`  ${describeOutcome(o)}; path: ${o.path.join(" ")}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function run(opts: TraceCommandOptions, io: CliIO): void {
+  const format = parseOutputFormat(opts.output, ["text", "json"]);
+  const fromRules = (opts.rules ?? []).length > 0;
+  const fromManifests = (opts.filename ?? []).length > 0;
+  if (fromRules === fromManifests) throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
+  const loaded = fromRules ? loadFromRules(opts) : loadFromManifests(opts, io);
+  const traceOpts = { indexed: opts.naive !== true };
+  const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
+  const upstream = (spec: PacketSpec) => {
+    const family = spec.src.includes(":") ? "IPv6" : "IPv4";
+    const rs = loaded.ruleSets.find((r) => r.family === family);
+    if (rs === undefined) throw new CliError(`no ${family} rule set given`);
+    return traceUpstreamStyle(rs, loaded.localAddresses, { protocol: spec.proto, sourceIP: spec.src, destIP: spec.dst, destPort: spec.dport });
+  };
+  if (opts.packets === undefined) {
+    const spec = optionSpec(opts);
+    if (opts.upstream === true) {
+      const u = upstream(spec);
+      io.stdout(format === "json" ? renderData({ output: u.output, masq: u.masq, path: u.path }, "json") : `${u.output}\t${u.masq}\n`);
+      return;
+    }
+    const r = one(spec);
+    io.stdout(format === "json" ? renderData(r, "json") : formatTraceText(r));
+    return;
+  }
+  const rows = parsePacketsTsv(readText(opts.packets, "--packets"), opts.packets);
+  rows.forEach((row, i) => {
+    const spec = rowSpec(row, opts.packets!, i + 2);
+    if (opts.upstream === true) {
+      const u = upstream(spec);
+      if (format === "json") io.stdout(`${JSON.stringify({ output: u.output, masq: u.masq, path: u.path, input: row })}\n`);
+      else io.stdout(`${row.name !== undefined ? `${row.name}\t` : ""}${u.output}\t${u.masq}\n`);
+      return;
+    }
+    const r = one(spec);
+    if (format === "json") io.stdout(`${JSON.stringify({ ...r, input: row })}\n`);
+    else io.stdout(`${row.name !== undefined ? `# ${row.name}\n` : ""}${formatTraceText(r)}\n`);
+  });
+}
+
+export function registerTrace(program: Command, io: CliIO): void {
+  const cmd = program
+    .command("trace")
+    .description("every outcome of a packet through the node's netfilter hooks (NAT, conntrack, marks, IPVS)")
+    .option("--rules <file>", "a saved rule set, iptables-save or iptables-restore text (repeatable: one per family)", collect)
+    .option("--ipsets <file>", "ipset save text for --rules")
+    .option("--proto <proto>", "tcp, udp, sctp or icmp")
+    .option("--src <ip>", "source address")
+    .option("--sport <port>", "source port (default 40000)")
+    .option("--dst <ip>", "destination address")
+    .option("--dport <port>", "destination port")
+    .option("--in-interface <name>", "interface a remote packet arrives on (default: by source subnet)")
+    .addOption(new Option("--origin <origin>", "remote or local (default: local iff the source is a node address)").choices(["remote", "local"]))
+    .option("--packets <file.tsv>", "batch: TSV with protocol, sourceIP, destIP, destPort columns (sourcePort optional)")
+    .option("--upstream", "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)")
+    .option("--naive", "walk every rule (no destination index); for checking the index")
+    .option("-o, --output <format>", "text or json", "text");
+  addManifestOptions(cmd);
+  addNodeOptions(cmd);
+  cmd.addHelpText(
+    "after",
+    `
+Examples:
+  kube-netsim trace --rules examples/trace/node.rules --node-env examples/trace/node.yaml \\
+      --proto tcp --src 203.0.113.2 --dst 172.30.0.41 --dport 80
+  kube-netsim trace --rules examples/trace/node.rules --node-env examples/trace/node.yaml \\
+      --packets examples/trace/packets.tsv --output json`,
+  );
+  cmd.action((opts: TraceCommandOptions) => {
+    try {
+      run(opts, io);
+    } catch (e) {
+      if (e instanceof IptablesParseError || e instanceof TraceInputError || e instanceof DataplaneError || e instanceof TraceError)
+        throw new CliError(e.message);
+      if (e instanceof ValidationError || e instanceof CliError) throw e;
+      throw e;
+    }
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * `iptables-restore` input from a rule set. Rules keep the words they were written with
+ * (`Rule.written`, raw tokens with their quotes), and a parsed table keeps its lines in their
+ * original order (declarations, rules across chains, `-X` deletions), so kube-proxy's restore
+ * text round-trips byte for byte. A rule built in code (no `written`) is printed canonically.
+ */
+import { BUILTIN_CHAINS, type Chain, type Rule, type RuleSet, type Table } from "../model.js";
+import { formatRuleBody } from "./rule.js";
+
+interface Line {
+  readonly at: number;
+  readonly text: string;
+}
+
+function counters(c: { readonly counters?: Rule["counters"] }): string {
+  return `[${c.counters?.packets ?? 0n}:${c.counters?.bytes ?? 0n}]`;
+}
+
+function ruleLine(chain: string, r: Rule, family: RuleSet["family"]): string {
+  const body = r.written !== undefined ? r.written.join(" ") : formatRuleBody(r, family);
+  const prefix = r.counters !== undefined && r.written !== undefined ? `${counters(r)} ` : "";
+  return body === "" ? `${prefix}-A ${chain}` : `${prefix}-A ${chain} ${body}`;
+}
+
+function chainDecl(c: Chain, builtin: boolean): string {
+  return `:${c.name} ${builtin ? (c.policy ?? "ACCEPT") : "-"} ${counters(c)}`;
+}
+
+function formatTable(t: Table, family: RuleSet["family"]): string {
+  const builtins = BUILTIN_CHAINS[t.name] as readonly string[];
+  const parsed = t.line !== undefined && t.chains.every((c) => c.rules.every((r) => r.line !== undefined));
+  const out: string[] = [`*${t.name}`];
+  if (parsed) {
+    const lines: Line[] = [];
+    for (const c of t.chains) {
+      if (c.line !== undefined) lines.push({ at: c.line, text: chainDecl(c, builtins.includes(c.name)) });
+      for (const r of c.rules) lines.push({ at: r.line as number, text: ruleLine(c.name, r, family) });
+    }
+    for (const d of t.deleted ?? []) lines.push({ at: d.line, text: `-X ${d.name}` });
+    lines.sort((a, b) => a.at - b.at);
+    for (const l of lines) out.push(l.text);
+  } else {
+    for (const c of t.chains) out.push(chainDecl(c, builtins.includes(c.name)));
+    for (const c of t.chains) for (const r of c.rules) out.push(ruleLine(c.name, r, family));
+    for (const d of t.deleted ?? []) out.push(`-X ${d.name}`);
+  }
+  out.push("COMMIT");
+  return `${out.join("\n")}\n`;
+}
+
+export function formatIptablesRestore(ruleSet: RuleSet): string {
+  return ruleSet.tables.map((t) => formatTable(t, ruleSet.family)).join("");
+}

@@ -1,0 +1,48 @@
+/** `ipset save` text (without the random `bucketsize`/`initval` newer kernels add). */
+import { formatAddr } from "../matches/format-addr.js";
+import { familyWord } from "./parse.js";
+import type { Ipset, IpsetEntry, IpsetEntryPart } from "./model.js";
+
+function part(p: IpsetEntryPart): string {
+  switch (p.kind) {
+    case "ip":
+      return formatAddr(p.ip);
+    case "net": {
+      const full = p.cidr.family === "IPv4" ? 32 : 128;
+      return p.cidr.prefix === full ? formatAddr(p.cidr.network) : `${formatAddr(p.cidr.network)}/${p.cidr.prefix}`;
+    }
+    case "port":
+      return p.protocol === undefined ? `${p.port}` : `${p.protocol}:${p.port}`;
+  }
+}
+
+function quote(s: string): string {
+  return `"${s}"`;
+}
+
+export function formatIpsetEntry(set: Ipset, e: IpsetEntry): string {
+  let out = `add ${set.name} ${e.parts.map(part).join(",")}`;
+  if (e.nomatch) out += " nomatch";
+  if (e.timeout !== undefined) out += ` timeout ${e.timeout}`;
+  if (e.comment !== undefined) out += ` comment ${quote(e.comment)}`;
+  return out;
+}
+
+export function formatIpsetCreate(s: Ipset): string {
+  let out = `create ${s.name} ${s.type}`;
+  if (s.type === "bitmap:port") out += ` range ${s.range?.from ?? 0}-${s.range?.to ?? 65535}`;
+  else out += ` family ${familyWord(s.family)} hashsize ${s.hashsize} maxelem ${s.maxelem}`;
+  if (s.timeout !== undefined) out += ` timeout ${s.timeout}`;
+  if (s.counters) out += " counters";
+  if (s.comment) out += " comment";
+  return out;
+}
+
+export function formatIpsetSave(sets: readonly Ipset[]): string {
+  let out = "";
+  for (const s of sets) {
+    out += `${formatIpsetCreate(s)}\n`;
+    for (const e of s.entries) out += `${formatIpsetEntry(s, e)}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,340 @@
+/**
+ * The iptables-save / iptables-restore text parser.
+ *
+ * It reads both what `iptables-save` prints and what `iptables-restore` accepts (what
+ * kube-proxy writes): `*table`, `:CHAIN POLICY [p:b]`, `[p:b] -A CHAIN ...`, `-I CHAIN [N]`,
+ * `-N`, `-X`, `-F`, `-P`, `COMMIT`, `#` comments. The result is the state the kernel would hold
+ * after `iptables-restore` of the text into empty tables, with these iptables-nft v1.8.9 rules
+ * (checked against the real tool):
+ * - a second `*table` section replaces the table; declaring an existing user chain again
+ *   flushes it; declaring a built-in chain again only sets its policy;
+ * - `-N` of an existing chain, `-A`/`-I`/`-F`/`-X` of a missing one, `-X` of a referenced or
+ *   built-in chain, a jump to a chain missing at COMMIT, a line outside `*table ... COMMIT`, and
+ *   a missing final COMMIT are errors.
+ * Every problem is collected with its line; the parse fails with one `IptablesParseError`.
+ */
+import type { IPFamily } from "../../net/index.js";
+import {
+  BUILTIN_CHAINS,
+  type Chain,
+  type Counters,
+  type Hook,
+  type Rule,
+  type RuleSet,
+  type Table,
+  type TableName,
+} from "../model.js";
+import { ExtensionError } from "../matches/extension.js";
+import { targetExtension } from "../registry.js";
+import { IptablesParseError, type IptablesIssue } from "./errors.js";
+import { parseRuleWords, RuleError } from "./rule.js";
+import { splitRestoreWords } from "./words.js";
+
+export interface ParseIptablesOptions {
+  /** Named in error messages. Default `<input>`. */
+  readonly file?: string;
+  /** Default: IPv6 when the text's addresses say so, else IPv4. */
+  readonly family?: IPFamily;
+  /** Stop after this many issues. Default 50. */
+  readonly maxIssues?: number;
+}
+
+interface ChainBuilder {
+  readonly name: string;
+  readonly builtin: boolean;
+  policy?: "ACCEPT" | "DROP";
+  counters?: Counters;
+  rules: Rule[];
+  /** Targets of jumps in this chain's rules, parallel to `rules`. */
+  jumps: (string | undefined)[];
+  line?: number;
+}
+
+interface TableBuilder {
+  readonly name: TableName;
+  chains: Map<string, ChainBuilder>;
+  readonly line: number;
+  deleted: { name: string; line: number }[];
+}
+
+const TABLES: readonly TableName[] = ["raw", "mangle", "nat", "filter", "security"];
+const MAX_CHAIN_NAME = 28;
+
+class LineError extends Error {}
+
+function fail(message: string): never {
+  throw new LineError(message);
+}
+
+function parseCounters(s: string): Counters | undefined {
+  const m = /^\[([0-9]+):([0-9]+)\]$/.exec(s);
+  return m === null ? undefined : { packets: BigInt(m[1] as string), bytes: BigInt(m[2] as string) };
+}
+
+function newTable(name: TableName, line: number): TableBuilder {
+  const chains = new Map<string, ChainBuilder>();
+  for (const hook of BUILTIN_CHAINS[name]) chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [], jumps: [] });
+  return { name, chains, line, deleted: [] };
+}
+
+/** Guesses the family from the first addresses in the text (cheap: looks at `-s`/`-d` values). */
+export function sniffFamily(text: string): IPFamily {
+  const re = / (?:-s|-d|--to-destination|--to-source) \[?([0-9a-fA-F:.]+)/g;
+  for (let k = 0; k < 50; k++) {
+    const m = re.exec(text);
+    if (m === null) break;
+    const v = m[1] as string;
+    if (v.includes(":") && !/^[0-9.]+:/.test(v)) return "IPv6";
+    if (/^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/.test(v)) return "IPv4";
+  }
+  return "IPv4";
+}
+
+function checkChainName(name: string): void {
+  if (name.length === 0) fail(`missing chain name`);
+  if (name.length > MAX_CHAIN_NAME) fail(`invalid chain name "${name}" (${MAX_CHAIN_NAME} chars max)`);
+  if (name.startsWith("-") || name.startsWith("!")) fail(`invalid chain name "${name}"`);
+}
+
+function freeze(t: TableBuilder): Table {
+  const chains: Chain[] = [];
+  for (const c of t.chains.values()) {
+    const chain: { -readonly [K in keyof Chain]: Chain[K] } = { name: c.name, rules: c.rules };
+    if (c.policy !== undefined) chain.policy = c.policy;
+    if (c.counters !== undefined) chain.counters = c.counters;
+    if (c.line !== undefined) chain.line = c.line;
+    chains.push(chain);
+  }
+  const table: { -readonly [K in keyof Table]: Table[K] } = { name: t.name, chains, line: t.line };
+  if (t.deleted.length > 0) table.deleted = t.deleted;
+  return table;
+}
+
+export function parseIptables(text: string, opts: ParseIptablesOptions = {}): RuleSet {
+  const file = opts.file ?? "<input>";
+  const family = opts.family ?? sniffFamily(text);
+  const maxIssues = opts.maxIssues ?? 50;
+  const issues: IptablesIssue[] = [];
+  const tables: TableBuilder[] = [];
+  let current: TableBuilder | undefined;
+  let lineNo = 0;
+  let pos = 0;
+  const len = text.length;
+
+  const checkHooks = (t: TableBuilder): void => {
+    // Which built-in hooks reach each chain (through -j and -g), as the kernel validates.
+    const reach = new Map<string, Set<Hook>>();
+    const visit = (name: string, hook: Hook): void => {
+      let set = reach.get(name);
+      if (set === undefined) reach.set(name, (set = new Set()));
+      if (set.has(hook)) return;
+      set.add(hook);
+      for (const to of t.chains.get(name)?.jumps ?? []) if (to !== undefined && t.chains.has(to)) visit(to, hook);
+    };
+    for (const hook of BUILTIN_CHAINS[t.name]) visit(hook, hook);
+    for (const c of t.chains.values()) {
+      const hooks = reach.get(c.name);
+      if (hooks === undefined) continue;
+      for (const r of c.rules) {
+        const ext = r.target === undefined || r.target.kind === "jump" ? undefined : targetExtension(r.target.kind);
+        const bad = ext?.hooks === undefined ? undefined : [...hooks].find((h) => !(ext.hooks as readonly Hook[]).includes(h));
+        if (ext !== undefined && bad !== undefined)
+          issues.push({ file, line: r.line ?? lineNo, message: `target "${ext.name}" is not valid in the ${bad} hook (only ${ext.hooks?.join(", ")})` });
+      }
+    }
+  };
+
+  const commit = (t: TableBuilder): void => {
+    checkHooks(t);
+    for (const c of t.chains.values()) {
+      for (let k = 0; k < c.jumps.length; k++) {
+        const to = c.jumps[k];
+        if (to === undefined) continue;
+        const target = t.chains.get(to);
+        const line = c.rules[k]?.line ?? lineNo;
+        if (target === undefined) issues.push({ file, line, message: `chain "${to}" does not exist (jump from chain "${c.name}")` });
+        else if (target.builtin) issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });
+      }
+    }
+    const idx = tables.findIndex((x) => x.name === t.name);
+    if (idx === -1) tables.push(t);
+    else tables[idx] = t;
+  };
+
+  const chainOf = (t: TableBuilder, name: string | undefined, cmd: string): ChainBuilder => {
+    if (name === undefined) fail(`"${cmd}" requires a chain name`);
+    const c = t.chains.get(name);
+    if (c === undefined) fail(`chain "${name}" does not exist`);
+    return c;
+  };
+
+  const isReferenced = (t: TableBuilder, name: string): boolean => {
+    for (const c of t.chains.values()) if (c.name !== name && c.jumps.includes(name)) return true;
+    return false;
+  };
+
+  const handleCommand = (t: TableBuilder, line: string): void => {
+    const { words, raw } = splitRestoreWords(line);
+    let k = 0;
+    let counters: Counters | undefined;
+    if (words[0] !== undefined && words[0].startsWith("[")) {
+      counters = parseCounters(words[0]);
+      if (counters === undefined) fail(`bad counters "${words[0]}"`);
+      k = 1;
+    }
+    const cmd = words[k];
+    const chainName = words[k + 1];
+    switch (cmd) {
+      case "-A":
+      case "--append":
+      case "-I":
+      case "--insert": {
+        const chain = chainOf(t, chainName, cmd);
+        let start = k + 2;
+        let index = cmd === "-A" || cmd === "--append" ? chain.rules.length : 0;
+        if ((cmd === "-I" || cmd === "--insert") && words[start] !== undefined && /^[0-9]+$/.test(words[start] as string)) {
+          const n = Number(words[start]);
+          if (n < 1 || n > chain.rules.length + 1) fail(`index of insertion ${n} too big for chain "${chain.name}"`);
+          index = n - 1;
+          start++;
+        }
+        let parsed;
+        try {
+          parsed = parseRuleWords(words, start, family, t.name, counters);
+        } catch (e) {
+          if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
+          throw e;
+        }
+        const rule = parsed.rule as { -readonly [K in keyof Rule]: Rule[K] };
+        if (rule.inInterface !== undefined && (chain.name === "OUTPUT" || chain.name === "POSTROUTING") && chain.builtin)
+          fail(`can't use -i with ${chain.name}`);
+        if (rule.outInterface !== undefined && (chain.name === "PREROUTING" || chain.name === "INPUT") && chain.builtin)
+          fail(`can't use -o with ${chain.name}`);
+        rule.written = start === raw.length ? [] : raw.slice(start);
+        rule.line = lineNo;
+        if (index === chain.rules.length) {
+          chain.rules.push(rule);
+          chain.jumps.push(parsed.jumpTo);
+        } else {
+          chain.rules.splice(index, 0, rule);
+          chain.jumps.splice(index, 0, parsed.jumpTo);
+        }
+        return;
+      }
+      case "-N":
+      case "--new-chain": {
+        if (chainName === undefined) fail(`"${cmd}" requires a chain name`);
+        checkChainName(chainName);
+        if (t.chains.has(chainName)) fail(`chain "${chainName}" already exists`);
+        t.chains.set(chainName, { name: chainName, builtin: false, rules: [], jumps: [], line: lineNo });
+        return;
+      }
+      case "-X":
+      case "--delete-chain": {
+        const names = chainName === undefined ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.name) : [chainName];
+        for (const name of names) {
+          const c = chainOf(t, name, cmd);
+          if (c.builtin) fail(`cannot delete built-in chain "${name}"`);
+          if (isReferenced(t, name)) fail(`cannot delete chain "${name}": it is referenced by a rule`);
+          t.chains.delete(name);
+          t.deleted.push({ name, line: lineNo });
+        }
+        return;
+      }
+      case "-F":
+      case "--flush": {
+        const list = chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
+        for (const c of list) {
+          c.rules = [];
+          c.jumps = [];
+        }
+        return;
+      }
+      case "-P":
+      case "--policy": {
+        const c = chainOf(t, chainName, cmd);
+        const p = words[k + 2];
+        if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.name}"`);
+        if (p !== "ACCEPT" && p !== "DROP") fail(`bad policy "${p ?? ""}": expected ACCEPT or DROP`);
+        c.policy = p;
+        return;
+      }
+      case "-t":
+      case "--table":
+        fail(`the -t option cannot be used in iptables-restore input`);
+        break;
+      default:
+        fail(cmd === undefined ? `missing command` : `unknown or unsupported command "${cmd}"`);
+    }
+  };
+
+  const handleChainLine = (t: TableBuilder, line: string): void => {
+    const parts = line.slice(1).split(/[ \t]+/).filter((p) => p !== "");
+    const [name, policy, countersText] = parts;
+    if (name === undefined) fail(`missing chain name`);
+    checkChainName(name);
+    if (policy === undefined) fail(`chain "${name}": missing policy`);
+    const counters = countersText === undefined ? undefined : parseCounters(countersText);
+    if (countersText !== undefined && counters === undefined) fail(`chain "${name}": bad counters "${countersText}"`);
+    const existing = t.chains.get(name);
+    if (existing?.builtin === true || BUILTIN_CHAINS[t.name].includes(name as never)) {
+      if (policy !== "ACCEPT" && policy !== "DROP") fail(`bad policy "${policy}" for built-in chain "${name}"`);
+      const c = existing as ChainBuilder;
+      c.policy = policy;
+      if (counters !== undefined) c.counters = counters;
+      c.line = lineNo;
+      return;
+    }
+    if (policy !== "-") fail(`cannot set policy "${policy}" on user-defined chain "${name}"`);
+    if (existing !== undefined) {
+      // iptables-nft flushes a user chain that is declared again.
+      existing.rules = [];
+      existing.jumps = [];
+      return;
+    }
+    const c: ChainBuilder = { name, builtin: false, rules: [], jumps: [], line: lineNo };
+    if (counters !== undefined) c.counters = counters;
+    t.chains.set(name, c);
+  };
+
+  while (pos <= len && issues.length < maxIssues) {
+    let end = text.indexOf("\n", pos);
+    if (end === -1) end = len;
+    if (pos === len) break;
+    let line = text.slice(pos, end);
+    pos = end + 1;
+    lineNo++;
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    const c0 = line.charCodeAt(0);
+    if (line.length === 0 || c0 === 35 /* # */) continue;
+    try {
+      if (c0 === 42 /* * */) {
+        if (current !== undefined) fail(`"${line}": table "${current.name}" was not committed (COMMIT expected)`);
+        const name = line.slice(1).trim();
+        if (!(TABLES as readonly string[]).includes(name)) fail(`table "${name}" does not exist`);
+        current = newTable(name as TableName, lineNo);
+        continue;
+      }
+      if (line.trim() === "COMMIT") {
+        if (current === undefined) fail(`COMMIT outside of a table`);
+        commit(current);
+        current = undefined;
+        continue;
+      }
+      if (line.trim() === "") continue;
+      if (current === undefined) fail(`"${line.trim().split(/\s+/)[0] ?? ""}" outside of a table: expected "*TABLE" first`);
+      if (c0 === 58 /* : */) handleChainLine(current, line);
+      else handleCommand(current, line);
+    } catch (e) {
+      if (e instanceof LineError) issues.push({ file, line: lineNo, message: e.message });
+      else throw e;
+    }
+  }
+  if (current !== undefined && issues.length < maxIssues)
+    issues.push({ file, line: lineNo + 1, message: `COMMIT expected for table "${current.name}"` });
+  if (issues.length > 0) throw new IptablesParseError(issues);
+  return { family, tables: tables.map(freeze) };
+}
+
+/** The name in interfaces.md. */
+export const parseIptablesSave = parseIptables;

@@ -1,0 +1,117 @@
+/**
+ * Every iptables extension kube-netsim models, one object per module. The rule parser looks
+ * modules and targets up here; an unknown one is an error that names it, never skipped.
+ */
+import type { IPFamily } from "../net/index.js";
+import type { EvalContext, MatchOutcome, Packet } from "./model.js";
+import type { MatchExtension } from "./matches/extension.js";
+import type { Match, MatchModule } from "./matches/index.js";
+import { addrtypeMatch } from "./matches/addrtype.js";
+import { commentMatch } from "./matches/comment.js";
+import { connmarkMatch } from "./matches/connmark.js";
+import { conntrackMatch } from "./matches/conntrack.js";
+import { icmpMatch } from "./matches/icmp.js";
+import { icmp6Match } from "./matches/icmp6.js";
+import { iprangeMatch } from "./matches/iprange.js";
+import { ipvsMatch } from "./matches/ipvs.js";
+import { limitMatch } from "./matches/limit.js";
+import { markMatch } from "./matches/mark.js";
+import { multiportMatch } from "./matches/multiport.js";
+import { nfacctMatch } from "./matches/nfacct.js";
+import { physdevMatch } from "./matches/physdev.js";
+import { recentMatch } from "./matches/recent.js";
+import { sctpMatch } from "./matches/sctp.js";
+import { setMatch } from "./matches/set.js";
+import { stateMatch } from "./matches/state.js";
+import { statisticMatch } from "./matches/statistic.js";
+import { tcpMatch } from "./matches/tcp.js";
+import { udpMatch } from "./matches/udp.js";
+import type { Target } from "./targets/index.js";
+import type { TargetExtension } from "./targets/extension.js";
+import { acceptTarget, dropTarget, returnTarget } from "./targets/verdicts.js";
+import { rejectTarget } from "./targets/reject.js";
+import { dnatTarget } from "./targets/dnat.js";
+import { snatTarget } from "./targets/snat.js";
+import { masqueradeTarget } from "./targets/masquerade.js";
+import { markTarget } from "./targets/mark.js";
+import { connmarkTarget } from "./targets/connmark.js";
+import { logTarget } from "./targets/log.js";
+import { nflogTarget } from "./targets/nflog.js";
+import { notrackTarget } from "./targets/notrack.js";
+import { ctTarget } from "./targets/ct.js";
+
+export type MatchExtensions = {
+  readonly [K in MatchModule]: MatchExtension<Extract<Match, { module: K }>>;
+};
+
+export const MATCH_EXTENSIONS: MatchExtensions = {
+  tcp: tcpMatch,
+  udp: udpMatch,
+  sctp: sctpMatch,
+  icmp: icmpMatch,
+  icmp6: icmp6Match,
+  multiport: multiportMatch,
+  comment: commentMatch,
+  conntrack: conntrackMatch,
+  state: stateMatch,
+  mark: markMatch,
+  connmark: connmarkMatch,
+  addrtype: addrtypeMatch,
+  statistic: statisticMatch,
+  recent: recentMatch,
+  set: setMatch,
+  physdev: physdevMatch,
+  iprange: iprangeMatch,
+  nfacct: nfacctMatch,
+  limit: limitMatch,
+  ipvs: ipvsMatch,
+};
+
+/** The extension of a `-m` word, or undefined for a module kube-netsim does not model. */
+export function matchExtension(module: string): MatchExtension<Match> | undefined {
+  return Object.hasOwn(MATCH_EXTENSIONS, module)
+    ? (MATCH_EXTENSIONS[module as MatchModule] as unknown as MatchExtension<Match>)
+    : undefined;
+}
+
+type TargetOf<K extends string> = Extract<Target, { kind: K }>;
+
+export const TARGET_EXTENSIONS: readonly TargetExtension<Target>[] = [
+  acceptTarget,
+  dropTarget,
+  returnTarget,
+  rejectTarget,
+  dnatTarget,
+  snatTarget,
+  masqueradeTarget,
+  markTarget,
+  connmarkTarget,
+  logTarget,
+  nflogTarget,
+  notrackTarget,
+  ctTarget,
+] as unknown as readonly TargetExtension<Target>[];
+
+const targetsByName = new Map<string, TargetExtension<Target>>(TARGET_EXTENSIONS.map((t) => [t.name, t]));
+
+/** The extension of a `-j` word, or undefined when the word names a chain. */
+export function targetExtension(name: string): TargetExtension<Target> | undefined {
+  return targetsByName.get(name);
+}
+
+/** The kernel's verdict for one match instance. */
+export function evaluateMatch(m: Match, packet: Packet, ctx: EvalContext): MatchOutcome {
+  return (MATCH_EXTENSIONS[m.module] as unknown as MatchExtension<Match>).evaluate(m, packet, ctx);
+}
+
+/** The canonical `iptables-save` words after `-m MODULE`. */
+export function formatMatchOptions(m: Match, family: IPFamily): string {
+  return (MATCH_EXTENSIONS[m.module] as unknown as MatchExtension<Match>).format(m, family);
+}
+
+/** The canonical `iptables-save` words after `-j TARGET` (empty for a jump or a verdict). */
+export function formatTargetOptions(t: Target, family: IPFamily): string {
+  if (t.kind === "jump") return "";
+  const ext = TARGET_EXTENSIONS.find((e) => e.kind === t.kind) as TargetExtension<TargetOf<typeof t.kind>>;
+  return ext.format(t, family);
+}
