@@ -8,7 +8,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { makeCluster } from "../src/model/cluster.js";
-import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, Namespace, NetworkPolicy, Pod } from "../src/model/kinds.js";
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  Namespace,
+  NetworkPolicy,
+  Pod,
+} from "../src/model/kinds.js";
 import { compilePoliciesUncached } from "../src/policy/compile.js";
 import { computePolicyMatrix, naivePolicyMatrix } from "../src/policy/matrix.js";
 import type { Protocol } from "../src/net/port.js";
@@ -30,14 +36,27 @@ function rand(): number {
 }
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
 
-const APPS = ["web", "api", "db", "cache", "queue", "auth", "search", "batch", "metrics", "gateway"];
+const APPS = [
+  "web",
+  "api",
+  "db",
+  "cache",
+  "queue",
+  "auth",
+  "search",
+  "batch",
+  "metrics",
+  "gateway",
+];
 const TEAMS = ["red", "blue", "green", "gold", "gray"];
 
 const namespaces: Namespace[] = [];
 const pods: Pod[] = [];
 for (let n = 0; n < NAMESPACES; n++) {
   const name = `ns-${n}`;
-  namespaces.push({ metadata: { name, labels: { team: pick(TEAMS), env: pick(["prod", "dev", "staging"]) } } });
+  namespaces.push({
+    metadata: { name, labels: { team: pick(TEAMS), env: pick(["prod", "dev", "staging"]) } },
+  });
   for (let p = 0; p < PODS_PER_NS; p++) {
     const app = pick(APPS);
     const ports = [
@@ -47,9 +66,16 @@ for (let n = 0; n < NAMESPACES; n++) {
       ...(rand() < 0.3 ? [{ name: "dns", containerPort: 81, protocol: "UDP" }] : []),
     ];
     pods.push({
-      metadata: { namespace: name, name: `${app}-${p}`, labels: { app, tier: pick(["frontend", "backend"]) } },
+      metadata: {
+        namespace: name,
+        name: `${app}-${p}`,
+        labels: { app, tier: pick(["frontend", "backend"]) },
+      },
       spec: { nodeName: `node-${p % 10}`, containers: [{ name: "c", ports }] },
-      status: { podIP: `10.${n}.${p >> 8}.${(p & 255) + 1}`, podIPs: [{ ip: `10.${n}.${p >> 8}.${(p & 255) + 1}` }] },
+      status: {
+        podIP: `10.${n}.${p >> 8}.${(p & 255) + 1}`,
+        podIPs: [{ ip: `10.${n}.${p >> 8}.${(p & 255) + 1}` }],
+      },
     });
   }
 }
@@ -64,28 +90,72 @@ function randomPolicy(i: number): NetworkPolicy {
       spec.policyTypes = ["Ingress"];
       break; // default deny
     case 1:
-      spec.ingress = [{ from: [{ podSelector: { matchLabels: { app: pick(APPS) } } }], ports: [{ port: 80 }] }];
+      spec.ingress = [
+        { from: [{ podSelector: { matchLabels: { app: pick(APPS) } } }], ports: [{ port: 80 }] },
+      ];
       break;
     case 2:
-      spec.ingress = [{ from: [{ namespaceSelector: { matchLabels: { team: pick(TEAMS) } } }], ports: [{ port: "http" }, { port: "sig", protocol: "SCTP" }] }];
+      spec.ingress = [
+        {
+          from: [{ namespaceSelector: { matchLabels: { team: pick(TEAMS) } } }],
+          ports: [{ port: "http" }, { port: "sig", protocol: "SCTP" }],
+        },
+      ];
       break;
     case 3:
-      spec.ingress = [{ from: [{ namespaceSelector: { matchExpressions: [{ key: "env", operator: "NotIn", values: ["dev"] }] }, podSelector: { matchLabels: { tier: "frontend" } } }] }];
+      spec.ingress = [
+        {
+          from: [
+            {
+              namespaceSelector: {
+                matchExpressions: [{ key: "env", operator: "NotIn", values: ["dev"] }],
+              },
+              podSelector: { matchLabels: { tier: "frontend" } },
+            },
+          ],
+        },
+      ];
       break;
     case 4:
       spec.policyTypes = ["Egress"];
-      spec.egress = [{ to: [{ ipBlock: { cidr: `10.${Math.floor(rand() * NAMESPACES)}.0.0/16`, except: [`10.${Math.floor(rand() * NAMESPACES)}.0.0/24`] } }] }, { ports: [{ port: 53, protocol: "UDP" }] }];
+      spec.egress = [
+        {
+          to: [
+            {
+              ipBlock: {
+                cidr: `10.${Math.floor(rand() * NAMESPACES)}.0.0/16`,
+                except: [`10.${Math.floor(rand() * NAMESPACES)}.0.0/24`],
+              },
+            },
+          ],
+        },
+        { ports: [{ port: 53, protocol: "UDP" }] },
+      ];
       break;
     case 5:
-      spec.ingress = [{ ports: [{ port: 80, endPort: 81, protocol: pick(["TCP", "UDP", "SCTP"]) }] }];
+      spec.ingress = [
+        { ports: [{ port: 80, endPort: 81, protocol: pick(["TCP", "UDP", "SCTP"]) }] },
+      ];
       break;
     case 6:
       spec.policyTypes = ["Ingress", "Egress"];
       spec.ingress = [{ from: [{ podSelector: {} }] }];
-      spec.egress = [{ to: [{ namespaceSelector: {} }], ports: [{ port: "metrics" }, { protocol: "UDP" }] }];
+      spec.egress = [
+        { to: [{ namespaceSelector: {} }], ports: [{ port: "metrics" }, { protocol: "UDP" }] },
+      ];
       break;
     default:
-      spec.ingress = [{ from: [{ ipBlock: { cidr: `10.${Math.floor(rand() * NAMESPACES)}.0.${Math.floor(rand() * 20)}/32` } }] }];
+      spec.ingress = [
+        {
+          from: [
+            {
+              ipBlock: {
+                cidr: `10.${Math.floor(rand() * NAMESPACES)}.0.${Math.floor(rand() * 20)}/32`,
+              },
+            },
+          ],
+        },
+      ];
   }
   return { metadata: { namespace: ns, name: `np-${i}` }, spec };
 }
@@ -97,18 +167,54 @@ const adminNetworkPolicies: AdminNetworkPolicy[] = Array.from({ length: 5 }, (_,
     priority: 10 + i,
     subject: { namespaces: { matchLabels: { team: TEAMS[i] as string } } },
     ingress: [
-      { name: "pass-same-team", action: "Pass", from: [{ namespaces: { matchLabels: { team: TEAMS[i] as string } } }] },
-      { name: "deny-db-from-dev", action: "Deny", from: [{ pods: { namespaceSelector: { matchLabels: { env: "dev" } }, podSelector: { matchLabels: { app: "db" } } } }], ports: [{ portRange: { protocol: "TCP", start: 80, end: 81 } }] },
+      {
+        name: "pass-same-team",
+        action: "Pass",
+        from: [{ namespaces: { matchLabels: { team: TEAMS[i] as string } } }],
+      },
+      {
+        name: "deny-db-from-dev",
+        action: "Deny",
+        from: [
+          {
+            pods: {
+              namespaceSelector: { matchLabels: { env: "dev" } },
+              podSelector: { matchLabels: { app: "db" } },
+            },
+          },
+        ],
+        ports: [{ portRange: { protocol: "TCP", start: 80, end: 81 } }],
+      },
     ],
-    egress: [{ name: "deny-sctp-out", action: "Deny", to: [{ networks: ["10.0.0.0/8"] }], ports: [{ portNumber: { protocol: "SCTP", port: 81 } }] }],
+    egress: [
+      {
+        name: "deny-sctp-out",
+        action: "Deny",
+        to: [{ networks: ["10.0.0.0/8"] }],
+        ports: [{ portNumber: { protocol: "SCTP", port: 81 } }],
+      },
+    ],
   },
 }));
 const baselineAdminNetworkPolicies: BaselineAdminNetworkPolicy[] = [
-  { metadata: { name: "default" }, spec: { subject: { namespaces: { matchLabels: { env: "prod" } } }, ingress: [{ action: "Deny", from: [{ namespaces: { matchLabels: { env: "dev" } } }] }] } },
+  {
+    metadata: { name: "default" },
+    spec: {
+      subject: { namespaces: { matchLabels: { env: "prod" } } },
+      ingress: [{ action: "Deny", from: [{ namespaces: { matchLabels: { env: "dev" } } }] }],
+    },
+  },
 ];
 
-const cluster = makeCluster({ namespaces, pods, networkPolicies, adminNetworkPolicies, baselineAdminNetworkPolicies });
-const policyCount = networkPolicies.length + adminNetworkPolicies.length + baselineAdminNetworkPolicies.length;
+const cluster = makeCluster({
+  namespaces,
+  pods,
+  networkPolicies,
+  adminNetworkPolicies,
+  baselineAdminNetworkPolicies,
+});
+const policyCount =
+  networkPolicies.length + adminNetworkPolicies.length + baselineAdminNetworkPolicies.length;
 
 function time<T>(fn: () => T): { ms: number; value: T } {
   const t0 = performance.now();
@@ -129,19 +235,41 @@ const probes = m.pods.length * m.pods.length * m.probes.length;
 // Naive pair-by-pair on a 200-pod subset (every 5th pod), same compiled policies.
 const cp = compilePoliciesUncached(cluster);
 const subset = cp.facts.pods.filter((_, i) => i % 5 === 0).map((p) => p.id);
-const naive = time(() => naivePolicyMatrix(cp, { ports: PORTS, protocols: PROTOCOLS, pods: subset }));
+const naive = time(() =>
+  naivePolicyMatrix(cp, { ports: PORTS, protocols: PROTOCOLS, pods: subset }),
+);
 const naiveProbes = subset.length * subset.length * naive.value.probes.length;
 // Same subset through the class path, for a like-for-like ratio and a correctness check.
-const subsetCluster = makeCluster({ ...cluster, pods: cluster.pods.filter((p) => subset.includes(`${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`)) });
-const classSubset = time(() => computePolicyMatrix(compilePoliciesUncached(subsetCluster), { ports: PORTS, protocols: PROTOCOLS }));
+const subsetCluster = makeCluster({
+  ...cluster,
+  pods: cluster.pods.filter((p) =>
+    subset.includes(`${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`),
+  ),
+});
+const classSubset = time(() =>
+  computePolicyMatrix(compilePoliciesUncached(subsetCluster), {
+    ports: PORTS,
+    protocols: PROTOCOLS,
+  }),
+);
 const equal = Buffer.from(classSubset.value.verdicts).equals(Buffer.from(naive.value.verdicts));
 let allowed = 0;
 for (const v of m.verdicts) allowed += v;
 
 const perProbeNaive = naive.ms / naiveProbes;
-console.log(`policy matrix: ${m.pods.length} pods, ${NAMESPACES} namespaces, ${policyCount} policies, ${m.probes.length} probes per pair`);
-console.log(`  class-based: ${probes.toLocaleString("en")} probes in ${best.ms.toFixed(0)} ms (best of 3; target < 2000 ms), ${m.classes} classes, ${((100 * allowed) / probes).toFixed(1)}% allowed`);
-console.log(`  naive, 200-pod subset: ${naiveProbes.toLocaleString("en")} probes in ${naive.ms.toFixed(0)} ms (${(perProbeNaive * 1e6).toFixed(0)} ns/probe)`);
-console.log(`  class-based, same subset: ${classSubset.ms.toFixed(0)} ms -> ${(naive.ms / classSubset.ms).toFixed(1)}x faster than naive; verdicts equal: ${equal}`);
-console.log(`  naive extrapolated to ${probes.toLocaleString("en")} probes: ${(perProbeNaive * probes).toFixed(0)} ms -> class-based is ${((perProbeNaive * probes) / best.ms).toFixed(1)}x faster`);
+console.log(
+  `policy matrix: ${m.pods.length} pods, ${NAMESPACES} namespaces, ${policyCount} policies, ${m.probes.length} probes per pair`,
+);
+console.log(
+  `  class-based: ${probes.toLocaleString("en")} probes in ${best.ms.toFixed(0)} ms (best of 3; target < 2000 ms), ${m.classes} classes, ${((100 * allowed) / probes).toFixed(1)}% allowed`,
+);
+console.log(
+  `  naive, 200-pod subset: ${naiveProbes.toLocaleString("en")} probes in ${naive.ms.toFixed(0)} ms (${(perProbeNaive * 1e6).toFixed(0)} ns/probe)`,
+);
+console.log(
+  `  class-based, same subset: ${classSubset.ms.toFixed(0)} ms -> ${(naive.ms / classSubset.ms).toFixed(1)}x faster than naive; verdicts equal: ${equal}`,
+);
+console.log(
+  `  naive extrapolated to ${probes.toLocaleString("en")} probes: ${(perProbeNaive * probes).toFixed(0)} ms -> class-based is ${((perProbeNaive * probes) / best.ms).toFixed(1)}x faster`,
+);
 if (!equal) process.exitCode = 1;

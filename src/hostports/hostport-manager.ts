@@ -61,10 +61,6 @@ export interface HostportManagerOptions {
   readonly bindSemantics?: BindSemantics;
 }
 
-interface HeldSocket {
-  readonly socket: HostSocket;
-}
-
 const PORTALS_COMMENT = `"kube hostport portals"`;
 const LOCALHOST_SNAT_COMMENT = `"SNAT for localhost access to hostports"`;
 
@@ -73,7 +69,7 @@ export class HostportManager {
   readonly natInterfaceName: string;
   readonly bindSemantics: BindSemantics;
   #nat: NatTable;
-  #sockets: readonly HeldSocket[] = [];
+  #sockets: readonly HostSocket[] = [];
 
   constructor(opts: HostportManagerOptions) {
     this.family = opts.family;
@@ -142,7 +138,8 @@ export class HostportManager {
   /** Removes the pod's chains, rules and sockets. Removing what is not there is not an error. */
   remove(id: string, mapping: PodPortMapping): void {
     if (mapping.hostNetwork) return;
-    const podFamily = ipFamilyOf(mapping.ip);
+    // v1.23 decides the family filter with IsIPv6(pod IP), which is false for a missing IP.
+    const podFamily = ipFamilyOf(mapping.ip) ?? "IPv4";
     const hostportMappings = this.#gather(mapping, podFamily);
     if (hostportMappings.length === 0) return;
     const targets = hostportMappings.map((pm) =>
@@ -171,17 +168,15 @@ export class HostportManager {
   }
 
   openSockets(): HostSocket[] {
-    return this.#sockets.map((h) => h.socket).sort(compareHostSockets);
+    return [...this.#sockets].sort(compareHostSockets);
   }
 
   /** Mappings with a host port; v1.23 drops those whose hostIP is of the other family. */
-  #gather(mapping: PodPortMapping, podFamily: IPFamily | undefined): PortMapping[] {
+  #gather(mapping: PodPortMapping, podFamily: IPFamily): PortMapping[] {
     return mapping.portMappings.filter(
       (pm) =>
         pm.hostPort > 0 &&
-        (podFamily === undefined ||
-          isUnspecifiedHostIP(pm.hostIP) ||
-          ipFamilyOf(pm.hostIP ?? "") === podFamily),
+        (isUnspecifiedHostIP(pm.hostIP) || ipFamilyOf(pm.hostIP ?? "") === podFamily),
     );
   }
 
@@ -218,7 +213,7 @@ export class HostportManager {
     for (const pm of mappings) {
       const s = this.#socketFor(pm);
       if (s === undefined) continue;
-      const held = [...this.#sockets.map((h) => h.socket), ...opened];
+      const held = [...this.#sockets, ...opened];
       if (conflictingSocket(held, s, this.bindSemantics) !== undefined) {
         this.#closeSockets(opened);
         throw new HostportError({
@@ -231,13 +226,13 @@ export class HostportManager {
         });
       }
       opened.push(s);
-      this.#sockets = [...this.#sockets, { socket: s }];
+      this.#sockets = [...this.#sockets, s];
     }
     return opened;
   }
 
   #closeSockets(list: readonly HostSocket[]): void {
-    this.#sockets = this.#sockets.filter((h) => !list.some((s) => sameSocket(s, h.socket)));
+    this.#sockets = this.#sockets.filter((h) => !list.some((s) => sameSocket(s, h)));
   }
 
   /** What `iptables-save -t nat` shows of hostport chains and rules, as the manager reads it. */

@@ -19,6 +19,7 @@ import {
   parseCIDR,
   parseIP,
   parseProtocol,
+  toLowerProtocol,
   type IPFamily,
 } from "../net/index.js";
 import { HostportError } from "./errors.js";
@@ -217,12 +218,7 @@ export function hostportRulesForNode(
       const entries = info.portMappings.map((m) => ({
         hostPort: m.hostPort,
         containerPort: m.containerPort,
-        protocol:
-          m.protocol === "TCP"
-            ? ("tcp" as const)
-            : m.protocol === "UDP"
-              ? ("udp" as const)
-              : ("sctp" as const),
+        protocol: toLowerProtocol(m.protocol),
         ...(m.hostIP !== undefined ? { hostIP: m.hostIP } : {}),
       }));
       try {

@@ -110,7 +110,8 @@ function defaultServiceIPFamilies(spec: PlainRecord): void {
   const families = asArray(spec["ipFamilies"]);
   if ((families === undefined || families.length === 0) && !headless && ips.length > 0) {
     const fams = ips.map((ip) => ipFamilyOf(ip));
-    if (fams.every((f) => f !== undefined)) spec["ipFamilies"] = fams;
+    // Invalid combinations (a bad IP, two of one family) are left for validation to report.
+    if (fams.every((f) => f !== undefined) && new Set(fams).size === fams.length) spec["ipFamilies"] = fams;
   }
 }
 

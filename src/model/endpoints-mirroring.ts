@@ -51,7 +51,7 @@ export function mirrorEndpoints(ep: Endpoints, service: Service | undefined): Mi
     const portsKey = JSON.stringify(ports);
     const add = (addresses: typeof subset.addresses, ready: boolean): void => {
       for (const a of addresses ?? []) {
-        const ip = parseIP(a.ip, "lenient");
+        const ip = parseIP(a.ip ?? "", "lenient");
         if (ip === undefined) continue;
         const endpoint: Endpoint = {
           addresses: [formatIP(ip)],

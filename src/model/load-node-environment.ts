@@ -177,7 +177,7 @@ export function nodeEnvironmentFromNode(cluster: Cluster, nodeName: string): Nod
   const nodeIPs: string[] = [];
   for (const a of node.status?.addresses ?? []) {
     if (a.type !== "InternalIP" && a.type !== "ExternalIP") continue;
-    const ip = parseIP(a.address, "lenient");
+    const ip = parseIP(a.address ?? "", "lenient");
     if (ip === undefined) continue;
     const text = formatIP(ip);
     if (!nodeIPs.includes(text)) nodeIPs.push(text);

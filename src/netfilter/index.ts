@@ -9,3 +9,4 @@ export { IptablesParseError, formatIptablesIssue, type IptablesIssue } from "./p
 export { splitRestoreWords } from "./parse/words.js";
 export * from "./format/index.js";
 export * from "./ipset/index.js";
+export * from "./ipvs/index.js";

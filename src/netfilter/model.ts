@@ -65,7 +65,12 @@ export interface Table {
   /** 1-based line of `*TABLE`, when parsed. */
   readonly line?: number;
   /** Chains removed by `-X` lines, with the line (kept so the restore form round-trips). */
-  readonly deleted?: readonly { readonly name: string; readonly line: number }[];
+  readonly deleted?: readonly {
+    readonly name: string;
+    readonly line: number;
+    /** Line of the deleted chain's declaration, when it had one. */
+    readonly declaredLine?: number;
+  }[];
 }
 
 export interface RuleSet {

@@ -30,7 +30,8 @@ export function referencedPortNames(cp: CompiledPolicies): Set<string> {
   const names = new Set<string>();
   for (const np of cp.allNetworkPolicies)
     for (const rules of [np.ingress ?? [], np.egress ?? []])
-      for (const r of rules) if (r.ports !== "all") for (const p of r.ports) if (p.kind === "named") names.add(p.name);
+      for (const r of rules)
+        if (r.ports !== "all") for (const p of r.ports) if (p.kind === "named") names.add(p.name);
   for (const a of [...cp.adminPolicies, ...cp.baselinePolicies])
     for (const r of [...a.ingress, ...a.egress])
       if (r.ports !== "all") for (const p of r.ports) if (p.kind === "named") names.add(p.name);
@@ -45,7 +46,10 @@ function nodePeerAddresses(cp: CompiledPolicies): Set<string> {
   return out;
 }
 
-export function podClasses(cp: CompiledPolicies, pods: readonly PodFacts[] = cp.facts.pods): PodClasses {
+export function podClasses(
+  cp: CompiledPolicies,
+  pods: readonly PodFacts[] = cp.facts.pods,
+): PodClasses {
   const portNames = referencedPortNames(cp);
   const nodeAddrs = nodePeerAddresses(cp);
   // The node only matters for "ingress from the pod's own node", i.e. when hostNetwork pods exist.

@@ -44,7 +44,12 @@ class Compiler {
 
   constructor(readonly facts: ClusterFacts) {}
 
-  issue(object: ObjectRef, path: Path, message: string, severity: "error" | "warning" = "error"): void {
+  issue(
+    object: ObjectRef,
+    path: Path,
+    message: string,
+    severity: "error" | "warning" = "error",
+  ): void {
     this.issues.push({ code: "invalid", severity, message, object, path });
   }
 
@@ -65,8 +70,7 @@ class Compiler {
       this.issue(object, path, `Invalid value: "${text}": must be a valid CIDR value`);
       return undefined;
     }
-    if (
-strict === undefined || c.address.value !== c.network.value)
+    if (strict === undefined || c.address.value !== c.network.value)
       this.issue(
         object,
         path,
@@ -101,10 +105,16 @@ strict === undefined || c.address.value !== c.network.value)
           : ["Ingress"];
     for (const [i, t] of declared.entries())
       if (t !== "Ingress" && t !== "Egress")
-        this.issue(ref, ["spec", "policyTypes", i], `Unsupported value: "${t}": supported values: "Egress", "Ingress"`);
+        this.issue(
+          ref,
+          ["spec", "policyTypes", i],
+          `Unsupported value: "${t}": supported values: "Egress", "Ingress"`,
+        );
     const ignoredDirections: Direction[] = [];
-    if (!types.includes("Ingress") && (spec.ingress ?? []).length > 0) ignoredDirections.push("Ingress");
-    if (!types.includes("Egress") && (spec.egress ?? []).length > 0) ignoredDirections.push("Egress");
+    if (!types.includes("Ingress") && (spec.ingress ?? []).length > 0)
+      ignoredDirections.push("Ingress");
+    if (!types.includes("Egress") && (spec.egress ?? []).length > 0)
+      ignoredDirections.push("Egress");
     const rules = (dir: Direction): NetworkPolicyRule[] | undefined => {
       if (!types.includes(dir)) return undefined;
       const field = dir === "Ingress" ? "ingress" : "egress";
@@ -116,7 +126,9 @@ strict === undefined || c.address.value !== c.network.value)
         const peers =
           peersRaw === undefined || peersRaw.length === 0
             ? ("all" as const)
-            : peersRaw.map((p, pi) => this.npPeer(ref, namespace, ["spec", field, index, peerField, pi], p, pi));
+            : peersRaw.map((p, pi) =>
+                this.npPeer(ref, namespace, ["spec", field, index, peerField, pi], p, pi),
+              );
         const ports =
           r.ports === undefined || r.ports.length === 0
             ? ("all" as const)
@@ -135,7 +147,13 @@ strict === undefined || c.address.value !== c.network.value)
     };
   }
 
-  npPeer(ref: ObjectRef, namespace: string, path: Path, p: V1Peer, index: number): NetworkPolicyPeer {
+  npPeer(
+    ref: ObjectRef,
+    namespace: string,
+    path: Path,
+    p: V1Peer,
+    index: number,
+  ): NetworkPolicyPeer {
     const hasPod = p.podSelector !== undefined && p.podSelector !== null;
     const hasNs = p.namespaceSelector !== undefined && p.namespaceSelector !== null;
     if (p.ipBlock !== undefined && p.ipBlock !== null) {
@@ -149,11 +167,16 @@ strict === undefined || c.address.value !== c.network.value)
         const c = this.cidr(ref, [...path, "ipBlock", "except", i], e);
         if (c === undefined) continue;
         if (cidr !== undefined && !(cidrCovers(cidr, c) && c.prefix > cidr.prefix))
-          this.issue(ref, [...path, "ipBlock", "except", i], `Invalid value: "${e}": must be a strict subset of \`cidr\``);
+          this.issue(
+            ref,
+            [...path, "ipBlock", "except", i],
+            `Invalid value: "${e}": must be a strict subset of \`cidr\``,
+          );
         except.push(c);
       }
       const text =
-        (p.ipBlock.cidr ?? "") + (except.length > 0 ? ` except ${except.map(formatCIDR).join(", ")}` : "");
+        (p.ipBlock.cidr ?? "") +
+        (except.length > 0 ? ` except ${except.map(formatCIDR).join(", ")}` : "");
       return { kind: "ipBlock", index, cidr, except, text };
     }
     if (!hasPod && !hasNs) {
@@ -164,7 +187,10 @@ strict === undefined || c.address.value !== c.network.value)
       kind: "pods",
       index,
       namespaces: hasNs
-        ? { kind: "selector", selector: this.selector(ref, [...path, "namespaceSelector"], p.namespaceSelector) }
+        ? {
+            kind: "selector",
+            selector: this.selector(ref, [...path, "namespaceSelector"], p.namespaceSelector),
+          }
         : { kind: "policy-namespace", namespace },
       pods: this.selector(ref, [...path, "podSelector"], p.podSelector ?? {}),
     };
@@ -173,16 +199,24 @@ strict === undefined || c.address.value !== c.network.value)
   npPort(ref: ObjectRef, path: Path, p: V1Port, index: number): PolicyPort {
     const protocol = this.protocol(ref, [...path, "protocol"], p.protocol);
     if (p.port === undefined || p.port === null) {
-      if (p.endPort !== undefined) this.issue(ref, [...path, "endPort"], "may not be specified when `port` is not specified");
+      if (p.endPort !== undefined)
+        this.issue(ref, [...path, "endPort"], "may not be specified when `port` is not specified");
       return { kind: "protocol", index, protocol };
     }
     if (typeof p.port === "string") {
-      if (p.endPort !== undefined) this.issue(ref, [...path, "endPort"], "may not be specified when `port` is non-numeric");
+      if (p.endPort !== undefined)
+        this.issue(ref, [...path, "endPort"], "may not be specified when `port` is non-numeric");
       return { kind: "named", index, protocol, name: p.port };
     }
-    if (!isValidPort(p.port)) this.issue(ref, [...path, "port"], `Invalid value: ${p.port}: must be between 1 and 65535, inclusive`);
+    if (!isValidPort(p.port))
+      this.issue(
+        ref,
+        [...path, "port"],
+        `Invalid value: ${String(p.port)}: must be between 1 and 65535, inclusive`,
+      );
     const to = p.endPort ?? p.port;
-    if (to < p.port) this.issue(ref, [...path, "endPort"], "must be greater than or equal to `port`");
+    if (to < p.port)
+      this.issue(ref, [...path, "endPort"], "must be greater than or equal to `port`");
     return { kind: "range", index, protocol, from: p.port, to };
   }
 
@@ -191,35 +225,69 @@ strict === undefined || c.address.value !== c.network.value)
     name: string,
     priority: number | undefined,
     spec: {
-      subject: { namespaces?: LabelSelector; pods?: { namespaceSelector: LabelSelector; podSelector: LabelSelector } };
-      ingress?: readonly { name?: string; action: string; from: readonly AdminNetworkPolicyEgressPeer[]; ports?: readonly AdminNetworkPolicyPort[] }[];
-      egress?: readonly { name?: string; action: string; to: readonly AdminNetworkPolicyEgressPeer[]; ports?: readonly AdminNetworkPolicyPort[] }[];
+      subject: {
+        namespaces?: LabelSelector;
+        pods?: { namespaceSelector: LabelSelector; podSelector: LabelSelector };
+      };
+      ingress?: readonly {
+        name?: string;
+        action: string;
+        from: readonly AdminNetworkPolicyEgressPeer[];
+        ports?: readonly AdminNetworkPolicyPort[];
+      }[];
+      egress?: readonly {
+        name?: string;
+        action: string;
+        to: readonly AdminNetworkPolicyEgressPeer[];
+        ports?: readonly AdminNetworkPolicyPort[];
+      }[];
     },
   ): CompiledAdminPolicy {
     const ref: ObjectRef = { kind: tier, name };
     const s = spec.subject;
     let subject: CompiledAdminPolicy["subject"];
     if (s.pods !== undefined) {
-      if (s.namespaces !== undefined) this.issue(ref, ["spec", "subject"], "exactly one of namespaces or pods must be set");
+      if (s.namespaces !== undefined)
+        this.issue(ref, ["spec", "subject"], "exactly one of namespaces or pods must be set");
       subject = {
         kind: "pods",
-        namespaces: this.selector(ref, ["spec", "subject", "pods", "namespaceSelector"], s.pods.namespaceSelector ?? {}),
-        pods: this.selector(ref, ["spec", "subject", "pods", "podSelector"], s.pods.podSelector ?? {}),
+        namespaces: this.selector(
+          ref,
+          ["spec", "subject", "pods", "namespaceSelector"],
+          s.pods.namespaceSelector ?? {},
+        ),
+        pods: this.selector(
+          ref,
+          ["spec", "subject", "pods", "podSelector"],
+          s.pods.podSelector ?? {},
+        ),
       };
     } else if (s.namespaces !== undefined) {
-      subject = { kind: "namespaces", namespaces: this.selector(ref, ["spec", "subject", "namespaces"], s.namespaces) };
+      subject = {
+        kind: "namespaces",
+        namespaces: this.selector(ref, ["spec", "subject", "namespaces"], s.namespaces),
+      };
     } else {
       this.issue(ref, ["spec", "subject"], "exactly one of namespaces or pods must be set");
-      subject = { kind: "namespaces", namespaces: compileSelector({ matchExpressions: [{ key: "x", operator: "Never" }] }) };
+      subject = {
+        kind: "namespaces",
+        namespaces: compileSelector({ matchExpressions: [{ key: "x", operator: "Never" }] }),
+      };
     }
     const rules = (
       dir: Direction,
-      list: readonly { name?: string; action: string; peers: readonly AdminNetworkPolicyEgressPeer[]; ports?: readonly AdminNetworkPolicyPort[] }[],
+      list: readonly {
+        name?: string;
+        action: string;
+        peers: readonly AdminNetworkPolicyEgressPeer[];
+        ports?: readonly AdminNetworkPolicyPort[];
+      }[],
     ): AdminRule[] =>
       list.map((r, index) => {
         const field = dir === "Ingress" ? "ingress" : "egress";
         const peerField = dir === "Ingress" ? "from" : "to";
-        const allowed = tier === "AdminNetworkPolicy" ? ["Allow", "Deny", "Pass"] : ["Allow", "Deny"];
+        const allowed =
+          tier === "AdminNetworkPolicy" ? ["Allow", "Deny", "Pass"] : ["Allow", "Deny"];
         let action: AdminAction = "Deny";
         if (allowed.includes(r.action)) action = r.action as AdminAction;
         else
@@ -228,12 +296,17 @@ strict === undefined || c.address.value !== c.network.value)
             ["spec", field, index, "action"],
             `Unsupported value: "${r.action}": supported values: ${allowed.map((a) => `"${a}"`).join(", ")}`,
           );
-        const peers = r.peers.map((p, pi) => this.adminPeer(ref, ["spec", field, index, peerField, pi], p, pi));
-        if (r.peers.length === 0) this.issue(ref, ["spec", field, index, peerField], "must have at least 1 item");
+        const peers = r.peers.map((p, pi) =>
+          this.adminPeer(ref, ["spec", field, index, peerField, pi], p, pi),
+        );
+        if (r.peers.length === 0)
+          this.issue(ref, ["spec", field, index, peerField], "must have at least 1 item");
         const ports =
           r.ports === undefined
             ? ("all" as const)
-            : r.ports.map((p, pi) => this.adminPort(ref, ["spec", field, index, "ports", pi], p, pi));
+            : r.ports.map((p, pi) =>
+                this.adminPort(ref, ["spec", field, index, "ports", pi], p, pi),
+              );
         return { index, name: r.name, action, peers, ports };
       });
     return {
@@ -241,27 +314,44 @@ strict === undefined || c.address.value !== c.network.value)
       name,
       priority,
       subject,
-      ingress: rules("Ingress", (spec.ingress ?? []).map((r) => ({ ...r, peers: r.from ?? [] }))),
-      egress: rules("Egress", (spec.egress ?? []).map((r) => ({ ...r, peers: r.to ?? [] }))),
+      ingress: rules(
+        "Ingress",
+        (spec.ingress ?? []).map((r) => ({ ...r, peers: r.from ?? [] })),
+      ),
+      egress: rules(
+        "Egress",
+        (spec.egress ?? []).map((r) => ({ ...r, peers: r.to ?? [] })),
+      ),
     };
   }
 
   adminPeer(ref: ObjectRef, path: Path, p: AdminNetworkPolicyEgressPeer, index: number): AdminPeer {
-    const set = (["namespaces", "pods", "nodes", "networks", "domainNames"] as const).filter((k) => p[k] !== undefined);
+    const set = (["namespaces", "pods", "nodes", "networks", "domainNames"] as const).filter(
+      (k) => p[k] !== undefined,
+    );
     if (set.length > 1) this.issue(ref, path, `exactly one of ${set.join(", ")} may be set`);
     if (p.pods !== undefined)
       return {
         kind: "pods",
         index,
-        namespaces: this.selector(ref, [...path, "pods", "namespaceSelector"], p.pods.namespaceSelector ?? {}),
+        namespaces: this.selector(
+          ref,
+          [...path, "pods", "namespaceSelector"],
+          p.pods.namespaceSelector ?? {},
+        ),
         pods: this.selector(ref, [...path, "pods", "podSelector"], p.pods.podSelector ?? {}),
       };
     if (p.namespaces !== undefined)
-      return { kind: "namespaces", index, namespaces: this.selector(ref, [...path, "namespaces"], p.namespaces) };
+      return {
+        kind: "namespaces",
+        index,
+        namespaces: this.selector(ref, [...path, "namespaces"], p.namespaces),
+      };
     if (p.nodes !== undefined) {
       const nodes = this.selector(ref, [...path, "nodes"], p.nodes);
       const addresses = new Set<string>();
-      for (const n of this.facts.nodes) if (nodes.matches(n.labels)) for (const a of n.addresses) addresses.add(a);
+      for (const n of this.facts.nodes)
+        if (nodes.matches(n.labels)) for (const a of n.addresses) addresses.add(a);
       return { kind: "nodes", index, nodes, addresses };
     }
     if (p.networks !== undefined) {
@@ -272,14 +362,20 @@ strict === undefined || c.address.value !== c.network.value)
       }
       return { kind: "networks", index, cidrs };
     }
-    if (p.domainNames !== undefined) return { kind: "domainNames", index, names: [...p.domainNames] };
+    if (p.domainNames !== undefined)
+      return { kind: "domainNames", index, names: [...p.domainNames] };
     return { kind: "unknown", index };
   }
 
   adminPort(ref: ObjectRef, path: Path, p: AdminNetworkPolicyPort, index: number): AdminPort {
     if (p.portNumber !== undefined) {
       const port = p.portNumber.port;
-      if (!isValidPort(port)) this.issue(ref, [...path, "portNumber", "port"], `Invalid value: ${port}: must be between 1 and 65535, inclusive`);
+      if (!isValidPort(port))
+        this.issue(
+          ref,
+          [...path, "portNumber", "port"],
+          `Invalid value: ${String(port)}: must be between 1 and 65535, inclusive`,
+        );
       return {
         kind: "range",
         index,
@@ -290,7 +386,8 @@ strict === undefined || c.address.value !== c.network.value)
     }
     if (p.portRange !== undefined) {
       const r = p.portRange;
-      if (r.end < r.start) this.issue(ref, [...path, "portRange"], "start must be less than or equal to end");
+      if (r.end < r.start)
+        this.issue(ref, [...path, "portRange"], "start must be less than or equal to end");
       return {
         kind: "range",
         index,
@@ -319,10 +416,14 @@ export function compilePoliciesUncached(cluster: Cluster): CompiledPolicies {
   const byName = (a: CompiledAdminPolicy, b: CompiledAdminPolicy): number =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   const adminPolicies = cluster.adminNetworkPolicies
-    .map((p) => c.adminPolicy("AdminNetworkPolicy", p.metadata?.name ?? "", p.spec.priority, p.spec))
+    .map((p) =>
+      c.adminPolicy("AdminNetworkPolicy", p.metadata?.name ?? "", p.spec.priority, p.spec),
+    )
     .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || byName(a, b));
   const baselinePolicies = cluster.baselineAdminNetworkPolicies
-    .map((p) => c.adminPolicy("BaselineAdminNetworkPolicy", p.metadata?.name ?? "", undefined, p.spec))
+    .map((p) =>
+      c.adminPolicy("BaselineAdminNetworkPolicy", p.metadata?.name ?? "", undefined, p.spec),
+    )
     .sort(byName);
   return {
     facts,

@@ -40,7 +40,12 @@ export type PolicyPort =
       readonly from: number;
       readonly to: number;
     }
-  | { readonly kind: "named"; readonly index: number; readonly protocol: Protocol; readonly name: string }
+  | {
+      readonly kind: "named";
+      readonly index: number;
+      readonly protocol: Protocol;
+      readonly name: string;
+    }
   | { readonly kind: "protocol"; readonly index: number; readonly protocol: Protocol };
 
 export interface NetworkPolicyRule {
@@ -114,7 +119,11 @@ export interface CompiledAdminPolicy {
   readonly priority: number | undefined;
   readonly subject:
     | { readonly kind: "namespaces"; readonly namespaces: CompiledSelector }
-    | { readonly kind: "pods"; readonly namespaces: CompiledSelector; readonly pods: CompiledSelector };
+    | {
+        readonly kind: "pods";
+        readonly namespaces: CompiledSelector;
+        readonly pods: CompiledSelector;
+      };
   readonly ingress: readonly AdminRule[];
   readonly egress: readonly AdminRule[];
 }

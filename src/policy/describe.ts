@@ -40,7 +40,10 @@ export function describeAdminPort(p: AdminPort): string {
 export function describePolicyPeer(p: NetworkPolicyPeer): string {
   switch (p.kind) {
     case "pods": {
-      const ns = p.namespaces.kind === "policy-namespace" ? `namespace ${p.namespaces.namespace}` : `namespaces {${p.namespaces.selector.text}}`;
+      const ns =
+        p.namespaces.kind === "policy-namespace"
+          ? `namespace ${p.namespaces.namespace}`
+          : `namespaces {${p.namespaces.selector.text}}`;
       return `pods {${p.pods.text}} in ${ns}`;
     }
     case "ipBlock":

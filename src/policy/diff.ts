@@ -7,7 +7,12 @@ import type { Cluster } from "../model/cluster.js";
 import type { Protocol } from "../net/port.js";
 import type { CompiledPolicies } from "./compiled.js";
 import { toCompiled } from "./evaluate.js";
-import { computePolicyMatrix, matrixProbes, type MatrixOptions, type MatrixProbe } from "./matrix.js";
+import {
+  computePolicyMatrix,
+  matrixProbes,
+  type MatrixOptions,
+  type MatrixProbe,
+} from "./matrix.js";
 
 export interface PolicyDiffRow {
   readonly from: string;
@@ -20,7 +25,8 @@ export interface PolicyDiffRow {
 
 function unionProbes(a: readonly MatrixProbe[], b: readonly MatrixProbe[]): MatrixProbe[] {
   const out = [...a];
-  for (const p of b) if (!out.some((q) => q.port === p.port && q.protocol === p.protocol)) out.push(p);
+  for (const p of b)
+    if (!out.some((q) => q.port === p.port && q.protocol === p.protocol)) out.push(p);
   return out;
 }
 

@@ -42,6 +42,7 @@ function resolveIP(facts: ClusterFacts, text: string): ResolvedEndpoint {
 }
 
 export function resolveEndpoint(facts: ClusterFacts, spec: EndpointSpec): ResolvedEndpoint {
-  if (typeof spec === "string") return spec.includes("/") ? resolvePod(facts, spec) : resolveIP(facts, spec);
+  if (typeof spec === "string")
+    return spec.includes("/") ? resolvePod(facts, spec) : resolveIP(facts, spec);
   return "pod" in spec ? resolvePod(facts, spec.pod) : resolveIP(facts, spec.ip);
 }

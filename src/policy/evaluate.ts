@@ -1,6 +1,6 @@
 /** `evaluatePolicy`: one connection, its verdict and the explanation. */
 import type { Cluster } from "../model/cluster.js";
-import { isValidPort, parseProtocol, type Protocol } from "../net/port.js";
+import { isValidPort, parseProtocol } from "../net/port.js";
 import type { CompiledPolicies } from "./compiled.js";
 import { compilePolicies } from "./compile.js";
 import type { Connection } from "./connection.js";
@@ -15,7 +15,7 @@ export interface PolicyQuery {
   /** Destination port after Service translation (the container port). */
   readonly port: number;
   /** `TCP` (default), `UDP` or `SCTP`; any case. */
-  readonly protocol?: Protocol | string;
+  readonly protocol?: string;
 }
 
 export interface PolicyVerdict {
@@ -32,11 +32,17 @@ export function toCompiled(x: Cluster | CompiledPolicies): CompiledPolicies {
 }
 
 /** Builds the Connection for a query; throws PolicyInputError on bad input. */
-export function queryConnection(cp: CompiledPolicies, q: PolicyQuery): { conn: Connection; notes: string[] } {
-  if (!isValidPort(q.port)) throw new PolicyInputError(`port ${String(q.port)}: must be between 1 and 65535`);
+export function queryConnection(
+  cp: CompiledPolicies,
+  q: PolicyQuery,
+): { conn: Connection; notes: string[] } {
+  if (!isValidPort(q.port))
+    throw new PolicyInputError(`port ${String(q.port)}: must be between 1 and 65535`);
   const protocol = parseProtocol(q.protocol ?? "TCP");
   if (protocol === undefined)
-    throw new PolicyInputError(`protocol "${String(q.protocol)}": supported values: "TCP", "UDP", "SCTP"`);
+    throw new PolicyInputError(
+      `protocol "${String(q.protocol)}": supported values: "TCP", "UDP", "SCTP"`,
+    );
   const src = resolveEndpoint(cp.facts, q.from);
   const dst = resolveEndpoint(cp.facts, q.to);
   const notes: string[] = [];
@@ -63,6 +69,12 @@ export function evaluatePolicy(
   const explanation: PolicyExplanation =
     notes.length === 0
       ? ex
-      : { ...ex, choices: [...notes.map((message) => ({ kind: "ip-is-pod" as const, message })), ...ex.choices] };
+      : {
+          ...ex,
+          choices: [
+            ...notes.map((message) => ({ kind: "ip-is-pod" as const, message })),
+            ...ex.choices,
+          ],
+        };
   return { allowed: explanation.allowed, explanation };
 }

@@ -1,6 +1,13 @@
 /** Renders a PolicyExplanation for people (the JSON form is the data itself). */
 import { assertNever } from "../util/assert-never.js";
-import type { AdminPolicyTrace, Decision, DirectionExplanation, EntryMatch, PolicyExplanation, RuleTrace } from "./explanation.js";
+import type {
+  AdminPolicyTrace,
+  Decision,
+  DirectionExplanation,
+  EntryMatch,
+  PolicyExplanation,
+  RuleTrace,
+} from "./explanation.js";
 
 function decisionText(d: Decision, dir: DirectionExplanation): string {
   switch (d.kind) {
@@ -44,7 +51,9 @@ function adminLines(ts: readonly AdminPolicyTrace[], dir: string): string[] {
   const out: string[] = [];
   for (const t of ts) {
     const kind = t.tier === "AdminNetworkPolicy" ? "ANP" : "BANP";
-    out.push(`    ${kind} ${t.policy}${t.priority !== undefined ? ` (priority ${t.priority})` : ""} selects the subject`);
+    out.push(
+      `    ${kind} ${t.policy}${t.priority !== undefined ? ` (priority ${t.priority})` : ""} selects the subject`,
+    );
     for (const r of t.rules) out.push(ruleLine("      ", r, dir));
   }
   return out;
@@ -56,7 +65,9 @@ export function formatDirection(d: DirectionExplanation): string[] {
     `  ${d.direction} of ${d.subject} (peer ${d.peer}): ${d.allowed ? "allowed" : "denied"}: ${decisionText(d.decision, d)}`,
   ];
   if (d.passed !== undefined)
-    out.push(`    [ANP] Pass by ${d.passed.policy} ${dir}[${d.passed.rule}]${d.passed.ruleName !== undefined ? ` "${d.passed.ruleName}"` : ""} -> NetworkPolicy/BANP`);
+    out.push(
+      `    [ANP] Pass by ${d.passed.policy} ${dir}[${d.passed.rule}]${d.passed.ruleName !== undefined ? ` "${d.passed.ruleName}"` : ""} -> NetworkPolicy/BANP`,
+    );
   out.push(...adminLines(d.adminPolicies, dir));
   for (const t of d.networkPolicies) {
     out.push(`    NetworkPolicy ${t.policy} selects the subject for ${d.direction}`);
@@ -68,7 +79,9 @@ export function formatDirection(d: DirectionExplanation): string[] {
 }
 
 export function formatExplanation(e: PolicyExplanation): string {
-  const lines = [`${e.from} -> ${e.to} ${e.protocol}/${e.port}: ${e.allowed ? "allowed" : "denied"}`];
+  const lines = [
+    `${e.from} -> ${e.to} ${e.protocol}/${e.port}: ${e.allowed ? "allowed" : "denied"}`,
+  ];
   lines.push(...formatDirection(e.egress), ...formatDirection(e.ingress));
   for (const c of e.choices)
     lines.push(`  note: ${c.message}${c.option !== undefined ? ` (option ${c.option})` : ""}`);

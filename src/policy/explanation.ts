@@ -70,6 +70,12 @@ export interface DirectionExplanation {
   readonly passed?: PassTrace;
   /** Whether NetworkPolicies isolate the subject for this direction. */
   readonly isolated: boolean;
+  /** Every policy that selects the subject for this direction, per tier, in evaluation order. */
+  readonly selectedBy: {
+    readonly adminNetworkPolicies: readonly string[];
+    readonly networkPolicies: readonly string[];
+    readonly baselineAdminNetworkPolicies: readonly string[];
+  };
   readonly adminPolicies: readonly AdminPolicyTrace[];
   readonly networkPolicies: readonly NetworkPolicyTrace[];
   readonly baselinePolicies: readonly AdminPolicyTrace[];

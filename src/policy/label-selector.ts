@@ -40,7 +40,8 @@ export function compileSelector(sel: LabelSelector | null | undefined): Compiled
     const set = new Set(values);
     switch (e.operator) {
       case "In":
-        if (values.length === 0) problems.push(`matchExpressions[${i}]: In needs at least one value`);
+        if (values.length === 0)
+          problems.push(`matchExpressions[${i}]: In needs at least one value`);
         reqs.push((l) => has(l, key) && set.has(l[key] ?? ""));
         texts.push(`${key} in (${values.join(",")})`);
         break;

@@ -49,18 +49,28 @@ function adminRef(p: CompiledAdminPolicy): ObjectRef {
 const field = (d: Direction): string => (d === "Ingress" ? "ingress" : "egress");
 const peerField = (d: Direction): string => (d === "Ingress" ? "from" : "to");
 
-function npPeerPods(cp: CompiledPolicies, np: CompiledNetworkPolicy, peers: readonly NetworkPolicyPeer[] | "all", opts: PolicyOptions): PodFacts[] {
+function npPeerPods(
+  cp: CompiledPolicies,
+  np: CompiledNetworkPolicy,
+  peers: readonly NetworkPolicyPeer[] | "all",
+  opts: PolicyOptions,
+): PodFacts[] {
   return cp.facts.pods.filter((pod) => {
     if (!isNetworkPolicyPod(pod, opts)) return false;
     if (peers === "all") return true;
     return peers.some((peer) => {
       if (peer.kind === "pods") {
-        const nsOk = peer.namespaces.kind === "policy-namespace" ? pod.namespace === np.namespace : peer.namespaces.selector.matches(pod.nsLabels);
+        const nsOk =
+          peer.namespaces.kind === "policy-namespace"
+            ? pod.namespace === np.namespace
+            : peer.namespaces.selector.matches(pod.nsLabels);
         return nsOk && peer.pods.matches(pod.labels);
       }
       if (peer.kind === "ipBlock" && peer.cidr !== undefined) {
         const c = peer.cidr;
-        return pod.ips.some((ip) => cidrContains(c, ip) && !peer.except.some((e) => cidrContains(e, ip)));
+        return pod.ips.some(
+          (ip) => cidrContains(c, ip) && !peer.except.some((e) => cidrContains(e, ip)),
+        );
       }
       return false;
     });
@@ -80,18 +90,30 @@ function adminPeerPods(cp: CompiledPolicies, peers: readonly AdminPeer[]): PodFa
   );
 }
 
-function declares(pods: readonly PodFacts[], name: string, protocol: Protocol | undefined): boolean {
-  return pods.some((p) => p.containerPorts.some((c) => c.name === name && (protocol === undefined || c.protocol === protocol)));
+function declares(
+  pods: readonly PodFacts[],
+  name: string,
+  protocol: Protocol | undefined,
+): boolean {
+  return pods.some((p) =>
+    p.containerPorts.some(
+      (c) => c.name === name && (protocol === undefined || c.protocol === protocol),
+    ),
+  );
 }
 
 /** Does port list `outer` match every (port, protocol) that `inner` matches? */
-function portsCover(outer: readonly AdminPort[] | "all", inner: readonly AdminPort[] | "all"): boolean {
+function portsCover(
+  outer: readonly AdminPort[] | "all",
+  inner: readonly AdminPort[] | "all",
+): boolean {
   if (outer === "all") return true;
   if (inner === "all") return false;
   return inner.every((q) => {
     if (q.kind === "invalid") return true;
     return outer.some((o) => {
-      if (o.kind === "range" && q.kind === "range") return o.protocol === q.protocol && o.from <= q.from && o.to >= q.to;
+      if (o.kind === "range" && q.kind === "range")
+        return o.protocol === q.protocol && o.from <= q.from && o.to >= q.to;
       if (o.kind === "named" && q.kind === "named") return o.name === q.name;
       return false;
     });
@@ -99,7 +121,13 @@ function portsCover(outer: readonly AdminPort[] | "all", inner: readonly AdminPo
 }
 
 /** Does rule `e` (an earlier rule) match every connection that rule `r` matches, in this cluster? */
-function ruleCovers(cp: CompiledPolicies, e: AdminRule, r: AdminRule, subjectsR: readonly PodFacts[], ep: CompiledAdminPolicy): boolean {
+function ruleCovers(
+  cp: CompiledPolicies,
+  e: AdminRule,
+  r: AdminRule,
+  subjectsR: readonly PodFacts[],
+  ep: CompiledAdminPolicy,
+): boolean {
   if (!subjectsR.every((s) => adminSelects(ep, s))) return false;
   if (!portsCover(e.ports, r.ports)) return false;
   if (e.peers.some((p) => p.kind === "unknown") && e.action !== "Allow") return true;
@@ -108,7 +136,9 @@ function ruleCovers(cp: CompiledPolicies, e: AdminRule, r: AdminRule, subjectsR:
   // Address peers of r must be covered by address peers of e.
   for (const p of r.peers) {
     if (p.kind === "networks") {
-      const ok = p.cidrs.every((c) => e.peers.some((q) => q.kind === "networks" && q.cidrs.some((d) => cidrCovers(d, c))));
+      const ok = p.cidrs.every((c) =>
+        e.peers.some((q) => q.kind === "networks" && q.cidrs.some((d) => cidrCovers(d, c))),
+      );
       if (!ok) return false;
     } else if (p.kind === "nodes") {
       const ok = [...p.addresses].every((a) =>
@@ -119,7 +149,8 @@ function ruleCovers(cp: CompiledPolicies, e: AdminRule, r: AdminRule, subjectsR:
         ),
       );
       if (!ok) return false;
-    } else if (p.kind === "domainNames" || (p.kind === "unknown" && r.action !== "Allow")) return false;
+    } else if (p.kind === "domainNames" || (p.kind === "unknown" && r.action !== "Allow"))
+      return false;
   }
   return true;
 }
@@ -129,19 +160,28 @@ function containsText(c: CIDR, text: string): boolean {
   return ip !== undefined && cidrContains(c, ip);
 }
 
-export function lintPolicies(cluster: Cluster | CompiledPolicies, options?: Partial<PolicyOptions>): PolicyLintWarning[] {
+export function lintPolicies(
+  cluster: Cluster | CompiledPolicies,
+  options?: Partial<PolicyOptions>,
+): PolicyLintWarning[] {
   const cp = toCompiled(cluster);
   const opts = completeOptions(options);
   const out: PolicyLintWarning[] = [];
   const pods = cp.facts.pods;
   for (const i of cp.issues)
-    if (i.object !== undefined) out.push({ code: "invalid-field", object: i.object, path: i.path, message: i.message });
+    if (i.object !== undefined)
+      out.push({ code: "invalid-field", object: i.object, path: i.path, message: i.message });
 
   for (const np of cp.allNetworkPolicies) {
     const ref = npRef(np);
     const selected = pods.filter((p) => networkPolicySelects(np, p, opts));
     if (selected.length === 0)
-      out.push({ code: "selects-nothing", object: ref, path: ["spec", "podSelector"], message: `podSelector {${np.podSelector.text}} selects no pod in namespace ${np.namespace}` });
+      out.push({
+        code: "selects-nothing",
+        object: ref,
+        path: ["spec", "podSelector"],
+        message: `podSelector {${np.podSelector.text}} selects no pod in namespace ${np.namespace}`,
+      });
     for (const d of np.ignoredDirections)
       out.push({
         code: "ignored-direction",
@@ -156,7 +196,13 @@ export function lintPolicies(cluster: Cluster | CompiledPolicies, options?: Part
           for (const peer of r.peers)
             if (peer.kind === "ipBlock" && peer.cidr !== undefined) {
               const c = peer.cidr;
-              const inside = pods.filter((p) => isNetworkPolicyPod(p, opts) && p.ips.some((ip) => cidrContains(c, ip) && !peer.except.some((e) => cidrContains(e, ip))));
+              const inside = pods.filter(
+                (p) =>
+                  isNetworkPolicyPod(p, opts) &&
+                  p.ips.some(
+                    (ip) => cidrContains(c, ip) && !peer.except.some((e) => cidrContains(e, ip)),
+                  ),
+              );
               if (inside.length > 0)
                 out.push({
                   code: "ip-block-covers-pods",
@@ -194,19 +240,32 @@ export function lintPolicies(cluster: Cluster | CompiledPolicies, options?: Part
           code: "equal-anp-priority",
           object: adminRef(a),
           path: ["spec", "priority"],
-          message: `priority ${prio} is shared with ${list.filter((b) => b !== a).map((b) => b.name).join(", ")}: their relative order is undefined`,
+          message: `priority ${prio} is shared with ${list
+            .filter((b) => b !== a)
+            .map((b) => b.name)
+            .join(", ")}: their relative order is undefined`,
         });
 
   for (const a of [...cp.adminPolicies, ...cp.baselinePolicies]) {
     const ref = adminRef(a);
     const subjects = pods.filter((p) => adminSelects(a, p));
-    if (subjects.length === 0) out.push({ code: "selects-nothing", object: ref, path: ["spec", "subject"], message: "subject selects no pod" });
+    if (subjects.length === 0)
+      out.push({
+        code: "selects-nothing",
+        object: ref,
+        path: ["spec", "subject"],
+        message: "subject selects no pod",
+      });
     for (const dir of ["Ingress", "Egress"] as const) {
       const rules = dir === "Ingress" ? a.ingress : a.egress;
       for (const r of rules) {
         for (const peer of r.peers)
           if (peer.kind === "networks") {
-            const inside = pods.filter((p) => isAdminPolicyPod(p) && p.ips.some((ip) => peer.cidrs.some((c) => cidrContains(c, ip))));
+            const inside = pods.filter(
+              (p) =>
+                isAdminPolicyPod(p) &&
+                p.ips.some((ip) => peer.cidrs.some((c) => cidrContains(c, ip))),
+            );
             if (inside.length > 0)
               out.push({
                 code: "ip-block-covers-pods",
@@ -234,7 +293,8 @@ export function lintPolicies(cluster: Cluster | CompiledPolicies, options?: Part
   for (const tier of [cp.adminPolicies, cp.baselinePolicies])
     for (const dir of ["Ingress", "Egress"] as const) {
       const ordered: { p: CompiledAdminPolicy; r: AdminRule }[] = [];
-      for (const p of tier) for (const r of dir === "Ingress" ? p.ingress : p.egress) ordered.push({ p, r });
+      for (const p of tier)
+        for (const r of dir === "Ingress" ? p.ingress : p.egress) ordered.push({ p, r });
       ordered.forEach(({ p, r }, i) => {
         const subjects = pods.filter((s) => adminSelects(p, s));
         if (subjects.length === 0) return;

@@ -6,7 +6,14 @@ import { cidrContains } from "../net/cidr.js";
 import { formatIP, type IPAddress } from "../net/address.js";
 import type { Protocol } from "../net/port.js";
 import { assertNever } from "../util/assert-never.js";
-import type { AdminAction, AdminPeer, AdminPort, Direction, NetworkPolicyPeer, PolicyPort } from "./compiled.js";
+import type {
+  AdminAction,
+  AdminPeer,
+  AdminPort,
+  Direction,
+  NetworkPolicyPeer,
+  PolicyPort,
+} from "./compiled.js";
 import { isAdminPolicyPod, isNetworkPolicyPod, type Party } from "./connection.js";
 import type { PodFacts } from "./facts.js";
 import type { PolicyOptions } from "./options.js";
@@ -66,7 +73,8 @@ export function networkPolicyPeerMatches(
       const ip = ctx.peerIP;
       if (ip === undefined || peer.cidr === undefined) return false;
       const p = ctx.peer;
-      if (!opts.ipBlockMatchesPods && p.kind === "pod" && isNetworkPolicyPod(p.pod, opts)) return false;
+      if (!opts.ipBlockMatchesPods && p.kind === "pod" && isNetworkPolicyPod(p.pod, opts))
+        return false;
       if (!cidrContains(peer.cidr, ip)) return false;
       for (const e of peer.except) if (cidrContains(e, ip)) return false;
       return true;
@@ -104,7 +112,11 @@ export function policyPortMatches(p: PolicyPort, ctx: DirectionContext): boolean
   }
 }
 
-export function adminPeerMatches(peer: AdminPeer, action: AdminAction, ctx: DirectionContext): boolean {
+export function adminPeerMatches(
+  peer: AdminPeer,
+  action: AdminAction,
+  ctx: DirectionContext,
+): boolean {
   const p = ctx.peer;
   switch (peer.kind) {
     case "namespaces":

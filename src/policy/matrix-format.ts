@@ -5,7 +5,8 @@ export const MATRIX_TSV_HEADER = "from\tto\tport\tprotocol\tallowed";
 
 export function* matrixTsvLines(m: PolicyMatrix): Generator<string> {
   yield `${MATRIX_TSV_HEADER}\n`;
-  for (const r of matrixRows(m)) yield `${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.allowed}\n`;
+  for (const r of matrixRows(m))
+    yield `${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.allowed}\n`;
 }
 
 /**

@@ -14,8 +14,7 @@ import type { PodFacts } from "./facts.js";
 import { completeOptions, type PolicyOptions } from "./options.js";
 import type { SubjectPolicies } from "./select.js";
 import { subjectClasses, type SubjectClasses } from "./subject-classes.js";
-import { makeDirectionContext } from "./match.js";
-import { connectionAllowed, directionAllowed, isLocalNodeIngress } from "./verdict.js";
+import { connectionAllowed, directionMask, isLocalNodeIngress } from "./verdict.js";
 
 export interface MatrixProbe {
   readonly port: number;
@@ -54,14 +53,20 @@ export function matrixProbes(cp: CompiledPolicies, opts: MatrixOptions | undefin
     for (const p of cp.facts.pods) for (const c of p.containerPorts) declared.add(c.port);
     ports = declared.size > 0 ? [...declared].sort((a, b) => a - b) : [80];
   }
-  const protocols = opts?.protocols !== undefined && opts.protocols.length > 0 ? opts.protocols : PROTOCOLS;
+  const protocols =
+    opts?.protocols !== undefined && opts.protocols.length > 0 ? opts.protocols : PROTOCOLS;
   const probes: MatrixProbe[] = [];
   for (const port of ports) for (const protocol of protocols) probes.push({ port, protocol });
   return probes;
 }
 
 function conn(src: PodFacts, dst: PodFacts, probe: MatrixProbe): Connection {
-  return { src: { kind: "pod", pod: src }, dst: { kind: "pod", pod: dst }, port: probe.port, protocol: probe.protocol };
+  return {
+    src: { kind: "pod", pod: src },
+    dst: { kind: "pod", pod: dst },
+    port: probe.port,
+    protocol: probe.protocol,
+  };
 }
 
 /**
@@ -71,7 +76,10 @@ function conn(src: PodFacts, dst: PodFacts, probe: MatrixProbe): Connection {
  * class, source peer class). Subject classes that no policy selects always allow and are never
  * evaluated. Each pod pair is then two table lookups.
  */
-export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options?: MatrixOptions): PolicyMatrix {
+export function computePolicyMatrix(
+  cluster: Cluster | CompiledPolicies,
+  options?: MatrixOptions,
+): PolicyMatrix {
   const cp = toCompiled(cluster);
   const opts = completeOptions(options);
   const probes = matrixProbes(cp, options);
@@ -82,25 +90,41 @@ export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options
   const C = peers.representatives.length;
   const egress = subjectClasses(cp, opts, "Egress", pods, peers.portNames, peers.nodeMatters);
   const ingress = subjectClasses(cp, opts, "Ingress", pods, peers.portNames, peers.nodeMatters);
-  // 0 = not computed, 1 = denied, 2 = allowed; index (subjectClass * C + peerClass) * P + probe
-  const eTable = new Uint8Array(egress.representatives.length * C * P);
-  const iTable = new Uint8Array(ingress.representatives.length * C * P);
-  const fill = (dir: Direction, table: Uint8Array, sc: SubjectClasses, s: number, peer: number, base: number): void => {
+  // Per (subject class, peer class): W words of probe bits, and whether they are computed yet.
+  const W = Math.ceil(P / 30);
+  const eMask = new Uint32Array(egress.representatives.length * C * W);
+  const iMask = new Uint32Array(ingress.representatives.length * C * W);
+  const eDone = new Uint8Array(egress.representatives.length * C);
+  const iDone = new Uint8Array(ingress.representatives.length * C);
+  const fill = (
+    dir: Direction,
+    mask: Uint32Array,
+    sc: SubjectClasses,
+    s: number,
+    peer: number,
+    cell: number,
+  ): void => {
     const subject = sc.representatives[s] as PodFacts;
-    const other = peers.representatives[peer] as PodFacts;
-    const sel = sc.selections[s] as SubjectPolicies;
-    const party: Party = { kind: "pod", pod: other };
+    const party: Party = { kind: "pod", pod: peers.representatives[peer] as PodFacts };
     const { srcIP, dstIP } =
       dir === "Egress"
         ? connectionAddresses({ kind: "pod", pod: subject }, party)
         : connectionAddresses(party, { kind: "pod", pod: subject });
-    const peerIP = dir === "Egress" ? dstIP : srcIP;
-    const local = dir === "Ingress" && isLocalNodeIngress(subject, party, opts);
-    for (let k = 0; k < P; k++) {
-      const probe = probes[k] as MatrixProbe;
-      const ok = local || directionAllowed(sel, makeDirectionContext(dir, subject, party, peerIP, probe.port, probe.protocol), opts);
-      table[base + k] = ok ? 2 : 1;
+    if (dir === "Ingress" && isLocalNodeIngress(subject, party, opts)) {
+      for (let w = 0; w < W; w++) mask[cell * W + w] = 0x3fffffff;
+      return;
     }
+    directionMask(
+      sc.selections[s] as SubjectPolicies,
+      dir,
+      subject,
+      party,
+      dir === "Egress" ? dstIP : srcIP,
+      probes,
+      opts,
+      mask,
+      cell * W,
+    );
   };
   const verdicts = new Uint8Array(n * n * P);
   for (let i = 0; i < n; i++) {
@@ -114,18 +138,28 @@ export function computePolicyMatrix(cluster: Cluster | CompiledPolicies, options
         continue;
       }
       const si = ingress.classOf[j] as number;
-      const pj = peers.classOf[j] as number;
       const dstOpen = ingress.open[si] === true;
       if (srcOpen && dstOpen) {
         verdicts.fill(1, out, out + P);
         continue;
       }
-      const eBase = (se * C + pj) * P;
-      const iBase = (si * C + pi) * P;
-      if (!srcOpen && eTable[eBase] === 0) fill("Egress", eTable, egress, se, pj, eBase);
-      if (!dstOpen && iTable[iBase] === 0) fill("Ingress", iTable, ingress, si, pi, iBase);
-      for (let k = 0; k < P; k++)
-        verdicts[out + k] = (srcOpen || eTable[eBase + k] === 2) && (dstOpen || iTable[iBase + k] === 2) ? 1 : 0;
+      const eCell = se * C + (peers.classOf[j] as number);
+      const iCell = si * C + pi;
+      if (!srcOpen && eDone[eCell] === 0) {
+        fill("Egress", eMask, egress, se, peers.classOf[j] as number, eCell);
+        eDone[eCell] = 1;
+      }
+      if (!dstOpen && iDone[iCell] === 0) {
+        fill("Ingress", iMask, ingress, si, pi, iCell);
+        iDone[iCell] = 1;
+      }
+      for (let w = 0; w < W; w++) {
+        const m =
+          (srcOpen ? 0x3fffffff : (eMask[eCell * W + w] as number)) &
+          (dstOpen ? 0x3fffffff : (iMask[iCell * W + w] as number));
+        const end = Math.min(P, (w + 1) * 30);
+        for (let k = w * 30; k < end; k++) verdicts[out + k] = (m >>> (k - w * 30)) & 1;
+      }
     }
   }
   return { pods: pods.map((p) => p.id), probes, verdicts, classes: C };
@@ -140,14 +174,21 @@ export function naivePolicyMatrix(
   const opts = completeOptions(options);
   const probes = matrixProbes(cp, options);
   const wanted = options?.pods;
-  const pods = wanted === undefined ? cp.facts.pods : cp.facts.pods.filter((p) => wanted.includes(p.id));
+  const pods =
+    wanted === undefined ? cp.facts.pods : cp.facts.pods.filter((p) => wanted.includes(p.id));
   const n = pods.length;
   const P = probes.length;
   const verdicts = new Uint8Array(n * n * P);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++)
       for (let k = 0; k < P; k++)
-        verdicts[(i * n + j) * P + k] = connectionAllowed(cp, conn(pods[i] as PodFacts, pods[j] as PodFacts, probes[k] as MatrixProbe), opts) ? 1 : 0;
+        verdicts[(i * n + j) * P + k] = connectionAllowed(
+          cp,
+          conn(pods[i] as PodFacts, pods[j] as PodFacts, probes[k] as MatrixProbe),
+          opts,
+        )
+          ? 1
+          : 0;
   return { pods: pods.map((p) => p.id), probes, verdicts, classes: n };
 }
 
@@ -170,7 +211,13 @@ export function* matrixRows(m: PolicyMatrix): Generator<MatrixRow> {
 }
 
 /** Verdict lookup by names; undefined when the pod or probe is not in the table. */
-export function matrixVerdict(m: PolicyMatrix, from: string, to: string, port: number, protocol: Protocol): boolean | undefined {
+export function matrixVerdict(
+  m: PolicyMatrix,
+  from: string,
+  to: string,
+  port: number,
+  protocol: Protocol,
+): boolean | undefined {
   const i = m.pods.indexOf(from);
   const j = m.pods.indexOf(to);
   const k = m.probes.findIndex((p) => p.port === port && p.protocol === protocol);
@@ -179,6 +226,9 @@ export function matrixVerdict(m: PolicyMatrix, from: string, to: string, port: n
 }
 
 /** The library contract (interfaces.md): the truth table as rows. */
-export function policyMatrix(cluster: Cluster | CompiledPolicies, options?: MatrixOptions): MatrixRow[] {
+export function policyMatrix(
+  cluster: Cluster | CompiledPolicies,
+  options?: MatrixOptions,
+): MatrixRow[] {
   return [...matrixRows(computePolicyMatrix(cluster, options))];
 }

@@ -1,5 +1,10 @@
 /** Which policies select a pod, per direction and tier. */
-import type { CompiledAdminPolicy, CompiledNetworkPolicy, CompiledPolicies, Direction } from "./compiled.js";
+import type {
+  CompiledAdminPolicy,
+  CompiledNetworkPolicy,
+  CompiledPolicies,
+  Direction,
+} from "./compiled.js";
 import { isAdminPolicyPod, isNetworkPolicyPod } from "./connection.js";
 import type { PodFacts } from "./facts.js";
 import type { PolicyOptions } from "./options.js";
@@ -21,8 +26,16 @@ export function adminSelects(p: CompiledAdminPolicy, pod: PodFacts): boolean {
     : s.namespaces.matches(pod.nsLabels) && s.pods.matches(pod.labels);
 }
 
-export function networkPolicySelects(p: CompiledNetworkPolicy, pod: PodFacts, opts: PolicyOptions): boolean {
-  return isNetworkPolicyPod(pod, opts) && p.namespace === pod.namespace && p.podSelector.matches(pod.labels);
+export function networkPolicySelects(
+  p: CompiledNetworkPolicy,
+  pod: PodFacts,
+  opts: PolicyOptions,
+): boolean {
+  return (
+    isNetworkPolicyPod(pod, opts) &&
+    p.namespace === pod.namespace &&
+    p.podSelector.matches(pod.labels)
+  );
 }
 
 export function rulesFor<T>(p: { readonly ingress: T; readonly egress: T }, dir: Direction): T {
@@ -39,6 +52,8 @@ export function selectPolicies(
   const network = (cp.networkPolicies.get(pod.namespace) ?? []).filter(
     (p) => rulesFor(p, dir) !== undefined && networkPolicySelects(p, pod, opts),
   );
-  const baseline = cp.baselinePolicies.filter((p) => rulesFor(p, dir).length > 0 && adminSelects(p, pod));
+  const baseline = cp.baselinePolicies.filter(
+    (p) => rulesFor(p, dir).length > 0 && adminSelects(p, pod),
+  );
   return { admin, network, baseline };
 }

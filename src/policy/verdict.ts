@@ -3,7 +3,13 @@
  * a connection is allowed iff the source's egress and the destination's ingress both allow it
  * (spec netpol.md §1.11). `explain.ts` follows the same steps and records them.
  */
-import type { AdminRule, CompiledAdminPolicy, CompiledPolicies, Direction, NetworkPolicyRule } from "./compiled.js";
+import type {
+  AdminRule,
+  CompiledAdminPolicy,
+  CompiledPolicies,
+  Direction,
+  NetworkPolicyRule,
+} from "./compiled.js";
 import {
   connectionAddresses,
   isLoopback,
@@ -104,14 +110,98 @@ export function connectionAllowed(
   const { srcIP, dstIP } = connectionAddresses(conn.src, conn.dst);
   if (conn.src.kind === "pod") {
     const sel = select("Egress", conn.src.pod);
-    const ctx = makeDirectionContext("Egress", conn.src.pod, conn.dst, dstIP, conn.port, conn.protocol);
+    const ctx = makeDirectionContext(
+      "Egress",
+      conn.src.pod,
+      conn.dst,
+      dstIP,
+      conn.port,
+      conn.protocol,
+    );
     if (!directionAllowed(sel, ctx, opts)) return false;
   }
   if (conn.dst.kind === "pod") {
     if (isLocalNodeIngress(conn.dst.pod, conn.src, opts)) return true;
     const sel = select("Ingress", conn.dst.pod);
-    const ctx = makeDirectionContext("Ingress", conn.dst.pod, conn.src, srcIP, conn.port, conn.protocol);
+    const ctx = makeDirectionContext(
+      "Ingress",
+      conn.dst.pod,
+      conn.src,
+      srcIP,
+      conn.port,
+      conn.protocol,
+    );
     if (!directionAllowed(sel, ctx, opts)) return false;
   }
   return true;
+}
+
+interface PeerMatchedRule {
+  readonly action: AdminRule["action"];
+  readonly ports: AdminRule["ports"];
+}
+
+/**
+ * Bulk form of `directionAllowed` for truth tables: the verdicts of one (subject, peer) pair for
+ * many probes, as bits (bit k of word k/30). Peers are matched once per rule, ports per probe;
+ * the tier logic is the same as `directionAllowed` (tests compare the two on random clusters).
+ */
+export function directionMask(
+  selected: SubjectPolicies,
+  direction: Direction,
+  subject: PodFacts,
+  peer: Party,
+  peerIP: DirectionContext["peerIP"],
+  probes: readonly { readonly port: number; readonly protocol: DirectionContext["protocol"] }[],
+  opts: PolicyOptions,
+  out: Uint32Array,
+  offset: number,
+): void {
+  const ctx0 = makeDirectionContext(direction, subject, peer, peerIP, 0, "TCP");
+  const adminHits: PeerMatchedRule[] = [];
+  for (const p of selected.admin)
+    for (const r of rulesFor(p, direction))
+      if (r.peers.some((x) => adminPeerMatches(x, r.action, ctx0))) adminHits.push(r);
+  const npHits: NetworkPolicyRule["ports"][] = [];
+  for (const p of selected.network)
+    for (const r of rulesFor(p, direction) ?? [])
+      if (
+        r.peers === "all" ||
+        r.peers.some((x) => networkPolicyPeerMatches(x, p.namespace, ctx0, opts))
+      )
+        npHits.push(r.ports);
+  const banpHits: PeerMatchedRule[] = [];
+  if (selected.network.length === 0)
+    for (const p of selected.baseline)
+      for (const r of rulesFor(p, direction))
+        if (r.peers.some((x) => adminPeerMatches(x, r.action, ctx0))) banpHits.push(r);
+  const words = Math.ceil(probes.length / 30);
+  for (let w = 0; w < words; w++) out[offset + w] = 0;
+  for (let k = 0; k < probes.length; k++) {
+    const probe = probes[k] as (typeof probes)[number];
+    const ctx: DirectionContext = { ...ctx0, port: probe.port, protocol: probe.protocol };
+    let allowed: boolean | undefined;
+    for (const r of adminHits)
+      if (r.ports === "all" || r.ports.some((x) => adminPortMatches(x, ctx))) {
+        allowed = r.action === "Allow" ? true : r.action === "Deny" ? false : undefined;
+        break;
+      }
+    if (allowed === undefined) {
+      if (selected.network.length > 0)
+        allowed = npHits.some(
+          (ports) => ports === "all" || ports.some((x) => policyPortMatches(x, ctx)),
+        );
+      else {
+        allowed = true;
+        for (const r of banpHits)
+          if (r.ports === "all" || r.ports.some((x) => adminPortMatches(x, ctx))) {
+            allowed = r.action !== "Deny";
+            break;
+          }
+      }
+    }
+    if (allowed)
+      out[offset + Math.floor(k / 30)] =
+        ((out[offset + Math.floor(k / 30)] as number) | (1 << (k % 30))) >>> 0;
+  }
 }

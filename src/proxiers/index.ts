@@ -5,6 +5,26 @@
  */
 export * from "./iptables/index.js";
 export {
+  renderIpvs,
+  IpvsUnavailableError,
+  IPVS_IPSETS,
+  IPVS_JUMP_RULES,
+  ipsetName as ipvsIpsetName,
+  formatIpvsIpsets,
+  renderIpvsIptables,
+} from "./ipvs/index.js";
+export type {
+  IpvsRender,
+  IpvsState,
+  IpvsFamilyState,
+  IpvsFamilySync,
+  IpvsIpset,
+  IpvsIpsetId,
+  IpvsIpsetType,
+  PlannedVirtualServer,
+  VirtualServerSource,
+} from "./ipvs/index.js";
+export {
   chainHash,
   servicePortsForFamily,
   clusterIPForFamily,

@@ -10,7 +10,11 @@ const ACCEPTANCE = join(ROOT, "../shared/acceptance/netpol");
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const code = await runCli(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => "" });
+  const code = await runCli(argv, {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    readStdin: () => "",
+  });
   return { code, out, err };
 }
 
@@ -25,19 +29,56 @@ describe("policy check", () => {
     ["TCP", 1, "denied"],
     ["UDP", 1, "denied"],
   ])("SCTP policy example, %s", async (protocol, code, word) => {
-    const r = await run("policy", "check", "-f", EXAMPLE, "--from", "default/client", "--to", "default/server", "--port", "5000", "--protocol", protocol);
+    const r = await run(
+      "policy",
+      "check",
+      "-f",
+      EXAMPLE,
+      "--from",
+      "default/client",
+      "--to",
+      "default/server",
+      "--port",
+      "5000",
+      "--protocol",
+      protocol,
+    );
     expect(r.code).toBe(code);
     expect(r.out.split("\n")[0]).toBe(`default/client -> default/server ${protocol}/5000: ${word}`);
-    expect(r.out).toContain("NetworkPolicy default/allow-sctp-5000 selects the subject for Ingress");
+    expect(r.out).toContain(
+      "NetworkPolicy default/allow-sctp-5000 selects the subject for Ingress",
+    );
   });
 
   test("json output is the explanation data", async () => {
-    const r = await run("policy", "check", "-f", EXAMPLE, "--from", "10.244.1.10", "--to", "default/server", "--port", "5000", "--protocol", "tcp", "--output", "json");
+    const r = await run(
+      "policy",
+      "check",
+      "-f",
+      EXAMPLE,
+      "--from",
+      "10.244.1.10",
+      "--to",
+      "default/server",
+      "--port",
+      "5000",
+      "--protocol",
+      "tcp",
+      "--output",
+      "json",
+    );
     expect(r.code).toBe(1);
-    const ex = JSON.parse(r.out) as { allowed: boolean; from: string; ingress: { decision: { kind: string; policies: string[] } } };
+    const ex = JSON.parse(r.out) as {
+      allowed: boolean;
+      from: string;
+      ingress: { decision: { kind: string; policies: string[] } };
+    };
     expect(ex.allowed).toBe(false);
     expect(ex.from).toBe("default/client");
-    expect(ex.ingress.decision).toEqual({ kind: "networkpolicy-deny", policies: ["default/allow-sctp-5000"] });
+    expect(ex.ingress.decision).toEqual({
+      kind: "networkpolicy-deny",
+      policies: ["default/allow-sctp-5000"],
+    });
   });
 
   test("bad input exits 2 with one line", async () => {
@@ -56,7 +97,16 @@ describe("policy check", () => {
 
 describe("policy matrix", () => {
   test("TSV header and rows, self pairs included", async () => {
-    const r = await run("policy", "matrix", "-f", EXAMPLE, "--ports", "5000", "--protocols", "TCP,SCTP");
+    const r = await run(
+      "policy",
+      "matrix",
+      "-f",
+      EXAMPLE,
+      "--ports",
+      "5000",
+      "--protocols",
+      "TCP,SCTP",
+    );
     expect(r.code).toBe(0);
     expect(r.out.split("\n")).toEqual([
       "from\tto\tport\tprotocol\tallowed",
@@ -73,7 +123,18 @@ describe("policy matrix", () => {
   });
 
   test("text grid as the e2e suite prints it", async () => {
-    const r = await run("policy", "matrix", "-f", join(ACCEPTANCE, "01-default-deny-ingress"), "--ports", "80", "--protocols", "TCP", "--output", "text");
+    const r = await run(
+      "policy",
+      "matrix",
+      "-f",
+      join(ACCEPTANCE, "01-default-deny-ingress"),
+      "--ports",
+      "80",
+      "--protocols",
+      "TCP",
+      "--output",
+      "text",
+    );
     const lines = r.out.split("\n");
     expect(lines[0]).toBe("TCP/80:");
     expect(lines[1]).toBe("-\tx/a\tx/b\tx/c\ty/a\ty/b\ty/c\tz/a\tz/b\tz/c");
@@ -82,9 +143,26 @@ describe("policy matrix", () => {
   });
 
   test("json rows", async () => {
-    const r = await run("policy", "matrix", "-f", EXAMPLE, "--ports", "5000", "--protocols", "UDP", "--output", "json");
+    const r = await run(
+      "policy",
+      "matrix",
+      "-f",
+      EXAMPLE,
+      "--ports",
+      "5000",
+      "--protocols",
+      "UDP",
+      "--output",
+      "json",
+    );
     const rows = JSON.parse(r.out) as unknown[];
-    expect(rows).toContainEqual({ from: "default/client", to: "default/server", port: 5000, protocol: "UDP", allowed: false });
+    expect(rows).toContainEqual({
+      from: "default/client",
+      to: "default/server",
+      port: 5000,
+      protocol: "UDP",
+      allowed: false,
+    });
     expect(rows).toHaveLength(4);
   });
 
@@ -95,9 +173,22 @@ describe("policy matrix", () => {
 
 describe("policy diff", () => {
   test("lists changed verdicts and exits 1", async () => {
-    const r = await run("policy", "diff", "-f", EXAMPLE, "--against", join(EXAMPLE, "variants/allow-sctp-and-tcp.yaml"), "--ports", "5000", "--output", "tsv");
+    const r = await run(
+      "policy",
+      "diff",
+      "-f",
+      EXAMPLE,
+      "--against",
+      join(EXAMPLE, "variants/allow-sctp-and-tcp.yaml"),
+      "--ports",
+      "5000",
+      "--output",
+      "tsv",
+    );
     expect(r.code).toBe(1);
-    expect(r.out).toBe("from\tto\tport\tprotocol\tbefore\tafter\ndefault/client\tdefault/server\t5000\tTCP\tfalse\ttrue\n");
+    expect(r.out).toBe(
+      "from\tto\tport\tprotocol\tbefore\tafter\ndefault/client\tdefault/server\t5000\tTCP\tfalse\ttrue\n",
+    );
   });
   test("no change exits 0", async () => {
     const r = await run("policy", "diff", "-f", EXAMPLE, "--against", EXAMPLE);
@@ -121,17 +212,42 @@ describe("policy lint", () => {
 });
 
 describe("acceptance through the CLI", () => {
-  const cases = ["01-default-deny-ingress", "03-pod-or-namespace-selector-or", "05-named-port-from-namespace", "07-stacked-policies-union", "09-sctp-only-policy-blocks-tcp", "11-anp-pass-to-networkpolicy"];
+  const cases = [
+    "01-default-deny-ingress",
+    "03-pod-or-namespace-selector-or",
+    "05-named-port-from-namespace",
+    "07-stacked-policies-union",
+    "09-sctp-only-policy-blocks-tcp",
+    "11-anp-pass-to-networkpolicy",
+  ];
   test.each(cases)("%s: policy matrix --output tsv joined with expected.tsv", async (name) => {
     const { readFileSync } = await import("node:fs");
-    const expected = readFileSync(join(ACCEPTANCE, name, "expected.tsv"), "utf8").trim().split("\n").slice(1).map((l) => l.split("\t"));
+    const expected = readFileSync(join(ACCEPTANCE, name, "expected.tsv"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split("\t"));
     const ports = [...new Set(expected.map((e) => e[2]))].join(",");
     const protocols = [...new Set(expected.map((e) => e[3]))].join(",");
-    const r = await run("policy", "matrix", "-f", join(ACCEPTANCE, name, "cluster.yaml"), "--ports", ports, "--protocols", protocols);
+    const r = await run(
+      "policy",
+      "matrix",
+      "-f",
+      join(ACCEPTANCE, name, "cluster.yaml"),
+      "--ports",
+      ports,
+      "--protocols",
+      protocols,
+    );
     expect(r.code).toBe(0);
     const [header, ...rows] = r.out.trim().split("\n");
     expect(header).toBe("from\tto\tport\tprotocol\tallowed");
-    const got = new Map(rows.map((l) => { const f = l.split("\t"); return [f.slice(0, 4).join("\t"), f[4]] as const; }));
+    const got = new Map(
+      rows.map((l) => {
+        const f = l.split("\t");
+        return [f.slice(0, 4).join("\t"), f[4]] as const;
+      }),
+    );
     const wrong = expected.filter((e) => got.get(e.slice(0, 4).join("\t")) !== e[4]);
     expect(wrong).toEqual([]);
   });

@@ -42,6 +42,7 @@ const base: ServiceSpecArb = {
   externalPolicyLocal: false,
   internalPolicyLocal: false,
   sourceRanges: [],
+  sessionAffinity: false,
   endpoints: [true, false],
 };
 

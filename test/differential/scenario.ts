@@ -58,6 +58,7 @@ export interface ServiceSpecArb {
   readonly externalPolicyLocal: boolean;
   readonly internalPolicyLocal: boolean;
   readonly sourceRanges: readonly string[];
+  readonly sessionAffinity: boolean;
   /** true = on this node. */
   readonly endpoints: readonly boolean[];
 }
@@ -80,6 +81,7 @@ export const serviceSpecArb: fc.Arbitrary<ServiceSpecArb> = fc.record({
   externalPolicyLocal: fc.boolean(),
   internalPolicyLocal: fc.boolean(),
   sourceRanges: fc.constantFrom<readonly string[]>([], [], ["203.0.113.0/24"], ["192.168.0.0/24"]),
+  sessionAffinity: fc.boolean(),
   endpoints: fc.array(fc.boolean(), { maxLength: 3 }),
 });
 
@@ -129,6 +131,7 @@ export function clusterOf(services: readonly ServiceScenario[]): Cluster {
         ? { externalTrafficPolicy: s.externalPolicyLocal ? "Local" : "Cluster" }
         : {}),
       internalTrafficPolicy: s.internalPolicyLocal ? "Local" : "Cluster",
+      ...(s.sessionAffinity ? { sessionAffinity: "ClientIP" } : {}),
       ...(s.sourceRanges.length > 0 ? { loadBalancerSourceRanges: [...s.sourceRanges] } : {}),
       ...(s.type === "LoadBalancer" && s.externalPolicyLocal
         ? { healthCheckNodePort: 32000 + s.index }

@@ -156,4 +156,38 @@ describe("HostportManager model", () => {
     list.forEach((pod, i) => manager.add(`sandbox-${i}`, toMapping(pod)));
     expect(manager.openSockets()).toEqual([]);
   });
+
+  test.prop(
+    [
+      fc.tuple(
+        ...[0, 1, 2, 3, 4].map((index) =>
+          hostPortPod({ index, hostIPs: ["127.0.0.1", "192.168.0.2"] }),
+        ),
+      ),
+    ],
+    { numRuns: 100 },
+  )("kernel bind semantics: no held socket overlaps another (wildcard included)", (list) => {
+    const manager = new HostportManager({
+      family: "IPv4",
+      natInterfaceName: "cbr0",
+      bindSemantics: "kernel",
+    });
+    for (const pod of list) {
+      try {
+        manager.add(sandboxIDOf(pod), toMapping(pod));
+      } catch (e) {
+        if (!(e instanceof HostportError)) throw e;
+      }
+    }
+    const held = manager.openSockets();
+    held.forEach((a, i) =>
+      held.slice(i + 1).forEach((b) => {
+        const overlap =
+          a.protocol === b.protocol &&
+          a.port === b.port &&
+          (a.hostIP === b.hostIP || a.hostIP === "" || b.hostIP === "");
+        expect([key(a), key(b), overlap]).toEqual([key(a), key(b), false]);
+      }),
+    );
+  });
 });

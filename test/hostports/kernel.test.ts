@@ -5,12 +5,18 @@
  */
 import { describe, expect } from "@jest/globals";
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseCluster } from "../../src/model/load.js";
+import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { kernelTest } from "../helpers/kernel.js";
 import { withNetns, type Netns } from "../../src/backends/netns.js";
 import {
   HostportManager,
   emptyNatTable,
+  formatHostportSave,
   formatNatTable,
+  hostportRulesForNode,
   portmapAdd,
   type PodPortMapping,
 } from "../../src/hostports/index.js";
@@ -100,6 +106,53 @@ const acceptanceAdds: [PodPortMapping, boolean][] = [
 ];
 
 describe("hostport rules on a real kernel", () => {
+  kernelTest(
+    "our iptables-save rendering equals the kernel's, for kubenet and portmap, IPv4 and IPv6",
+    ["root", "ip", "iptables", "ip6tables"],
+    async () => {
+      const ex = join(__dirname, "../../examples/sctp-hostport");
+      const cluster = parseCluster([
+        { file: "pods.yaml", text: readFileSync(join(ex, "pods.yaml"), "utf8") },
+      ]);
+      const node = parseNodeEnvironment(readFileSync(join(ex, "node.yaml"), "utf8"), "node.yaml");
+      for (const impl of ["kubenet", "portmap"] as const) {
+        const f = hostportRulesForNode(cluster, node, { impl }).families[0]!;
+        const external = impl === "kubenet" ? ":KUBE-MARK-MASQ - [0:0]\n" : "";
+        await withNetns(
+          1,
+          ([ns]) => {
+            ns!.exec("iptables-restore", [], f.restore.replace("*nat\n", `*nat\n${external}`));
+            const kernel = ns!.exec("iptables-save", ["-t", "nat"]);
+            expect(stripComments(formatHostportSave(f))).toBe(stripComments(kernel));
+          },
+          PREFIX,
+        );
+      }
+      const v6 = new HostportManager({ family: "IPv6", natInterfaceName: "cbr0" });
+      v6.add("id", {
+        name: "pod1",
+        namespace: "ns1",
+        ip: "2001:beef::2",
+        hostNetwork: false,
+        portMappings: [
+          { hostPort: 8080, containerPort: 80, protocol: "TCP" },
+          { hostPort: 8083, containerPort: 83, protocol: "SCTP", hostIP: "2001:db8::1" },
+        ],
+      });
+      await withNetns(
+        1,
+        ([ns]) => {
+          const text = v6.save("restore").replace("*nat\n", "*nat\n:KUBE-MARK-MASQ - [0:0]\n");
+          ns!.exec("ip6tables-restore", [], text);
+          const kernel = ns!.exec("ip6tables-save", ["-t", "nat"]);
+          const ours = formatHostportSave({ family: "IPv6", nat: v6.natTable() });
+          expect(stripComments(ours)).toBe(stripComments(kernel));
+        },
+        PREFIX,
+      );
+    },
+  );
+
   kernelTest(
     "kubenet IPv4 rules load, round-trip, and save as spec A.7 says",
     ["root", "ip", "iptables"],
@@ -245,14 +298,24 @@ describe("hostport rules on a real kernel", () => {
             await server.ready;
             // From outside the node, through PREROUTING.
             expect(c.exec("node", ["-e", CLIENT, "tcp", "192.168.0.2", "80"]).trim()).toBe(
-              "pod-tcp",
+              "pod-tcp from 192.168.0.10",
             );
             expect(c.exec("node", ["-e", CLIENT, "udp", "192.168.0.2", "81"]).trim()).toBe(
               "pod-udp",
             );
-            // From the node itself, through OUTPUT.
+            // From the node itself, through OUTPUT (source: the node IP, not masqueraded).
             expect(n.exec("node", ["-e", CLIENT, "tcp", "192.168.0.2", "80"]).trim()).toBe(
-              "pod-tcp",
+              "pod-tcp from 192.168.0.2",
+            );
+            // From the node via 127.0.0.1: DNAT in OUTPUT, then the manager's localhost SNAT on
+            // cbr0 (route_localnet lets 127.0.0.1 leave lo, as kubelet/kube-proxy set it).
+            n.exec("sysctl", ["-qw", "net.ipv4.conf.all.route_localnet=1"]);
+            expect(n.exec("node", ["-e", CLIENT, "tcp", "127.0.0.1", "80"]).trim()).toBe(
+              "pod-tcp from 10.244.1.1",
+            );
+            // The pod reaching itself through the host port: hairpin, masqueraded to the bridge IP.
+            expect(p.exec("node", ["-e", CLIENT, "tcp", "192.168.0.2", "80"]).trim()).toBe(
+              "pod-tcp from 10.244.1.1",
             );
             // Another protocol on the same port is not captured: UDP to 80 gets no answer.
             expect(c.run("node", ["-e", CLIENT, "udp", "192.168.0.2", "80"]).status).not.toBe(0);
@@ -268,7 +331,7 @@ describe("hostport rules on a real kernel", () => {
 
 const SERVER = `
 const net = require("node:net"), dgram = require("node:dgram");
-const t = net.createServer((s) => s.end("pod-tcp\\n")).listen(8080, "0.0.0.0", () => {
+const t = net.createServer((s) => s.end("pod-tcp from " + s.remoteAddress + "\\n")).listen(8080, "0.0.0.0", () => {
   const u = dgram.createSocket("udp4");
   u.on("message", (_m, r) => u.send("pod-udp\\n", r.port, r.address));
   u.bind(8081, "0.0.0.0", () => console.log("ready"));

@@ -118,6 +118,16 @@ describe("render hostports", () => {
     expect(r.err).toBe("no node given: use --node-env FILE or --node NAME\n");
   });
 
+  test("--format save prints what iptables-save shows once loaded", async () => {
+    const r = await run([...base, "--format", "save"]);
+    expect(r.code).toBe(0);
+    // As the real iptables-save printed it for these rules (kernel.test.ts checks the whole text).
+    expect(r.out).toContain(
+      '-A KUBE-HOSTPORTS -p sctp -m comment --comment "sctp-server_default hostport 5060" -m sctp --dport 5060 -j KUBE-HP-DDIBXYVDNF7EM4UN\n',
+    );
+    expect(r.out).toContain(":KUBE-MARK-MASQ - [0:0]\n");
+  });
+
   test("bad --report value is bad input", async () => {
     const r = await run([...base, "--report", "bogus"]);
     expect(r.code).toBe(2);

@@ -105,7 +105,7 @@ const podsArb = fc
   .chain((pods) => fc.subarray(pods, { minLength: 1 }));
 
 describe.each(["kubenet", "portmap"] as const)("trace through %s hostport rules", (impl) => {
-  test.prop([podsArb], { numRuns: 60 })(
+  test.prop([podsArb], { numRuns: 40 })(
     "every host port reaches the pod that owns it, only with its own protocol",
     (pods) => {
       const cluster = makeCluster({ pods, nodes: [nodeObject] });

@@ -75,7 +75,8 @@ export function extensionContract(name: string, cases: ExtensionCases): void {
   const family = cases.family ?? "IPv4";
   const table = cases.table ?? "filter";
   describe(`${name} extension`, () => {
-    test.each(cases.canonical)("canonical %s is a fixed point of format(parse(x))", (body) => {
+    if (cases.canonical.length > 0)
+      test.each(cases.canonical)("canonical %s is a fixed point of format(parse(x))", (body) => {
       expect(bodyOf(formatIptablesSave(parseIptables(wrap(body, table), { family })))).toBe(body);
     });
     if (cases.normalizes !== undefined && cases.normalizes.length > 0)

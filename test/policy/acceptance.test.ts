@@ -18,11 +18,19 @@ interface Expected {
 }
 
 function readExpected(file: string): Expected[] {
-  const [header, ...lines] = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
+  const [header, ...lines] = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
   expect(header?.split("\t")).toEqual(["from", "to", "port", "protocol", "expected"]);
   return lines.map((l) => {
     const [from = "", to = "", port = "", protocol = "", expected = ""] = l.split("\t");
-    return { from, to, port: Number(port), protocol: parseProtocol(protocol) ?? "TCP", expected: expected === "true" };
+    return {
+      from,
+      to,
+      port: Number(port),
+      protocol: parseProtocol(protocol) ?? "TCP",
+      expected: expected === "true",
+    };
   });
 }
 
@@ -40,17 +48,24 @@ describe("netpol acceptance", () => {
     const protocols = [...new Set(expected.map((e) => e.protocol))];
     const m = computePolicyMatrix(cluster, { ports, protocols });
     const got = new Map<string, boolean>();
-    for (const r of matrixRows(m)) got.set(`${r.from}\t${r.to}\t${r.port}\t${r.protocol}`, r.allowed);
+    for (const r of matrixRows(m))
+      got.set(`${r.from}\t${r.to}\t${r.port}\t${r.protocol}`, r.allowed);
     // self pairs are in the matrix, the expectations leave them out
     expect(got.size).toBe(m.pods.length * m.pods.length * ports.length * protocols.length);
     const mismatches = expected
       .filter((e) => got.get(`${e.from}\t${e.to}\t${e.port}\t${e.protocol}`) !== e.expected)
-      .map((e) => `${e.from} -> ${e.to} ${e.protocol}/${e.port}: expected ${e.expected}, got ${String(got.get(`${e.from}\t${e.to}\t${e.port}\t${e.protocol}`))}`);
+      .map(
+        (e) =>
+          `${e.from} -> ${e.to} ${e.protocol}/${e.port}: expected ${e.expected}, got ${String(got.get(`${e.from}\t${e.to}\t${e.port}\t${e.protocol}`))}`,
+      );
     expect(mismatches).toEqual([]);
     // the naive path and the explaining path agree row by row
     const naive = naivePolicyMatrix(cluster, { ports, protocols });
     expect(Buffer.from(naive.verdicts).equals(Buffer.from(m.verdicts))).toBe(true);
     for (const e of expected)
-      expect(evaluatePolicy(cluster, { from: e.from, to: e.to, port: e.port, protocol: e.protocol }).allowed).toBe(e.expected);
+      expect(
+        evaluatePolicy(cluster, { from: e.from, to: e.to, port: e.port, protocol: e.protocol })
+          .allowed,
+      ).toBe(e.expected);
   });
 });

@@ -32,9 +32,13 @@ export function pod(id: string, o: PodOpts = {}): Pod {
     spec: {
       ...(o.nodeName !== undefined ? { nodeName: o.nodeName } : {}),
       ...(o.hostNetwork === true ? { hostNetwork: true } : {}),
-      containers: [{ name: "c", ports: (o.ports ?? []).map((p) => ({ ...p, protocol: p.protocol ?? "TCP" })) }],
+      containers: [
+        { name: "c", ports: (o.ports ?? []).map((p) => ({ ...p, protocol: p.protocol ?? "TCP" })) },
+      ],
     },
-    ...(ips.length > 0 ? { status: { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } } : {}),
+    ...(ips[0] !== undefined
+      ? { status: { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } }
+      : {}),
   };
 }
 
@@ -52,7 +56,10 @@ export function banp(spec: BaselineAdminNetworkPolicy["spec"]): BaselineAdminNet
 }
 
 export function node(name: string, ip: string, labels: Record<string, string> = {}): Node {
-  return { metadata: { name, labels }, status: { addresses: [{ type: "InternalIP", address: ip }] } };
+  return {
+    metadata: { name, labels },
+    status: { addresses: [{ type: "InternalIP", address: ip }] },
+  };
 }
 
 export function world(o: {
@@ -73,7 +80,14 @@ export function world(o: {
   });
 }
 
-export function allowed(c: Cluster, from: string, to: string, port = 80, protocol = "TCP", opts?: Partial<PolicyOptions>): boolean {
+export function allowed(
+  c: Cluster,
+  from: string,
+  to: string,
+  port = 80,
+  protocol = "TCP",
+  opts?: Partial<PolicyOptions>,
+): boolean {
   const q: PolicyQuery = { from, to, port, protocol };
   return evaluatePolicy(c, q, opts).allowed;
 }

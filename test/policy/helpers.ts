@@ -2,7 +2,12 @@
 import { makeCluster, type Cluster } from "../../src/model/cluster.js";
 import type { NetworkPolicy, Pod } from "../../src/model/kinds.js";
 import type { PolicyClusterObjects } from "../../src/testing/arbitraries/policyCluster.js";
-import { computePolicyMatrix, naivePolicyMatrix, type MatrixOptions, type PolicyMatrix } from "../../src/policy/matrix.js";
+import {
+  computePolicyMatrix,
+  naivePolicyMatrix,
+  type MatrixOptions,
+  type PolicyMatrix,
+} from "../../src/policy/matrix.js";
 import type { Protocol } from "../../src/net/port.js";
 
 export const PROBE_PORTS = [80, 81, 82];
@@ -59,7 +64,12 @@ export function permute<T>(xs: readonly T[], seed: number): T[] {
 /** policyTypes as the API server would default them (so later edits do not change them). */
 export function withExplicitTypes(np: NetworkPolicy): NetworkPolicy {
   const spec = np.spec ?? { podSelector: {} };
-  const types = spec.policyTypes !== undefined && spec.policyTypes.length > 0 ? spec.policyTypes : (spec.egress ?? []).length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
+  const types =
+    spec.policyTypes !== undefined && spec.policyTypes.length > 0
+      ? spec.policyTypes
+      : (spec.egress ?? []).length > 0
+        ? ["Ingress", "Egress"]
+        : ["Ingress"];
   return { ...np, spec: { ...spec, policyTypes: types } };
 }
 

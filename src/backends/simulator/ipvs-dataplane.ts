@@ -9,10 +9,10 @@ import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import { ipvsHook } from "../../netfilter/ipvs/index.js";
+import { ipsetTest, parseIpsetSave } from "../../netfilter/ipset/index.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import type { NodeDataplaneInput } from "../../netfilter/trace/dataplane.js";
 import { DUMMY_DEVICE, renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
-import { ipvsIpsetMembership } from "./ipvs-ipset-membership.js";
 
 export interface IpvsDataplaneParts {
   readonly render: IpvsRender;
@@ -28,13 +28,14 @@ export function ipvsDataplaneInput(
   const ruleSets = render.state.families.map((f) =>
     parseIptables(f.iptablesWithJumps, { file: `<kube-proxy ipvs ${f.family}>`, family: f.family }),
   );
+  const sets = parseIpsetSave(render.ipset, "<kube-proxy ipvs ipsets>");
   const input: NodeDataplaneInput = {
     ruleSets,
     interfaces: [
       ...opts.node.interfaces.filter((i) => i.name !== DUMMY_DEVICE),
       { name: DUMMY_DEVICE, addresses: render.addresses },
     ],
-    ipsets: ipvsIpsetMembership(render.state.families.flatMap((f) => f.ipsets)),
+    ipsets: { test: (name, key) => ipsetTest(sets, name, key) },
     nfacct: opts.node.kernel.nfacct,
     ipvs: ipvsHook(render.state.table),
   };

@@ -7,10 +7,7 @@ import type { Cluster } from "../../model/cluster.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
 import { renderIptables } from "../../proxiers/iptables/render-iptables.js";
-import {
-  buildDataplane,
-  type NodeDataplane,
-} from "../../netfilter/trace/dataplane.js";
+import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
   hostportRulesForNode,

@@ -34,7 +34,10 @@ function addPolicyFlags(cmd: Command): Command {
         .default("allow"),
     )
     .addOption(
-      new Option("--host-network <mode>", "how NetworkPolicy treats hostNetwork pods (implementation-defined)")
+      new Option(
+        "--host-network <mode>",
+        "how NetworkPolicy treats hostNetwork pods (implementation-defined)",
+      )
         .choices(["as-node", "as-pod"])
         .default("as-node"),
     )
@@ -92,7 +95,9 @@ function writeChunked(io: CliIO, lines: Iterable<string>): void {
   if (buf !== "") io.stdout(buf);
 }
 
-function matrixOptions(o: { ports?: number[]; protocols?: Protocol[] } & PolicyFlags): MatrixOptions {
+function matrixOptions(
+  o: { ports?: number[]; protocols?: Protocol[] } & PolicyFlags,
+): MatrixOptions {
   return {
     ...policyOptions(o),
     ...(o.ports !== undefined ? { ports: o.ports } : {}),
@@ -111,38 +116,59 @@ function registerCheck(policy: Command, io: CliIO): void {
     .option("--output <format>", "text or json", "text");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
-  cmd.action((o: ManifestOptions & PolicyFlags & { from: string; to: string; port: string; protocol: string; output: string }) => {
-    const format = parseOutputFormat(o.output, ["text", "json"]);
-    const port = parsePortNumber(o.port);
-    if (port === undefined || port === 0) throw new CliError(`--port: invalid value "${o.port}": must be 1..65535`);
-    const cluster = loadClusterFromOptions(o, io);
-    const v = withInputErrors(() =>
-      evaluatePolicy(cluster, { from: o.from, to: o.to, port, protocol: o.protocol }, policyOptions(o)),
-    );
-    if (format === "json") io.stdout(`${JSON.stringify(v.explanation, null, 2)}\n`);
-    else io.stdout(formatExplanation(v.explanation));
-    process.exitCode = v.allowed ? EXIT_OK : EXIT_CHECK_FAILED;
-  });
+  cmd.action(
+    (
+      o: ManifestOptions &
+        PolicyFlags & { from: string; to: string; port: string; protocol: string; output: string },
+    ) => {
+      const format = parseOutputFormat(o.output, ["text", "json"]);
+      const port = parsePortNumber(o.port);
+      if (port === undefined || port === 0)
+        throw new CliError(`--port: invalid value "${o.port}": must be 1..65535`);
+      const cluster = loadClusterFromOptions(o, io);
+      const v = withInputErrors(() =>
+        evaluatePolicy(
+          cluster,
+          { from: o.from, to: o.to, port, protocol: o.protocol },
+          policyOptions(o),
+        ),
+      );
+      if (format === "json") io.stdout(`${JSON.stringify(v.explanation, null, 2)}\n`);
+      else io.stdout(formatExplanation(v.explanation));
+      process.exitCode = v.allowed ? EXIT_OK : EXIT_CHECK_FAILED;
+    },
+  );
 }
 
 function registerMatrix(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("matrix")
-    .description("truth table over every ordered pair of pods (self pairs included), per port and protocol")
-    .option("--ports <list>", "destination ports, e.g. 80,81 (default: every declared containerPort)", parsePorts)
+    .description(
+      "truth table over every ordered pair of pods (self pairs included), per port and protocol",
+    )
+    .option(
+      "--ports <list>",
+      "destination ports, e.g. 80,81 (default: every declared containerPort)",
+      parsePorts,
+    )
     .option("--protocols <list>", "e.g. TCP,UDP,SCTP (default: all three)", parseProtocols)
     .option("--output <format>", "tsv, text (the e2e ./X grid) or json", "tsv");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
-  cmd.action((o: ManifestOptions & PolicyFlags & { ports?: number[]; protocols?: Protocol[]; output: string }) => {
-    const format = parseOutputFormat(o.output, ["tsv", "text", "json"]);
-    const cluster = loadClusterFromOptions(o, io);
-    const m = computePolicyMatrix(cluster, matrixOptions(o));
-    if (format === "tsv") writeChunked(io, matrixTsvLines(m));
-    else if (format === "json") io.stdout(matrixJson(m));
-    else io.stdout(formatMatrixGrid(m));
-    process.exitCode = EXIT_OK;
-  });
+  cmd.action(
+    (
+      o: ManifestOptions &
+        PolicyFlags & { ports?: number[]; protocols?: Protocol[]; output: string },
+    ) => {
+      const format = parseOutputFormat(o.output, ["tsv", "text", "json"]);
+      const cluster = loadClusterFromOptions(o, io);
+      const m = computePolicyMatrix(cluster, matrixOptions(o));
+      if (format === "tsv") writeChunked(io, matrixTsvLines(m));
+      else if (format === "json") io.stdout(matrixJson(m));
+      else io.stdout(formatMatrixGrid(m));
+      process.exitCode = EXIT_OK;
+    },
+  );
 }
 
 /**
@@ -153,7 +179,10 @@ function mergeAgainst(before: Cluster, after: Cluster): Cluster {
   if (after.pods.length > 0) return after;
   const declared = new Set(before.namespaces.map((n) => n.metadata?.name));
   return makeCluster({
-    namespaces: [...before.namespaces, ...after.namespaces.filter((n) => !declared.has(n.metadata?.name))],
+    namespaces: [
+      ...before.namespaces,
+      ...after.namespaces.filter((n) => !declared.has(n.metadata?.name)),
+    ],
     nodes: before.nodes,
     pods: before.pods,
     services: before.services,
@@ -167,7 +196,14 @@ function mergeAgainst(before: Cluster, after: Cluster): Cluster {
 function diffText(rows: readonly PolicyDiffRow[]): string {
   const word = (b: boolean): string => (b ? "allowed" : "denied");
   if (rows.length === 0) return "no verdict changes\n";
-  return rows.map((r) => `${r.from} -> ${r.to} ${r.protocol}/${r.port}: ${word(r.before)} -> ${word(r.after)}\n`).join("") + `${rows.length} verdict change(s)\n`;
+  return (
+    rows
+      .map(
+        (r) =>
+          `${r.from} -> ${r.to} ${r.protocol}/${r.port}: ${word(r.before)} -> ${word(r.after)}\n`,
+      )
+      .join("") + `${rows.length} verdict change(s)\n`
+  );
 }
 
 function registerDiff(policy: Command, io: CliIO): void {
@@ -177,23 +213,46 @@ function registerDiff(policy: Command, io: CliIO): void {
       "connections whose verdict changes from the -f set to the --against set; exit 1 if any.\n" +
         "When the --against files hold no Pods, the pods, namespaces and nodes of -f are used.",
     )
-    .requiredOption("--against <path>", "the new manifests (repeatable)", (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
-    .option("--ports <list>", "destination ports (default: every declared containerPort)", parsePorts)
+    .requiredOption(
+      "--against <path>",
+      "the new manifests (repeatable)",
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option(
+      "--ports <list>",
+      "destination ports (default: every declared containerPort)",
+      parsePorts,
+    )
     .option("--protocols <list>", "default: TCP,UDP,SCTP", parseProtocols)
     .option("--output <format>", "text, tsv or json", "text");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
-  cmd.action((o: ManifestOptions & PolicyFlags & { against: string[]; ports?: number[]; protocols?: Protocol[]; output: string }) => {
-    const format = parseOutputFormat(o.output, ["text", "tsv", "json"]);
-    const before = loadClusterFromOptions(o, io);
-    const after = mergeAgainst(before, loadClusterFromOptions({ ...o, filename: o.against }, io));
-    const rows = policyDiff(before, after, matrixOptions(o));
-    if (format === "json") io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (format === "tsv")
-      writeChunked(io, ["from\tto\tport\tprotocol\tbefore\tafter\n", ...rows.map((r) => `${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.before}\t${r.after}\n`)]);
-    else io.stdout(diffText(rows));
-    process.exitCode = rows.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
-  });
+  cmd.action(
+    (
+      o: ManifestOptions &
+        PolicyFlags & {
+          against: string[];
+          ports?: number[];
+          protocols?: Protocol[];
+          output: string;
+        },
+    ) => {
+      const format = parseOutputFormat(o.output, ["text", "tsv", "json"]);
+      const before = loadClusterFromOptions(o, io);
+      const after = mergeAgainst(before, loadClusterFromOptions({ ...o, filename: o.against }, io));
+      const rows = policyDiff(before, after, matrixOptions(o));
+      if (format === "json") io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      else if (format === "tsv")
+        writeChunked(io, [
+          "from\tto\tport\tprotocol\tbefore\tafter\n",
+          ...rows.map(
+            (r) => `${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.before}\t${r.after}\n`,
+          ),
+        ]);
+      else io.stdout(diffText(rows));
+      process.exitCode = rows.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+    },
+  );
 }
 
 function lintLine(w: PolicyLintWarning): string {
@@ -204,7 +263,9 @@ function lintLine(w: PolicyLintWarning): string {
 function registerLint(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("lint")
-    .description("warnings about policies: unserved named ports, equal ANP priorities, policies selecting nothing, ipBlocks covering pod IPs, shadowed ANP rules")
+    .description(
+      "warnings about policies: unserved named ports, equal ANP priorities, policies selecting nothing, ipBlocks covering pod IPs, shadowed ANP rules",
+    )
     .option("--strict", "exit 1 when there is any warning")
     .option("--output <format>", "text or json", "text");
   addManifestOptions(cmd);
@@ -222,7 +283,9 @@ function registerLint(policy: Command, io: CliIO): void {
 export function registerPolicy(program: Command, io: CliIO): void {
   const policy = program
     .command("policy")
-    .description("NetworkPolicy / AdminNetworkPolicy / BaselineAdminNetworkPolicy verdicts, truth tables, diffs and lint");
+    .description(
+      "NetworkPolicy / AdminNetworkPolicy / BaselineAdminNetworkPolicy verdicts, truth tables, diffs and lint",
+    );
   registerCheck(policy, io);
   registerMatrix(policy, io);
   registerDiff(policy, io);

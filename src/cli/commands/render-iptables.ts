@@ -29,7 +29,9 @@ interface IptablesOptions extends ManifestOptions, NodeOptions {
 export function registerRenderIptables(render: Command, io: CliIO): void {
   const cmd = render
     .command("iptables")
-    .description("kube-proxy's iptables rules for a node (iptables-restore input or iptables-save)");
+    .description(
+      "kube-proxy's iptables rules for a node (iptables-restore input or iptables-save)",
+    );
   addManifestOptions(cmd);
   addNodeOptions(cmd);
   cmd

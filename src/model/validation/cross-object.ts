@@ -12,7 +12,7 @@ import type { Pod } from "../kinds.js";
 import type { LoadedObject } from "../load.js";
 import { matchesLabelSelector } from "../selector.js";
 import { SERVICE_NAME_LABEL } from "../cluster-index.js";
-import { canonicalIP } from "../../net/index.js";
+import { canonicalIP, portNameProblems } from "../../net/index.js";
 
 function warn(o: LoadedObject, path: readonly (string | number)[], message: string): Issue {
   return {
@@ -74,7 +74,7 @@ export function crossObjectWarnings(objects: ClusterObjects, loaded: readonly Lo
         for (const dir of ["ingress", "egress"] as const)
           (spec?.[dir] ?? []).forEach((rule, i) =>
             (rule.ports ?? []).forEach((port, j) => {
-              if (typeof port.port !== "string") return;
+              if (typeof port.port !== "string" || portNameProblems(port.port).length > 0) return;
               const protocol = port.protocol ?? "TCP";
               const candidates = dir === "ingress" ? selected : pods;
               if (!candidates.some((p) => declaresPort(p, port.port as string, protocol)))

@@ -35,10 +35,12 @@ export function validateNode(ctx: ValidationContext, node: Node): FieldIssue[] {
   // reads InternalIP/ExternalIP as node IPs, so problems there are worth a warning.
   (node.status?.addresses ?? []).forEach((a, i) => {
     const p = ["status", "addresses", i];
-    if (!ADDRESS_TYPES.includes(a.type))
-      out.push({ ...unsupported([...p, "type"], a.type, ADDRESS_TYPES), severity: "warning" });
-    else if (a.type === "InternalIP" || a.type === "ExternalIP")
-      for (const issue of checkIP([...p, "address"], a.address, true).issues) out.push({ ...issue, severity: "warning" });
+    // Required fields may be missing (dropped for a wrong type); Go would see "".
+    const type = a.type ?? "";
+    if (!ADDRESS_TYPES.includes(type))
+      out.push({ ...unsupported([...p, "type"], type, ADDRESS_TYPES), severity: "warning" });
+    else if (type === "InternalIP" || type === "ExternalIP")
+      for (const issue of checkIP([...p, "address"], a.address ?? "", true).issues) out.push({ ...issue, severity: "warning" });
   });
   return out;
 }

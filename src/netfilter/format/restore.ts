@@ -36,7 +36,10 @@ function formatTable(t: Table, family: RuleSet["family"]): string {
       if (c.line !== undefined) lines.push({ at: c.line, text: chainDecl(c, builtins.includes(c.name)) });
       for (const r of c.rules) lines.push({ at: r.line as number, text: ruleLine(c.name, r, family) });
     }
-    for (const d of t.deleted ?? []) lines.push({ at: d.line, text: `-X ${d.name}` });
+    for (const d of t.deleted ?? []) {
+      if (d.declaredLine !== undefined) lines.push({ at: d.declaredLine, text: `:${d.name} - [0:0]` });
+      lines.push({ at: d.line, text: `-X ${d.name}` });
+    }
     lines.sort((a, b) => a.at - b.at);
     for (const l of lines) out.push(l.text);
   } else {

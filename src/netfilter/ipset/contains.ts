@@ -30,7 +30,9 @@ function partHolds(e: IpsetEntryPart, k: Resolved): boolean {
       return k.ip !== undefined && cidrContains(e.cidr, k.ip);
     case "port":
       if (k.port !== e.port || k.protocol === undefined) return false;
-      return e.protocol === undefined ? ["tcp", "udp", "sctp"].includes(k.protocol) : e.protocol === k.protocol;
+      // bitmap:port reads the port of TCP and UDP packets only (the kernel's ip_set_get_ip_port
+      // in ip_set_getport.c), which is why kube-proxy needs hash:ip,port sets for SCTP NodePorts.
+      return e.protocol === undefined ? ["tcp", "udp"].includes(k.protocol) : e.protocol === k.protocol;
   }
 }
 

@@ -70,6 +70,11 @@ export const NEG_FLAG: OptionSpec = { args: 0, negatable: true };
 /** Rejects a second occurrence of an option, as libxtables does ("multiple ... flags not allowed"). */
 export function single(options: readonly ParsedOption[], module: string): Map<string, ParsedOption> {
   const byName = new Map<string, ParsedOption>();
+  if (options.length === 1) {
+    const o = options[0] as ParsedOption;
+    byName.set(o.name, o);
+    return byName;
+  }
   for (const o of options) {
     if (byName.has(o.name)) fail(`${module}: "${o.name}" may be given only once`);
     byName.set(o.name, o);

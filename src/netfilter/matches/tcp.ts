@@ -83,13 +83,12 @@ export const tcpMatch: MatchExtension<TcpMatch> = {
     if (fl !== undefined)
       flags = { value: { mask: parseFlags(fl.args[0] as string), comp: parseFlags(fl.args[1] as string) }, negated: fl.negated };
     if (syn !== undefined) flags = { value: { mask: 0x17, comp: 0x02 }, negated: syn.negated };
-    return {
-      module: "tcp",
-      ...(sport && { sport: portOption(sport, "tcp") }),
-      ...(dport && { dport: portOption(dport, "tcp") }),
-      ...(flags && { flags }),
-      ...(opt && { option: { value: parseUint(opt.args[0] as string, 255, "tcp --tcp-option"), negated: opt.negated } }),
-    };
+    const m: { -readonly [K in keyof TcpMatch]: TcpMatch[K] } = { module: "tcp" };
+    if (sport) m.sport = portOption(sport, "tcp");
+    if (dport) m.dport = portOption(dport, "tcp");
+    if (flags) m.flags = flags;
+    if (opt) m.option = { value: parseUint(opt.args[0] as string, 255, "tcp --tcp-option"), negated: opt.negated };
+    return m;
   },
   format(m) {
     const out = formatPorts(m.sport, m.dport);

@@ -54,7 +54,7 @@ interface TableBuilder {
   readonly name: TableName;
   chains: Map<string, ChainBuilder>;
   readonly line: number;
-  deleted: { name: string; line: number }[];
+  deleted: { name: string; line: number; declaredLine?: number }[];
 }
 
 const TABLES: readonly TableName[] = ["raw", "mangle", "nat", "filter", "security"];
@@ -133,11 +133,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     };
     for (const hook of BUILTIN_CHAINS[t.name]) visit(hook, hook);
     for (const c of t.chains.values()) {
-      const hooks = reach.get(c.name);
-      if (hooks === undefined) continue;
+      const reached = reach.get(c.name);
+      if (reached === undefined) continue;
+      const hooks = [...reached];
       for (const r of c.rules) {
-        const ext = r.target === undefined || r.target.kind === "jump" ? undefined : targetExtension(r.target.kind);
-        const bad = ext?.hooks === undefined ? undefined : [...hooks].find((h) => !(ext.hooks as readonly Hook[]).includes(h));
+        const kind = r.target?.kind;
+        if (kind === undefined || kind === "jump" || kind === "ACCEPT" || kind === "DROP" || kind === "RETURN") continue;
+        const ext = targetExtension(kind);
+        const bad = ext?.hooks === undefined ? undefined : hooks.find((h) => !(ext.hooks as readonly Hook[]).includes(h));
         if (ext !== undefined && bad !== undefined)
           issues.push({ file, line: r.line ?? lineNo, message: `target "${ext.name}" is not valid in the ${bad} hook (only ${ext.hooks?.join(", ")})` });
       }
@@ -237,7 +240,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           if (c.builtin) fail(`cannot delete built-in chain "${name}"`);
           if (isReferenced(t, name)) fail(`cannot delete chain "${name}": it is referenced by a rule`);
           t.chains.delete(name);
-          t.deleted.push({ name, line: lineNo });
+          t.deleted.push(c.line === undefined ? { name, line: lineNo } : { name, line: lineNo, declaredLine: c.line });
         }
         return;
       }
@@ -308,6 +311,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     const c0 = line.charCodeAt(0);
     if (line.length === 0 || c0 === 35 /* # */) continue;
     try {
+      if (c0 === 45 /* - */ && current !== undefined) {
+        handleCommand(current, line);
+        continue;
+      }
       if (c0 === 42 /* * */) {
         if (current !== undefined) fail(`"${line}": table "${current.name}" was not committed (COMMIT expected)`);
         const name = line.slice(1).trim();

@@ -52,6 +52,17 @@ function lookupOption(
   return undefined;
 }
 
+function lookupLoaded(name: string, loaded: readonly Loaded[]): { index: number; canonical: string } | undefined {
+  // The most recently loaded module wins: `-m comment --comment a -m comment --comment b`.
+  for (let k = loaded.length - 1; k >= 0; k--) {
+    const e = (loaded[k] as Loaded).ext;
+    if (Object.hasOwn(e.options, name)) return { index: k, canonical: name };
+    const alias = e.aliases?.[name];
+    if (alias !== undefined) return { index: k, canonical: alias };
+  }
+  return undefined;
+}
+
 function ifaceName(w: string): string {
   if (w.length === 0 || w.length > 15) bad(`invalid interface name "${w}"`);
   return w;
@@ -200,8 +211,7 @@ export function parseRuleWords(
           }
         }
         if (owner === undefined) {
-          const exts = loaded.map((l) => l.ext);
-          let found = lookupOption(w, exts);
+          let found = lookupLoaded(w, loaded);
           if (found === undefined && protocol !== undefined && !protocol.negated) {
             const implicit = implicitModule(protocol.value);
             const ext = implicit === undefined ? undefined : matchExtension(implicit);

@@ -100,13 +100,19 @@ function walkPacket(
   } else {
     const first = route(dp, prep.packet.dst);
     const s0: WalkState = { ...start, pkt: { ...start.pkt, outInterface: first.outInterface } };
-    const out = runHook(r, [s0], "OUTPUT", ["raw", "mangle", "nat", "filter", "security"], "dst");
-    const routed: WalkState[] = [];
-    for (const s of out) {
+    // IPVS takes locally generated packets at LOCAL_OUT between nat (-100) and filter (0)
+    // (ip_vs_local_request4, NF_IP_PRI_NAT_DST + 2), so filter OUTPUT (KUBE-IPVS-OUT-FILTER's
+    // `-m ipvs`) sees the packet IPVS has already scheduled.
+    const natOut = runHook(r, [s0], "OUTPUT", ["raw", "mangle", "nat"], "dst");
+    const scheduled: WalkState[] = [];
+    for (const s of natOut) {
       const viaIpvs = ipvsStage(r, s, "LOCAL_OUT");
-      if (viaIpvs === undefined) routed.push(routeBranch(r, s).state);
-      else for (const v of viaIpvs) routed.push(routeBranch(r, v).state);
+      if (viaIpvs === undefined) scheduled.push(s);
+      else scheduled.push(...viaIpvs);
     }
+    const out = runHook(r, scheduled, "OUTPUT", ["filter", "security"], "dst");
+    const routed: WalkState[] = [];
+    for (const s of out) routed.push(routeBranch(r, s).state);
     const post = runHook(r, routed, "POSTROUTING", ["mangle", "nat"], "src");
     const loop: WalkState[] = [];
     for (const s of post) {

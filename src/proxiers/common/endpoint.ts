@@ -58,6 +58,25 @@ export function endpointsByServicePort(
     if (serviceName === "") continue;
     if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     const namespace = slice.metadata?.namespace ?? "default";
+    // Endpoint attributes do not depend on the port: read each address once per slice.
+    const base: Omit<Endpoint, "port" | "endpoint">[] = [];
+    for (const ep of slice.endpoints) {
+      const raw = ep.addresses[0];
+      const addr = raw === undefined ? undefined : parseIP(raw, "lenient");
+      if (addr === undefined || addr.family !== family) continue;
+      const epNode = ep.nodeName ?? "";
+      base.push({
+        ip: formatIP(addr),
+        nodeName: epNode,
+        zone: ep.zone ?? "",
+        isLocal: nodeName !== "" && epNode === nodeName,
+        ready: ep.conditions?.ready ?? true,
+        serving: ep.conditions?.serving ?? true,
+        terminating: ep.conditions?.terminating ?? false,
+        zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
+        nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
+      });
+    }
     for (const port of slice.ports ?? []) {
       if (port.name === undefined || port.name === null) continue;
       if (port.port === undefined || port.port === 0) continue;
@@ -67,27 +86,13 @@ export function endpointsByServicePort(
         set = new Map();
         sets.set(key, set);
       }
-      for (const ep of slice.endpoints) {
-        const raw = ep.addresses[0];
-        const addr = raw === undefined ? undefined : parseIP(raw, "lenient");
-        if (addr === undefined || addr.family !== family) continue;
-        const ip = formatIP(addr);
-        const epNode = ep.nodeName ?? "";
-        const isLocal = nodeName !== "" && epNode === nodeName;
+      for (const b of base) {
         const endpoint: Endpoint = {
-          ip,
+          ...b,
           port: port.port,
-          endpoint: joinHostPort(ip, port.port),
-          nodeName: epNode,
-          zone: ep.zone ?? "",
-          isLocal,
-          ready: ep.conditions?.ready ?? true,
-          serving: ep.conditions?.serving ?? true,
-          terminating: ep.conditions?.terminating ?? false,
-          zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
-          nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
+          endpoint: joinHostPort(b.ip, port.port),
         };
-        if (!set.has(endpoint.endpoint) || isLocal) set.set(endpoint.endpoint, endpoint);
+        if (!set.has(endpoint.endpoint) || b.isLocal) set.set(endpoint.endpoint, endpoint);
       }
     }
   }

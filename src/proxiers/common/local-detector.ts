@@ -18,7 +18,8 @@ function firstCIDROfFamily(list: readonly string[], family: IPFamily): string | 
   for (const s of list) {
     const c = parseCIDRSloppy(s.trim());
     // kube-proxy prints the CIDR as configured (net.IPNet keeps the masked network).
-    if (c !== undefined && c.family === family) return formatCIDRAsWritten({ ...c, address: c.network });
+    if (c !== undefined && c.family === family)
+      return formatCIDRAsWritten({ ...c, address: c.network });
   }
   return undefined;
 }

@@ -6,10 +6,7 @@ import { parseIP, type IPFamily } from "../../net/index.js";
 import type { Cluster } from "../../model/cluster.js";
 import type { Node } from "../../model/kinds.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
-import {
-  DEFAULT_PROXY_CONFIG,
-  type KubeProxyConfiguration,
-} from "../../model/proxy-config.js";
+import { DEFAULT_PROXY_CONFIG, type KubeProxyConfiguration } from "../../model/proxy-config.js";
 import type { TopologyInput } from "./categorize.js";
 import { localDetectorFor, type LocalDetector } from "./local-detector.js";
 import { nodePortAddressesFor, type NodePortAddresses } from "./node-port-addresses.js";

@@ -18,8 +18,7 @@ import {
 import type { Service } from "../../model/kinds.js";
 
 export type SessionAffinity =
-  | { readonly kind: "None" }
-  | { readonly kind: "ClientIP"; readonly timeoutSeconds: number };
+  { readonly kind: "None" } | { readonly kind: "ClientIP"; readonly timeoutSeconds: number };
 
 export interface ServicePort {
   readonly namespace: string;
@@ -118,14 +117,16 @@ export function servicePortsForFamily(service: Service, family: IPFamily): Servi
   const loadBalancerSourceRanges: string[] = [];
   for (const raw of spec.loadBalancerSourceRanges ?? []) {
     const cidr = parseCIDRSloppy(raw.trim());
-    if (cidr !== undefined && cidr.family === family) loadBalancerSourceRanges.push(formatCIDR(cidr));
+    if (cidr !== undefined && cidr.family === family)
+      loadBalancerSourceRanges.push(formatCIDR(cidr));
   }
   const sessionAffinity: SessionAffinity =
     spec.sessionAffinity === "ClientIP"
       ? {
           kind: "ClientIP",
           timeoutSeconds:
-            spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS,
+            spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ??
+            DEFAULT_AFFINITY_TIMEOUT_SECONDS,
         }
       : { kind: "None" };
   const externalPolicyLocal =

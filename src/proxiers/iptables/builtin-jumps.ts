@@ -42,8 +42,20 @@ const jump = (
 
 /** In the order kube-proxy ensures them (iptablesJumpChains, then the kubelet duplicates). */
 export const ENSURED_JUMPS: readonly BuiltinJump[] = [
-  jump("filter", "INPUT", KUBE_EXTERNAL_SERVICES, "kubernetes externally-visible service portals", NEW),
-  jump("filter", "FORWARD", KUBE_EXTERNAL_SERVICES, "kubernetes externally-visible service portals", NEW),
+  jump(
+    "filter",
+    "INPUT",
+    KUBE_EXTERNAL_SERVICES,
+    "kubernetes externally-visible service portals",
+    NEW,
+  ),
+  jump(
+    "filter",
+    "FORWARD",
+    KUBE_EXTERNAL_SERVICES,
+    "kubernetes externally-visible service portals",
+    NEW,
+  ),
   jump("filter", "INPUT", KUBE_NODEPORTS, "kubernetes health check service ports"),
   jump("filter", "FORWARD", KUBE_SERVICES, "kubernetes service portals", NEW),
   jump("filter", "OUTPUT", KUBE_SERVICES, "kubernetes service portals", NEW),

@@ -5,33 +5,40 @@
  * text into an empty network namespace gives exactly the tables iptables-save then prints.
  */
 import { RestoreBuffers } from "./restore-buffers.js";
-import { builtinChainRules, FILTER_BUILTINS, NAT_BUILTINS, ENSURED_JUMPS } from "./builtin-jumps.js";
+import {
+  builtinChainRules,
+  FILTER_BUILTINS,
+  NAT_BUILTINS,
+  ENSURED_JUMPS,
+} from "./builtin-jumps.js";
 
 /** The node's filter and nat tables (restore form) once `buf`'s input is applied after the jumps. */
 export function nodeStateRestoreText(buf: RestoreBuffers): string {
-  const out: string[] = [];
+  const joined = buf.sections();
   const sections = [
-    ["filter", FILTER_BUILTINS, buf.filterChains, buf.filterRules],
-    ["nat", NAT_BUILTINS, buf.natChains, buf.natRules],
+    ["filter", FILTER_BUILTINS, buf.filterChains, joined.filterChains, joined.filterRules],
+    ["nat", NAT_BUILTINS, buf.natChains, joined.natChains, joined.natRules],
   ] as const;
-  for (const [table, builtins, chainLines, rules] of sections) {
-    out.push(`*${table}`);
-    for (const b of builtins) out.push(`:${b} ACCEPT [0:0]`);
-    out.push(...chainLines);
+  let out = "";
+  for (const [table, builtins, chainLines, chainsText, rulesText] of sections) {
+    const head: string[] = [`*${table}`];
+    for (const b of builtins) head.push(`:${b} ACCEPT [0:0]`);
     // Jump targets exist even when the restore input does not declare them (EnsureChain).
-    const declared = new Set(chainLines);
+    const extra: string[] = [];
     for (const j of ENSURED_JUMPS) {
       const line = RestoreBuffers.chainLine(j.target);
-      if (j.table === table && !declared.has(line)) {
-        declared.add(line);
-        out.push(line);
-      }
+      if (j.table === table && !chainLines.includes(line) && !extra.includes(line))
+        extra.push(line);
     }
+    const jumps: string[] = [];
     for (const b of builtins) {
-      for (const j of builtinChainRules(table, b)) out.push(`-A ${b} ${j.rule}`);
+      for (const j of builtinChainRules(table, b)) jumps.push(`-A ${b} ${j.rule}`);
     }
-    for (const r of rules) out.push(r);
-    out.push("COMMIT");
+    out += `${head.join("\n")}\n${chainsText}${lines(extra)}${lines(jumps)}${rulesText}COMMIT\n`;
   }
-  return `${out.join("\n")}\n`;
+  return out;
+}
+
+function lines(list: readonly string[]): string {
+  return list.length === 0 ? "" : `${list.join("\n")}\n`;
 }

@@ -22,7 +22,9 @@ function exactRational(x: number): { num: bigint; den: bigint } {
     mantissa |= 1n << 52n;
     e = exponent - 1075;
   }
-  return e >= 0 ? { num: mantissa << BigInt(e), den: 1n } : { num: mantissa, den: 1n << BigInt(-e) };
+  return e >= 0
+    ? { num: mantissa << BigInt(e), den: 1n }
+    : { num: mantissa, den: 1n << BigInt(-e) };
 }
 
 /** `%0.10f` of a non-negative double, as Go prints it. */

@@ -13,19 +13,31 @@ export class RestoreBuffers {
     return `:${name} - [0:0]`;
   }
 
+  private joined: JoinedSections | undefined;
+
+  /** Each section as newline-terminated text (computed once; the buffers are final by then). */
+  sections(): JoinedSections {
+    this.joined ??= {
+      filterChains: joinLines(this.filterChains),
+      filterRules: joinLines(this.filterRules),
+      natChains: joinLines(this.natChains),
+      natRules: joinLines(this.natRules),
+    };
+    return this.joined;
+  }
+
   /** The iptables-restore input: `*filter` … `COMMIT`, then `*nat` … `COMMIT`. */
   text(): string {
-    const nl = "\n";
-    return (
-      `*filter${nl}` +
-      joinLines(this.filterChains) +
-      joinLines(this.filterRules) +
-      `COMMIT${nl}*nat${nl}` +
-      joinLines(this.natChains) +
-      joinLines(this.natRules) +
-      `COMMIT${nl}`
-    );
+    const s = this.sections();
+    return `*filter\n${s.filterChains}${s.filterRules}COMMIT\n*nat\n${s.natChains}${s.natRules}COMMIT\n`;
   }
+}
+
+export interface JoinedSections {
+  readonly filterChains: string;
+  readonly filterRules: string;
+  readonly natChains: string;
+  readonly natRules: string;
 }
 
 function joinLines(lines: readonly string[]): string {

@@ -114,7 +114,11 @@ export function writeServicePortRules(
   // NodePort.
   if (sp.nodePort !== 0) {
     if (plan.hasEndpoints) {
-      if (settings.family === "IPv4" && settings.localhostNodePorts && env.localhostNodePortCounter) {
+      if (
+        settings.family === "IPv4" &&
+        settings.localhostNodePorts &&
+        env.localhostNodePortCounter
+      ) {
         nat.push(
           `-A ${KUBE_NODEPORTS} ${commentArgs(NAME)} ${proto} -d 127.0.0.0/8 --dport ${sp.nodePort} -m nfacct --nfacct-name ${LOCALHOST_NODEPORT_COUNTER} -j ${chains.ext}`,
         );

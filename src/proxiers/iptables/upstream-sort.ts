@@ -87,8 +87,11 @@ export function sortRestoreLikeUpstream(text: string): string {
       if (c.name === "KUBE-NODEPORTS" || (c.name === "KUBE-SERVICES" && t.name === "filter")) {
         c.rules.sort(compareByServiceName);
       } else if (c.name === "KUBE-SERVICES" && t.name === "nat") {
-        const last = (r: string): boolean => (ruleComment(r) ?? "").includes("must be the last rule");
-        c.rules.sort((a, b) => (last(a) ? (last(b) ? 0 : 1) : last(b) ? -1 : compareByServiceName(a, b)));
+        const last = (r: string): boolean =>
+          (ruleComment(r) ?? "").includes("must be the last rule");
+        c.rules.sort((a, b) =>
+          last(a) ? (last(b) ? 0 : 1) : last(b) ? -1 : compareByServiceName(a, b),
+        );
       }
     }
     out.push(`*${t.name}`);

@@ -36,19 +36,31 @@ export const adminEgressPeer: fc.Arbitrary<AdminNetworkPolicyEgressPeer> = fc.on
   { weight: 4, arbitrary: podPeer },
   {
     weight: 1,
-    arbitrary: fc.subarray(["10.0.1.0/24", "10.0.2.2/32", "0.0.0.0/0", "fd00::/64"], { minLength: 1 }).map((networks) => ({ networks })),
+    arbitrary: fc
+      .subarray(["10.0.1.0/24", "10.0.2.2/32", "0.0.0.0/0", "fd00::/64"], { minLength: 1 })
+      .map((networks) => ({ networks })),
   },
 );
 
 export const adminPort: fc.Arbitrary<AdminNetworkPolicyPort> = fc.oneof(
-  fc.record({ protocol: fc.constantFrom("TCP", "UDP", "SCTP"), port: fc.constantFrom(80, 81) }).map((portNumber) => ({ portNumber })),
   fc
-    .record({ protocol: fc.constantFrom("TCP", "UDP", "SCTP"), start: fc.constantFrom(79, 80, 81), span: fc.constantFrom(0, 1, 5) })
+    .record({ protocol: fc.constantFrom("TCP", "UDP", "SCTP"), port: fc.constantFrom(80, 81) })
+    .map((portNumber) => ({ portNumber })),
+  fc
+    .record({
+      protocol: fc.constantFrom("TCP", "UDP", "SCTP"),
+      start: fc.constantFrom(79, 80, 81),
+      span: fc.constantFrom(0, 1, 5),
+    })
     .map(({ protocol, start, span }) => ({ portRange: { protocol, start, end: start + span } })),
   fc.constantFrom("serve-80-tcp", "serve-81-udp", "nope").map((namedPort) => ({ namedPort })),
 );
 
-function adminRule<A extends string>(actions: readonly A[], peer: fc.Arbitrary<AdminNetworkPolicyEgressPeer>, index: number) {
+function adminRule<A extends string>(
+  actions: readonly A[],
+  peer: fc.Arbitrary<AdminNetworkPolicyEgressPeer>,
+  index: number,
+) {
   return fc.record(
     {
       name: fc.constant(`r${index}`),
@@ -60,11 +72,18 @@ function adminRule<A extends string>(actions: readonly A[], peer: fc.Arbitrary<A
   );
 }
 
-function rules<A extends string>(actions: readonly A[], peer: fc.Arbitrary<AdminNetworkPolicyEgressPeer>) {
-  return fc.array(adminRule(actions, peer, 0), { maxLength: 3 }).map((rs) => rs.map((r, i) => ({ ...r, name: `r${i}` })));
+function rules<A extends string>(
+  actions: readonly A[],
+  peer: fc.Arbitrary<AdminNetworkPolicyEgressPeer>,
+) {
+  return fc
+    .array(adminRule(actions, peer, 0), { maxLength: 3 })
+    .map((rs) => rs.map((r, i) => ({ ...r, name: `r${i}` })));
 }
 
-export function adminNetworkPolicy(c: AdminNetworkPolicyConstraints = {}): fc.Arbitrary<AdminNetworkPolicy> {
+export function adminNetworkPolicy(
+  c: AdminNetworkPolicyConstraints = {},
+): fc.Arbitrary<AdminNetworkPolicy> {
   const actions = ["Allow", "Deny", "Pass"] as const;
   return fc
     .record({
@@ -89,7 +108,11 @@ export function adminNetworkPolicy(c: AdminNetworkPolicyConstraints = {}): fc.Ar
 export function baselineAdminNetworkPolicy(): fc.Arbitrary<BaselineAdminNetworkPolicy> {
   const actions = ["Allow", "Deny"] as const;
   return fc
-    .record({ subject: adminSubject, ingress: rules(actions, podPeer), egress: rules(actions, adminEgressPeer) })
+    .record({
+      subject: adminSubject,
+      ingress: rules(actions, podPeer),
+      egress: rules(actions, adminEgressPeer),
+    })
     .map((s) => ({
       apiVersion: "policy.networking.k8s.io/v1alpha1",
       kind: "BaselineAdminNetworkPolicy",

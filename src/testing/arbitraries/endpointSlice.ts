@@ -23,7 +23,10 @@ export function endpointSlice(
   const endpoint = fc.record({
     host: fc.integer({ min: 1, max: 250 }),
     nodeName: fc.constantFrom(...nodeNames),
-    ready: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+    ready: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
     serving: fc.boolean(),
     terminating: fc.boolean(),
   });

@@ -4,7 +4,14 @@
  * printing and containment are tested where they usually break.
  */
 import fc from "fast-check";
-import { formatIP, ipv4, ipv6, type IPAddress, type IPv4Address, type IPv6Address } from "../../net/index.js";
+import {
+  formatIP,
+  ipv4,
+  ipv6,
+  type IPAddress,
+  type IPv4Address,
+  type IPv6Address,
+} from "../../net/index.js";
 
 export function ipv4Address(): fc.Arbitrary<IPv4Address> {
   return fc
@@ -26,7 +33,10 @@ export function ipv6Address(): fc.Arbitrary<IPv6Address> {
   return fc
     .oneof(
       { weight: 4, arbitrary: fc.array(group, { minLength: 8, maxLength: 8 }) },
-      { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((v) => toGroups(v)) },
+      {
+        weight: 1,
+        arbitrary: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((v) => toGroups(v)),
+      },
     )
     .map((groups) => ipv6(groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n)));
 }

@@ -43,5 +43,7 @@ export function selectorLabels(
   keys: readonly string[] = ["app", "tier", "env"],
   values: readonly string[] = ["a", "b", ""],
 ): fc.Arbitrary<Record<string, string>> {
-  return fc.dictionary(fc.constantFrom(...keys), fc.constantFrom(...values), { maxKeys: keys.length });
+  return fc.dictionary(fc.constantFrom(...keys), fc.constantFrom(...values), {
+    maxKeys: keys.length,
+  });
 }

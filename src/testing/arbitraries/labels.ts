@@ -8,12 +8,20 @@ import fc from "fast-check";
 const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".split("");
 const LOWER_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789".split("");
 
-function word(chars: readonly string[], inner: readonly string[], maxLength: number): fc.Arbitrary<string> {
+function word(
+  chars: readonly string[],
+  inner: readonly string[],
+  maxLength: number,
+): fc.Arbitrary<string> {
   const ends = fc.constantFrom(...chars);
   return fc.oneof(
     ends,
     fc
-      .tuple(ends, fc.array(fc.constantFrom(...chars, ...inner), { maxLength: Math.max(0, maxLength - 2) }), ends)
+      .tuple(
+        ends,
+        fc.array(fc.constantFrom(...chars, ...inner), { maxLength: Math.max(0, maxLength - 2) }),
+        ends,
+      )
       .map(([a, mid, b]) => `${a}${mid.join("")}${b}`),
   );
 }

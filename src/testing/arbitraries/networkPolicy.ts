@@ -23,32 +23,51 @@ export interface NetworkPolicyConstraints {
   readonly protocols?: readonly ("TCP" | "UDP" | "SCTP")[];
 }
 
-const namespaceNameSelector = fc.constantFrom("x", "y", "z").map((n) => ({ matchLabels: { "kubernetes.io/metadata.name": n } }));
+const namespaceNameSelector = fc
+  .constantFrom("x", "y", "z")
+  .map((n) => ({ matchLabels: { "kubernetes.io/metadata.name": n } }));
 
 export const networkPolicyPeer: fc.Arbitrary<NetworkPolicyPeer> = fc.oneof(
   { weight: 3, arbitrary: policyLabelSelector(POD_LABELS).map((podSelector) => ({ podSelector })) },
   {
     weight: 2,
-    arbitrary: fc.oneof(policyLabelSelector(NAMESPACE_LABELS), namespaceNameSelector).map((namespaceSelector) => ({ namespaceSelector })),
+    arbitrary: fc
+      .oneof(policyLabelSelector(NAMESPACE_LABELS), namespaceNameSelector)
+      .map((namespaceSelector) => ({ namespaceSelector })),
   },
   {
     weight: 2,
     arbitrary: fc
-      .tuple(policyLabelSelector(POD_LABELS), fc.oneof(policyLabelSelector(NAMESPACE_LABELS), namespaceNameSelector))
+      .tuple(
+        policyLabelSelector(POD_LABELS),
+        fc.oneof(policyLabelSelector(NAMESPACE_LABELS), namespaceNameSelector),
+      )
       .map(([podSelector, namespaceSelector]) => ({ podSelector, namespaceSelector })),
   },
   {
     weight: 2,
-    arbitrary: fc.oneof(
-      fc.record({ cidr: fc.constant("10.0.0.0/16"), except: fc.subarray(["10.0.1.0/24", "10.0.2.1/32", "10.0.3.0/25"]) }),
-      fc.record({ cidr: fc.constantFrom("10.0.1.0/24", "10.0.2.0/24", "10.0.1.2/32", "0.0.0.0/0") }),
-      fc.record({ cidr: fc.constantFrom("fd00::/64", "fd00::1:0/112", "::/0") }),
-    ).map((ipBlock) => ({ ipBlock })),
+    arbitrary: fc
+      .oneof(
+        fc.record({
+          cidr: fc.constant("10.0.0.0/16"),
+          except: fc.subarray(["10.0.1.0/24", "10.0.2.1/32", "10.0.3.0/25"]),
+        }),
+        fc.record({
+          cidr: fc.constantFrom("10.0.1.0/24", "10.0.2.0/24", "10.0.1.2/32", "0.0.0.0/0"),
+        }),
+        fc.record({ cidr: fc.constantFrom("fd00::/64", "fd00::1:0/112", "::/0") }),
+      )
+      .map((ipBlock) => ({ ipBlock })),
   },
 );
 
-export function networkPolicyPort(protocols?: readonly ("TCP" | "UDP" | "SCTP")[]): fc.Arbitrary<NetworkPolicyPort> {
-  const protocol = protocols === undefined ? fc.option(fc.constantFrom("TCP", "UDP", "SCTP"), { nil: undefined }) : fc.constantFrom(...protocols);
+export function networkPolicyPort(
+  protocols?: readonly ("TCP" | "UDP" | "SCTP")[],
+): fc.Arbitrary<NetworkPolicyPort> {
+  const protocol =
+    protocols === undefined
+      ? fc.option(fc.constantFrom("TCP", "UDP", "SCTP"), { nil: undefined })
+      : fc.constantFrom(...protocols);
   return fc
     .record({
       protocol,
@@ -70,23 +89,35 @@ export function networkPolicyPort(protocols?: readonly ("TCP" | "UDP" | "SCTP")[
     });
 }
 
-function rule(protocols?: readonly ("TCP" | "UDP" | "SCTP")[]): fc.Arbitrary<{ peers?: NetworkPolicyPeer[]; ports?: NetworkPolicyPort[] }> {
+function rule(
+  protocols?: readonly ("TCP" | "UDP" | "SCTP")[],
+): fc.Arbitrary<{ peers?: NetworkPolicyPeer[]; ports?: NetworkPolicyPort[] }> {
   return fc.record(
     {
-      peers: fc.oneof(fc.constant<NetworkPolicyPeer[]>([]), fc.array(networkPolicyPeer, { minLength: 1, maxLength: 2 })),
-      ports: fc.oneof(fc.constant<NetworkPolicyPort[]>([]), fc.array(networkPolicyPort(protocols), { minLength: 1, maxLength: 2 })),
+      peers: fc.oneof(
+        fc.constant<NetworkPolicyPeer[]>([]),
+        fc.array(networkPolicyPeer, { minLength: 1, maxLength: 2 }),
+      ),
+      ports: fc.oneof(
+        fc.constant<NetworkPolicyPort[]>([]),
+        fc.array(networkPolicyPort(protocols), { minLength: 1, maxLength: 2 }),
+      ),
     },
     { requiredKeys: [] },
   );
 }
 
-function ingressRule(protocols?: readonly ("TCP" | "UDP" | "SCTP")[]): fc.Arbitrary<NetworkPolicyIngressRule> {
+function ingressRule(
+  protocols?: readonly ("TCP" | "UDP" | "SCTP")[],
+): fc.Arbitrary<NetworkPolicyIngressRule> {
   return rule(protocols).map((r) => ({
     ...(r.peers !== undefined ? { from: r.peers } : {}),
     ...(r.ports !== undefined ? { ports: r.ports } : {}),
   }));
 }
-function egressRule(protocols?: readonly ("TCP" | "UDP" | "SCTP")[]): fc.Arbitrary<NetworkPolicyEgressRule> {
+function egressRule(
+  protocols?: readonly ("TCP" | "UDP" | "SCTP")[],
+): fc.Arbitrary<NetworkPolicyEgressRule> {
   return rule(protocols).map((r) => ({
     ...(r.peers !== undefined ? { to: r.peers } : {}),
     ...(r.ports !== undefined ? { ports: r.ports } : {}),
@@ -98,7 +129,12 @@ export function networkPolicy(c: NetworkPolicyConstraints): fc.Arbitrary<Network
     .record(
       {
         podSelector: policyLabelSelector(POD_LABELS),
-        policyTypes: fc.constantFrom<("Ingress" | "Egress")[]>([], ["Ingress"], ["Egress"], ["Ingress", "Egress"]),
+        policyTypes: fc.constantFrom<("Ingress" | "Egress")[]>(
+          [],
+          ["Ingress"],
+          ["Egress"],
+          ["Ingress", "Egress"],
+        ),
         ingress: fc.array(ingressRule(c.protocols), { maxLength: 2 }),
         egress: fc.array(egressRule(c.protocols), { maxLength: 2 }),
       },

@@ -7,7 +7,13 @@
  */
 import fc from "fast-check";
 import { makeCluster, type Cluster } from "../../model/cluster.js";
-import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy, Namespace, NetworkPolicy, Pod } from "../../model/kinds.js";
+import type {
+  AdminNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  Namespace,
+  NetworkPolicy,
+  Pod,
+} from "../../model/kinds.js";
 import { adminNetworkPolicy, baselineAdminNetworkPolicy } from "./adminNetworkPolicy.js";
 import { networkPolicy } from "./networkPolicy.js";
 import { labelsFrom, NAMESPACE_LABELS, POD_LABELS } from "./policyLabelSelector.js";
@@ -34,9 +40,21 @@ export interface PolicyClusterObjects {
 }
 
 const NAMESPACES = ["x", "y", "z"] as const;
-const PORTS = ["serve-80-tcp", "serve-80-udp", "serve-80-sctp", "serve-81-tcp", "serve-81-udp", "serve-81-sctp"] as const;
+const PORTS = [
+  "serve-80-tcp",
+  "serve-80-udp",
+  "serve-80-sctp",
+  "serve-81-tcp",
+  "serve-81-udp",
+  "serve-81-sctp",
+] as const;
 
-function pod(ns: string, nsIndex: number, i: number, hostNetworkAllowed: boolean): fc.Arbitrary<Pod> {
+function pod(
+  ns: string,
+  nsIndex: number,
+  i: number,
+  hostNetworkAllowed: boolean,
+): fc.Arbitrary<Pod> {
   return fc
     .record({
       // Often the same labels, so that pods differ only in ports or IPs (equivalence classes).
@@ -44,47 +62,88 @@ function pod(ns: string, nsIndex: number, i: number, hostNetworkAllowed: boolean
       ports: fc.subarray([...PORTS]),
       v6: fc.boolean(),
       hostNetwork: hostNetworkAllowed ? fc.boolean() : fc.constant(false),
+      node: fc.constantFrom(1, 2),
     })
-    .map(({ labels, ports, v6, hostNetwork }) => {
-      const v4 = hostNetwork ? "192.168.0.1" : `10.0.${nsIndex + 1}.${i + 1}`;
+    .map(({ labels, ports, v6, hostNetwork, node }) => {
+      // hostNetwork pods have their node's IP
+      const v4 = hostNetwork ? `192.168.0.${node}` : `10.0.${nsIndex + 1}.${i + 1}`;
       const ips = v6 && !hostNetwork ? [v4, `fd00::${nsIndex + 1}:${i + 1}`] : [v4];
       return {
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name: `p${i}`, namespace: ns, labels },
         spec: {
-          nodeName: "node-1",
+          nodeName: `node-${node}`,
           ...(hostNetwork ? { hostNetwork: true } : {}),
           containers: ports.map((name) => {
             const [, port, proto] = name.split("-");
-            return { name: `c-${port}-${proto}`, ports: [{ name, containerPort: Number(port), protocol: (proto ?? "tcp").toUpperCase() }] };
+            return {
+              name: `c-${port}-${proto}`,
+              ports: [
+                { name, containerPort: Number(port), protocol: (proto ?? "tcp").toUpperCase() },
+              ],
+            };
           }),
         },
         status: { podIP: v4, podIPs: ips.map((ip) => ({ ip })) },
-      } as Pod;
+      };
     });
 }
 
-export function policyClusterObjects(c: PolicyClusterConstraints = {}): fc.Arbitrary<PolicyClusterObjects> {
-  const nsArb = fc.tuple(...NAMESPACES.map(() => fc.record({ labels: labelsFrom(NAMESPACE_LABELS), pods: fc.integer({ min: 1, max: 3 }) })));
+export function policyClusterObjects(
+  c: PolicyClusterConstraints = {},
+): fc.Arbitrary<PolicyClusterObjects> {
+  const nsArb = fc.tuple(
+    ...NAMESPACES.map(() =>
+      fc.record({ labels: labelsFrom(NAMESPACE_LABELS), pods: fc.integer({ min: 1, max: 3 }) }),
+    ),
+  );
   return nsArb.chain((nss) => {
     const namespaces: Namespace[] = nss.map((n, i) => ({
       apiVersion: "v1",
       kind: "Namespace",
-      metadata: { name: NAMESPACES[i] as string, labels: { ...n.labels, "kubernetes.io/metadata.name": NAMESPACES[i] as string } },
+      metadata: {
+        name: NAMESPACES[i] as string,
+        labels: { ...n.labels, "kubernetes.io/metadata.name": NAMESPACES[i] as string },
+      },
     }));
-    const pods = fc.tuple(...nss.flatMap((n, ni) => Array.from({ length: n.pods }, (_, i) => pod(NAMESPACES[ni] as string, ni, i, c.hostNetwork ?? false))));
+    const pods = fc.tuple(
+      ...nss.flatMap((n, ni) =>
+        Array.from({ length: n.pods }, (_, i) =>
+          pod(NAMESPACES[ni] as string, ni, i, c.hostNetwork ?? false),
+        ),
+      ),
+    );
     const nps = fc
-      .array(fc.tuple(fc.constantFrom(...NAMESPACES), fc.nat()), { maxLength: c.maxNetworkPolicies ?? 4 })
+      .array(fc.tuple(fc.constantFrom(...NAMESPACES), fc.nat()), {
+        maxLength: c.maxNetworkPolicies ?? 4,
+      })
       .chain((list) =>
         list.length === 0
           ? fc.constant<NetworkPolicy[]>([])
-          : fc.tuple(...list.map(([ns], i) => networkPolicy({ namespace: ns, index: i, ...(c.protocols !== undefined ? { protocols: c.protocols } : {}) }))),
+          : fc.tuple(
+              ...list.map(([ns], i) =>
+                networkPolicy({
+                  namespace: ns,
+                  index: i,
+                  ...(c.protocols !== undefined ? { protocols: c.protocols } : {}),
+                }),
+              ),
+            ),
       );
     const anps = fc
       .integer({ min: 0, max: c.maxAdminPolicies ?? 2 })
-      .chain((n): fc.Arbitrary<readonly AdminNetworkPolicy[]> => (n === 0 ? fc.constant([]) : fc.tuple(...Array.from({ length: n }, (_, i) => adminNetworkPolicy({ index: i })))));
-    const banp: fc.Arbitrary<BaselineAdminNetworkPolicy[]> = c.baseline === false ? fc.constant([]) : fc.option(baselineAdminNetworkPolicy(), { nil: undefined }).map((b) => (b === undefined ? [] : [b]));
+      .chain((n): fc.Arbitrary<readonly AdminNetworkPolicy[]> =>
+        n === 0
+          ? fc.constant([])
+          : fc.tuple(...Array.from({ length: n }, (_, i) => adminNetworkPolicy({ index: i }))),
+      );
+    const banp: fc.Arbitrary<BaselineAdminNetworkPolicy[]> =
+      c.baseline === false
+        ? fc.constant([])
+        : fc
+            .option(baselineAdminNetworkPolicy(), { nil: undefined })
+            .map((b) => (b === undefined ? [] : [b]));
     return fc.record({ pods, nps, anps, banp }).map(({ pods, nps, anps, banp }) => ({
       namespaces,
       pods: [...pods],
@@ -107,13 +166,22 @@ export function policyCluster(c: PolicyClusterConstraints = {}): fc.Arbitrary<Cl
  * Adds "twins": copies of existing pods with the same labels but another name, IP and set of
  * named ports. Equivalence classes must tell such pods apart exactly when a policy can.
  */
-export function withTwinPods(arb: fc.Arbitrary<PolicyClusterObjects>): fc.Arbitrary<PolicyClusterObjects> {
+export function withTwinPods(
+  arb: fc.Arbitrary<PolicyClusterObjects>,
+): fc.Arbitrary<PolicyClusterObjects> {
   return arb.chain((o) =>
     fc
       .array(
         fc.record({
           of: fc.nat(),
-          ip: fc.constantFrom("10.0.1.2", "10.0.2.1", "10.0.3.7", "10.0.3.200", "10.0.1.77", "10.9.0.1"),
+          ip: fc.constantFrom(
+            "10.0.1.2",
+            "10.0.2.1",
+            "10.0.3.7",
+            "10.0.3.200",
+            "10.0.1.77",
+            "10.9.0.1",
+          ),
           ports: fc.subarray([...PORTS]),
         }),
         { minLength: 1, maxLength: 3 },
@@ -132,11 +200,16 @@ export function withTwinPods(arb: fc.Arbitrary<PolicyClusterObjects>): fc.Arbitr
               ...src.spec,
               containers: t.ports.map((name) => {
                 const [, port, proto] = name.split("-");
-                return { name: `c-${port}-${proto}`, ports: [{ name, containerPort: Number(port), protocol: (proto ?? "tcp").toUpperCase() }] };
+                return {
+                  name: `c-${port}-${proto}`,
+                  ports: [
+                    { name, containerPort: Number(port), protocol: (proto ?? "tcp").toUpperCase() },
+                  ],
+                };
               }),
             },
             status: { podIP: t.ip, podIPs: [{ ip: t.ip }] },
-          } as Pod);
+          });
         });
         return { ...o, pods };
       }),

@@ -19,7 +19,9 @@ export const NAMESPACE_LABELS: LabelVocabulary = { team: ["red", "blue", ""] };
 export function labelsFrom(vocab: LabelVocabulary): fc.Arbitrary<Record<string, string>> {
   const keys = Object.keys(vocab);
   return fc
-    .tuple(...keys.map((k) => fc.option(fc.constantFrom(...(vocab[k] ?? [""])), { nil: undefined })))
+    .tuple(
+      ...keys.map((k) => fc.option(fc.constantFrom(...(vocab[k] ?? [""])), { nil: undefined })),
+    )
     .map((vals) => {
       const out: Record<string, string> = {};
       vals.forEach((v, i) => {
@@ -29,14 +31,25 @@ export function labelsFrom(vocab: LabelVocabulary): fc.Arbitrary<Record<string, 
     });
 }
 
-export function policyLabelSelector(vocab: LabelVocabulary, extraKeys: readonly string[] = ["missing"]): fc.Arbitrary<LabelSelector> {
+export function policyLabelSelector(
+  vocab: LabelVocabulary,
+  extraKeys: readonly string[] = ["missing"],
+): fc.Arbitrary<LabelSelector> {
   const keys = [...Object.keys(vocab), ...extraKeys];
   const values = (k: string): readonly string[] => vocab[k] ?? ["x"];
   const key = fc.constantFrom(...keys);
   const requirement = key.chain((k) =>
     fc.oneof(
-      fc.record({ key: fc.constant(k), operator: fc.constant("In"), values: fc.subarray([...values(k)], { minLength: 1 }) }),
-      fc.record({ key: fc.constant(k), operator: fc.constant("NotIn"), values: fc.subarray([...values(k)], { minLength: 1 }) }),
+      fc.record({
+        key: fc.constant(k),
+        operator: fc.constant("In"),
+        values: fc.subarray([...values(k)], { minLength: 1 }),
+      }),
+      fc.record({
+        key: fc.constant(k),
+        operator: fc.constant("NotIn"),
+        values: fc.subarray([...values(k)], { minLength: 1 }),
+      }),
       fc.record({ key: fc.constant(k), operator: fc.constantFrom("Exists", "DoesNotExist") }),
     ),
   );
@@ -44,10 +57,17 @@ export function policyLabelSelector(vocab: LabelVocabulary, extraKeys: readonly 
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant({}) },
     { weight: 3, arbitrary: matchLabels.map((m) => ({ matchLabels: m })) },
-    { weight: 2, arbitrary: fc.array(requirement, { minLength: 1, maxLength: 2 }).map((e) => ({ matchExpressions: e })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(requirement, { minLength: 1, maxLength: 2 })
+        .map((e) => ({ matchExpressions: e })),
+    },
     {
       weight: 1,
-      arbitrary: fc.tuple(matchLabels, requirement).map(([m, e]) => ({ matchLabels: m, matchExpressions: [e] })),
+      arbitrary: fc
+        .tuple(matchLabels, requirement)
+        .map(([m, e]) => ({ matchLabels: m, matchExpressions: [e] })),
     },
   );
 }

@@ -77,11 +77,17 @@ export function service(c: ServiceConstraints = {}): fc.Arbitrary<Service> {
           ...(external ? { externalTrafficPolicy: s.externalTrafficPolicy } : {}),
           internalTrafficPolicy: s.internalTrafficPolicy,
           ...(s.externalIP ? { externalIPs: [`192.168.99.${(index % 200) + 20}`] } : {}),
-          ...(lb && s.sourceRanges.length > 0 ? { loadBalancerSourceRanges: [...s.sourceRanges] } : {}),
+          ...(lb && s.sourceRanges.length > 0
+            ? { loadBalancerSourceRanges: [...s.sourceRanges] }
+            : {}),
           ...(lb && localExt ? { healthCheckNodePort: 32000 + (index % 700) } : {}),
         },
         ...(lb
-          ? { status: { loadBalancer: { ingress: [{ ip: `5.6.${(index >> 8) & 255}.${index & 255}` }] } } }
+          ? {
+              status: {
+                loadBalancer: { ingress: [{ ip: `5.6.${(index >> 8) & 255}.${index & 255}` }] },
+              },
+            }
           : {}),
       };
     });

@@ -16,7 +16,16 @@ async function cli(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 const EX = join(__dirname, "../../../examples/sctp-service");
-const base = ["render", "iptables", "-f", EX, "--node-env", join(EX, "node.yaml"), "--proxy-config", join(EX, "proxy.yaml")];
+const base = [
+  "render",
+  "iptables",
+  "-f",
+  EX,
+  "--node-env",
+  join(EX, "node.yaml"),
+  "--proxy-config",
+  join(EX, "proxy.yaml"),
+];
 
 describe("render iptables", () => {
   test("restore (default): filter then nat, SCTP rules", async () => {
@@ -33,7 +42,9 @@ describe("render iptables", () => {
   test("save: canonical form with the built-in jumps", async () => {
     const r = await cli([...base, "--format", "save"]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES\n");
+    expect(r.out).toContain(
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\n',
+    );
     expect(r.out).toContain("-d 10.96.0.50/32 -p sctp -m comment");
   });
 
@@ -47,7 +58,16 @@ describe("render iptables", () => {
 
   test("acceptance input with --validation", async () => {
     const dir = join(ACCEPTANCE, "clusterip-sctp");
-    const r = await cli(["render", "iptables", "-f", join(dir, "cluster.yaml"), "--node-env", join(dir, "node.yaml"), "--proxy-config", join(dir, "proxy.yaml")]);
+    const r = await cli([
+      "render",
+      "iptables",
+      "-f",
+      join(dir, "cluster.yaml"),
+      "--node-env",
+      join(dir, "node.yaml"),
+      "--proxy-config",
+      join(dir, "proxy.yaml"),
+    ]);
     expect(r.code).toBe(0);
     expect(r.out).toContain("-m sctp -p sctp -d 172.30.0.42 --dport 53");
   });

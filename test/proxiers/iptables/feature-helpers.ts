@@ -24,7 +24,10 @@ export interface FeatureOptions extends RestoreOptions {
   readonly kernel?: Partial<NodeEnvironment["kernel"]>;
 }
 
-function settingsOf(o: FeatureOptions): { proxyConfig: KubeProxyConfiguration; node: NodeEnvironment } {
+function settingsOf(o: FeatureOptions): {
+  proxyConfig: KubeProxyConfiguration;
+  node: NodeEnvironment;
+} {
   return {
     proxyConfig: {
       ...FAKE_CONFIG,
@@ -67,7 +70,9 @@ export function renderFamilies(yaml: string, o: FeatureOptions = {}): IptablesFa
   return renderIptablesFamilies(yamlCluster(yaml), {
     proxyConfig,
     node,
-    ...(o.masqueradeMarkFormat !== undefined ? { masqueradeMarkFormat: o.masqueradeMarkFormat } : {}),
+    ...(o.masqueradeMarkFormat !== undefined
+      ? { masqueradeMarkFormat: o.masqueradeMarkFormat }
+      : {}),
     ...(o.largeClusterMode !== undefined ? { largeClusterMode: o.largeClusterMode } : {}),
   });
 }
@@ -76,11 +81,7 @@ export function renderOne(yaml: string, o: FeatureOptions = {}): string {
   return renderFamilies(yaml, o)[0]!.restore;
 }
 
-export function svc(
-  name: string,
-  spec: string,
-  extra = "",
-): string {
+export function svc(name: string, spec: string, extra = ""): string {
   return `apiVersion: v1
 kind: Service
 metadata: {name: ${name}, namespace: ns1}

@@ -81,7 +81,9 @@ describe("ClusterIP (§4.2, §4.5, §4.8, §4.9)", () => {
     expect(r).not.toContain("ns1/svc1");
     expect(r).not.toContain("ns1/svc2");
     expect(r).not.toContain("1.2.3.4");
-    expect(r).toContain('--comment "ns1/svc3:p80 has no endpoints" -m tcp -p tcp -d 5.6.7.8 --dport 80 -j REJECT');
+    expect(r).toContain(
+      '--comment "ns1/svc3:p80 has no endpoints" -m tcp -p tcp -d 5.6.7.8 --dport 80 -j REJECT',
+    );
   });
 });
 
@@ -107,7 +109,10 @@ describe("no endpoints (§5.11)", () => {
   });
 
   test("only terminating, not serving endpoints count as none; serving+terminating are a fallback (§5.13)", () => {
-    const base = svc("svc1", "clusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]");
+    const base = svc(
+      "svc1",
+      "clusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]",
+    );
     const none = renderOne(
       base +
         slice(
@@ -145,7 +150,8 @@ describe("NodePort (§4.4, §4.10)", () => {
     );
   });
 
-  const last = '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
+  const last =
+    '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
   test.each([
     ["IPv4, localhost on", {}, [`${last} -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`]],
     [
@@ -155,7 +161,10 @@ describe("NodePort (§4.4, §4.10)", () => {
     ],
     [
       "explicit addresses incl. loopback, localhost off",
-      { iptables: { localhostNodePorts: false }, config: { nodePortAddresses: ["192.168.0.0/24", "127.0.0.1/32"] } },
+      {
+        iptables: { localhostNodePorts: false },
+        config: { nodePortAddresses: ["192.168.0.0/24", "127.0.0.1/32"] },
+      },
       [`${last} -d 192.168.0.2 -j KUBE-NODEPORTS`],
     ],
     [
@@ -180,7 +189,9 @@ describe("NodePort (§4.4, §4.10)", () => {
   });
 
   test("nodePortAddresses without 127/8 turns localhost NodePorts (and KUBE-FIREWALL) off", () => {
-    const r = renderOne(nodePortSvc + oneEndpoint, { config: { nodePortAddresses: ["192.168.0.0/24"] } });
+    const r = renderOne(nodePortSvc + oneEndpoint, {
+      config: { nodePortAddresses: ["192.168.0.0/24"] },
+    });
     expect(r).not.toContain("KUBE-FIREWALL");
     expect(r).not.toContain("127.0.0.0/8 --dport 3001");
   });
@@ -225,7 +236,10 @@ describe("externalTrafficPolicy Local (§4.6, §5.6)", () => {
       "type: LoadBalancer\nexternalTrafficPolicy: Local\nhealthCheckNodePort: 30000\nclusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP, nodePort: 3001}]",
       "status: {loadBalancer: {ingress: [{ip: 1.2.3.4}]}}",
     ) +
-    slice("svc1", `[{addresses: [10.180.0.1], nodeName: ${nodeName}}, {addresses: [10.180.0.2], nodeName: node2}]`);
+    slice(
+      "svc1",
+      `[{addresses: [10.180.0.1], nodeName: ${nodeName}}, {addresses: [10.180.0.2], nodeName: node2}]`,
+    );
 
   test("EXT short-circuits pods and host to SVC, the rest to SVL; health check ACCEPT", () => {
     const r = renderOne(local("test-node"));
@@ -256,8 +270,14 @@ describe("externalTrafficPolicy Local (§4.6, §5.6)", () => {
 
 describe("internalTrafficPolicy Local (§5.7)", () => {
   const itp = (nodeName: string): string =>
-    svc("svc1", "internalTrafficPolicy: Local\nclusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]") +
-    slice("svc1", `[{addresses: [10.180.0.1], nodeName: ${nodeName}}, {addresses: [10.180.0.2], nodeName: node2}]`);
+    svc(
+      "svc1",
+      "internalTrafficPolicy: Local\nclusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]",
+    ) +
+    slice(
+      "svc1",
+      `[{addresses: [10.180.0.1], nodeName: ${nodeName}}, {addresses: [10.180.0.2], nodeName: node2}]`,
+    );
 
   test("ClusterIP goes to SVL with the masquerade rule first", () => {
     const r = renderOne(itp("test-node"));
@@ -288,8 +308,24 @@ describe("local traffic detector modes (§5.9)", () => {
     slice("svc1", "[{addresses: [10.180.0.1], nodeName: test-node}]");
   test.each([
     ["NodeCIDR", { detectLocalMode: "NodeCIDR" }, "! -s 10.64.0.0/24", "-s 10.64.0.0/24"],
-    ["BridgeInterface", { detectLocalMode: "BridgeInterface", detectLocal: { bridgeInterface: "cbr0", interfaceNamePrefix: "" } }, "! -i cbr0", "-i cbr0"],
-    ["InterfaceNamePrefix", { detectLocalMode: "InterfaceNamePrefix", detectLocal: { bridgeInterface: "", interfaceNamePrefix: "veth" } }, "! -i veth+", "-i veth+"],
+    [
+      "BridgeInterface",
+      {
+        detectLocalMode: "BridgeInterface",
+        detectLocal: { bridgeInterface: "cbr0", interfaceNamePrefix: "" },
+      },
+      "! -i cbr0",
+      "-i cbr0",
+    ],
+    [
+      "InterfaceNamePrefix",
+      {
+        detectLocalMode: "InterfaceNamePrefix",
+        detectLocal: { bridgeInterface: "", interfaceNamePrefix: "veth" },
+      },
+      "! -i veth+",
+      "-i veth+",
+    ],
   ] as const)("%s", (_m, config, notLocal, local) => {
     const r = renderOne(yaml, { config });
     expect(chainLines(r, "nat", `KUBE-SVC-${H}`)[0]).toBe(
@@ -308,7 +344,9 @@ describe("local traffic detector modes (§5.9)", () => {
 });
 
 describe("environment-dependent rules (§4.10, §5.12)", () => {
-  const cip = svc("svc1", "clusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]") + oneEndpoint;
+  const cip =
+    svc("svc1", "clusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]") +
+    oneEndpoint;
   test("--random-fully, no INVALID drop with tcp_be_liberal, padded mark", () => {
     const r = renderOne(cip, {
       kernel: { iptablesRandomFully: true, conntrackTCPBeLiberal: true },
@@ -324,17 +362,26 @@ describe("environment-dependent rules (§4.10, §5.12)", () => {
 
   test("masqueradeBit changes the mark", () => {
     const r = renderOne(cip, { iptables: { masqueradeBit: 2 } });
-    expect(chainLines(r, "nat", "KUBE-MARK-MASQ")).toEqual(["-A KUBE-MARK-MASQ -j MARK --or-mark 0x4"]);
+    expect(chainLines(r, "nat", "KUBE-MARK-MASQ")).toEqual([
+      "-A KUBE-MARK-MASQ -j MARK --or-mark 0x4",
+    ]);
   });
 
   test("large-cluster mode: more than 1000 endpoints drops SEP and SVC->SEP comments only", () => {
-    const eps = Array.from({ length: 1001 }, (_, i) => `{addresses: [10.${i >> 8}.${i & 255}.1]}`).join(", ");
+    const eps = Array.from(
+      { length: 1001 },
+      (_, i) => `{addresses: [10.${i >> 8}.${i & 255}.1]}`,
+    ).join(", ");
     const r = renderOne(
       svc("svc1", "clusterIP: 172.30.0.41\nports: [{name: p80, port: 80, protocol: TCP}]") +
         slice("svc1", `[${eps}]`),
     );
-    expect(r).toContain(`-A ${sep("10.0.0.1:80")} -m tcp -p tcp -j DNAT --to-destination 10.0.0.1:80`);
-    expect(r).toContain(`-A KUBE-SVC-${H} -m statistic --mode random --probability 0.0009990010 -j ${sep("10.0.0.1:80")}`);
+    expect(r).toContain(
+      `-A ${sep("10.0.0.1:80")} -m tcp -p tcp -j DNAT --to-destination 10.0.0.1:80`,
+    );
+    expect(r).toContain(
+      `-A KUBE-SVC-${H} -m statistic --mode random --probability 0.0009990010 -j ${sep("10.0.0.1:80")}`,
+    );
     expect(r).toContain('-A KUBE-SERVICES -m comment --comment "ns1/svc1:p80 cluster IP"');
     const small = renderOne(cip);
     expect(small).toContain("-m comment --comment ns1/svc1:p80 -s 10.180.0.1");
@@ -348,7 +395,12 @@ describe("IPv6 and dual stack (§5.14)", () => {
       "type: NodePort\nipFamilyPolicy: PreferDualStack\nipFamilies: [IPv4, IPv6]\nclusterIP: 172.30.0.41\nclusterIPs: [172.30.0.41, 'fd00:172:30::41']\nports: [{name: p80, port: 80, protocol: TCP, nodePort: 3001}]",
     ) +
     slice("svc1", "[{addresses: [10.180.0.1]}]") +
-    slice("svc1", "[{addresses: ['fd00:10:180::1']}]", "[{name: p80, port: 80, protocol: TCP}]", "IPv6");
+    slice(
+      "svc1",
+      "[{addresses: ['fd00:10:180::1']}]",
+      "[{name: p80, port: 80, protocol: TCP}]",
+      "IPv6",
+    );
 
   test("one proxier per family; IPv6 brackets endpoints and skips localhost", () => {
     const [v4, v6] = renderFamilies(dual, { node: { ipFamilies: ["IPv4", "IPv6"] } });
@@ -400,7 +452,9 @@ describe("topology (§5.8)", () => {
     expect(
       targets(
         renderOne(
-          yaml("[{addresses: [10.0.0.1], hints: {forZones: [{name: zone-a}]}}, {addresses: [10.0.0.2]}]"),
+          yaml(
+            "[{addresses: [10.0.0.1], hints: {forZones: [{name: zone-a}]}}, {addresses: [10.0.0.2]}]",
+          ),
         ),
       ),
     ).toEqual(["10.0.0.1:80", "10.0.0.2:80"]);

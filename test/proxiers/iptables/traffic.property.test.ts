@@ -9,7 +9,10 @@ import type { ServicePort } from "kubernetes-types/core/v1.js";
 import type { EndpointSlice, Service } from "../../../src/model/kinds.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";
 import type { TraceProtocol } from "../../../src/netfilter/trace/result.js";
-import { kubeCluster, type GeneratedCluster } from "../../../src/testing/arbitraries/kubeCluster.js";
+import {
+  kubeCluster,
+  type GeneratedCluster,
+} from "../../../src/testing/arbitraries/kubeCluster.js";
 import { FAKE_CONFIG, FAKE_NODE } from "./helpers.js";
 
 const POD = "10.0.0.2";
@@ -45,7 +48,13 @@ function usable(eps: readonly Ep[]): Ep[] {
 }
 
 const dataplanes = new WeakMap<GeneratedCluster, ReturnType<typeof buildNodeDataplane>>();
-function outcomes(g: GeneratedCluster, proto: TraceProtocol, src: string, dst: string, dport: number) {
+function outcomes(
+  g: GeneratedCluster,
+  proto: TraceProtocol,
+  src: string,
+  dst: string,
+  dport: number,
+) {
   let dp = dataplanes.get(g);
   if (dp === undefined) {
     dp = buildNodeDataplane(g.cluster, { proxyConfig: FAKE_CONFIG, node: FAKE_NODE });
@@ -89,30 +98,50 @@ describe("traffic invariants", () => {
     },
   );
 
-  test.prop([kubeCluster({ minServices: 1, maxServices: 3 }), fc.constantFrom<TraceProtocol>("tcp", "udp", "sctp")], {
-    numRuns: 60,
-  })("a protocol never reaches another protocol's service port", (g, proto) => {
+  test.prop(
+    [
+      kubeCluster({ minServices: 1, maxServices: 3 }),
+      fc.constantFrom<TraceProtocol>("tcp", "udp", "sctp"),
+    ],
+    {
+      numRuns: 60,
+    },
+  )("a protocol never reaches another protocol's service port", (g, proto) => {
     for (const [svc, port] of servicePorts(g)) {
-      const sameNumber = (svc.spec?.ports ?? []).filter((p) => p.port === port.port).map((p) => lower(p.protocol));
+      const sameNumber = (svc.spec?.ports ?? [])
+        .filter((p) => p.port === port.port)
+        .map((p) => lower(p.protocol));
       if (sameNumber.includes(proto)) continue;
       const got = outcomes(g, proto, POD, svc.spec!.clusterIP!, port.port);
       expect(got.map((o) => o.verdict)).toEqual(["NONE"]);
     }
   });
 
-  test.prop([kubeCluster({ minServices: 1, maxServices: 3, service: { types: ["NodePort", "LoadBalancer"] } })], {
-    numRuns: 60,
-  })("externalTrafficPolicy Local: external traffic is never masqueraded and only reaches local endpoints", (g) => {
-    for (const [svc, port] of servicePorts(g)) {
-      if (svc.spec?.externalTrafficPolicy !== "Local" || port.nodePort === undefined) continue;
-      const all = endpointsOf(g, svc, port);
-      const localDests = new Set(all.filter((e) => e.local).map((e) => e.dest));
-      const got = outcomes(g, lower(port.protocol), EXTERNAL, NODE_IP, port.nodePort);
-      for (const o of got) {
-        expect(o.masquerade).toBe(false);
-        if (o.verdict === "DNAT") expect(localDests).toContain(o.destination);
-        else expect(["DROP", "REJECT"]).toContain(o.verdict);
+  test.prop(
+    [
+      kubeCluster({
+        minServices: 1,
+        maxServices: 3,
+        service: { types: ["NodePort", "LoadBalancer"] },
+      }),
+    ],
+    {
+      numRuns: 60,
+    },
+  )(
+    "externalTrafficPolicy Local: external traffic is never masqueraded and only reaches local endpoints",
+    (g) => {
+      for (const [svc, port] of servicePorts(g)) {
+        if (svc.spec?.externalTrafficPolicy !== "Local" || port.nodePort === undefined) continue;
+        const all = endpointsOf(g, svc, port);
+        const localDests = new Set(all.filter((e) => e.local).map((e) => e.dest));
+        const got = outcomes(g, lower(port.protocol), EXTERNAL, NODE_IP, port.nodePort);
+        for (const o of got) {
+          expect(o.masquerade).toBe(false);
+          if (o.verdict === "DNAT") expect(localDests).toContain(o.destination);
+          else expect(["DROP", "REJECT"]).toContain(o.verdict);
+        }
       }
-    }
-  });
+    },
+  );
 });
