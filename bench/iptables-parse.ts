@@ -14,18 +14,34 @@ import { createNetns, deleteNetns, kernelSkipReason } from "../src/backends/netn
 import { parseIptables } from "../src/netfilter/index.js";
 
 function hash(s: string): string {
-  return createHash("sha256").update(s).digest("base64").replace(/[^A-Z0-9]/gi, "").slice(0, 16).toUpperCase();
+  return createHash("sha256")
+    .update(s)
+    .digest("base64")
+    .replace(/[^A-Z0-9]/gi, "")
+    .slice(0, 16)
+    .toUpperCase();
 }
 
 /** A dump shaped like kube-proxy's iptables proxier output (restore order, bare addresses). */
 export function kubeProxyDump(services: number, endpoints: number): string {
-  const filter: string[] = ["*filter", ":KUBE-SERVICES - [0:0]", ":KUBE-EXTERNAL-SERVICES - [0:0]", ":KUBE-FORWARD - [0:0]", ":KUBE-NODEPORTS - [0:0]"];
+  const filter: string[] = [
+    "*filter",
+    ":KUBE-SERVICES - [0:0]",
+    ":KUBE-EXTERNAL-SERVICES - [0:0]",
+    ":KUBE-FORWARD - [0:0]",
+    ":KUBE-NODEPORTS - [0:0]",
+  ];
   filter.push(
-    '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP',
+    "-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP",
     '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark 0x4000/0x4000 -j ACCEPT',
     '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
   );
-  const natChains: string[] = [":KUBE-SERVICES - [0:0]", ":KUBE-NODEPORTS - [0:0]", ":KUBE-POSTROUTING - [0:0]", ":KUBE-MARK-MASQ - [0:0]"];
+  const natChains: string[] = [
+    ":KUBE-SERVICES - [0:0]",
+    ":KUBE-NODEPORTS - [0:0]",
+    ":KUBE-POSTROUTING - [0:0]",
+    ":KUBE-MARK-MASQ - [0:0]",
+  ];
   const natRules: string[] = [
     "-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN",
     "-A KUBE-POSTROUTING -j MARK --xor-mark 0x4000",
@@ -37,20 +53,29 @@ export function kubeProxyDump(services: number, endpoints: number): string {
     const cip = `172.${16 + ((s >> 16) & 15)}.${(s >> 8) & 255}.${s & 255}`;
     const svc = `KUBE-SVC-${hash(`svc${s}`)}`;
     natChains.push(`:${svc} - [0:0]`);
-    natRules.push(`-A KUBE-SERVICES -m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${cip} --dport 80 -j ${svc}`);
-    natRules.push(`-A ${svc} -m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${cip} --dport 80 ! -s 10.244.0.0/16 -j KUBE-MARK-MASQ`);
+    natRules.push(
+      `-A KUBE-SERVICES -m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${cip} --dport 80 -j ${svc}`,
+    );
+    natRules.push(
+      `-A ${svc} -m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${cip} --dport 80 ! -s 10.244.0.0/16 -j KUBE-MARK-MASQ`,
+    );
     for (let e = 0; e < endpoints; e++) {
       const ep = `10.${244 + ((s >> 14) & 3)}.${(s >> 6) & 255}.${((s & 63) << 2) + (e & 3)}`;
       const sep = `KUBE-SEP-${hash(`svc${s}-${e}`)}`;
       natChains.push(`:${sep} - [0:0]`);
       const left = endpoints - e;
-      const prob = left > 1 ? ` -m statistic --mode random --probability ${(1 / left).toFixed(10)}` : "";
+      const prob =
+        left > 1 ? ` -m statistic --mode random --probability ${(1 / left).toFixed(10)}` : "";
       natRules.push(`-A ${svc} -m comment --comment "${name} -> ${ep}:8080"${prob} -j ${sep}`);
       natRules.push(`-A ${sep} -m comment --comment ${name} -s ${ep} -j KUBE-MARK-MASQ`);
-      natRules.push(`-A ${sep} -m comment --comment ${name} -m tcp -p tcp -j DNAT --to-destination ${ep}:8080`);
+      natRules.push(
+        `-A ${sep} -m comment --comment ${name} -m tcp -p tcp -j DNAT --to-destination ${ep}:8080`,
+      );
     }
   }
-  natRules.push('-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS');
+  natRules.push(
+    '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
+  );
   return [...filter, "COMMIT", "*nat", ...natChains, ...natRules, "COMMIT", ""].join("\n");
 }
 
@@ -69,13 +94,17 @@ function main(): void {
   const [services, endpoints] = quick ? [500, 4] : [10_000, 10];
   const text = kubeProxyDump(services, endpoints);
   const rules = text.split("\n").filter((l) => l.startsWith("-A")).length;
-  console.log(`dump: ${services} services × ${endpoints} endpoints, ${rules} rules, ${(text.length / 1e6).toFixed(1)} MB`);
+  console.log(
+    `dump: ${services} services × ${endpoints} endpoints, ${rules} rules, ${(text.length / 1e6).toFixed(1)} MB`,
+  );
   let ruleCount = 0;
   const ours = best(quick ? 3 : 3, () => {
     const rs = parseIptables(text, { file: "bench.rules", family: "IPv4" });
     ruleCount = rs.tables.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0);
   });
-  console.log(`kube-netsim parseIptables: ${ours.toFixed(0)} ms (${ruleCount} rules, ${((ruleCount / ours) * 1000).toFixed(0)} rules/s)`);
+  console.log(
+    `kube-netsim parseIptables: ${ours.toFixed(0)} ms (${ruleCount} rules, ${((ruleCount / ours) * 1000).toFixed(0)} rules/s)`,
+  );
   const reason = kernelSkipReason(["root", "ip", "iptables"]);
   if (reason !== undefined) {
     console.log(`iptables-restore --test: not measured (${reason})`);
@@ -88,7 +117,11 @@ function main(): void {
   try {
     let status: number | null = 0;
     const kernel = best(1, () => {
-      status = spawnSync("ip", ["netns", "exec", ns.name, "sh", "-c", `iptables-restore --test < ${file}`], { stdio: "inherit" }).status;
+      status = spawnSync(
+        "ip",
+        ["netns", "exec", ns.name, "sh", "-c", `iptables-restore --test < ${file}`],
+        { stdio: "inherit" },
+      ).status;
     });
     console.log(`iptables-restore --test: ${kernel.toFixed(0)} ms (exit ${status})`);
     console.log(`ratio: kube-netsim is ${(kernel / ours).toFixed(1)}× faster (target ≥ 5×)`);

@@ -3,5 +3,6 @@ export * from "./net/index.js";
 export * from "./model/index.js";
 export * from "./policy/index.js";
 export * from "./netfilter/index.js";
+export * from "./netfilter/trace/index.js";
 export * from "./hostports/index.js";
 export * from "./proxiers/index.js";

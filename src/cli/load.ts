@@ -42,9 +42,16 @@ function parseGatesOption(value: string, previous: FeatureGates | undefined): Fe
 
 export function addManifestOptions(cmd: Command): Command {
   return cmd
-    .option("-f, --filename <path>", "manifest file, directory or - for stdin (repeatable)", collect)
+    .option(
+      "-f, --filename <path>",
+      "manifest file, directory or - for stdin (repeatable)",
+      collect,
+    )
     .addOption(
-      new Option("--validation <mode>", "strict: errors fail; warn: report errors as warnings and go on")
+      new Option(
+        "--validation <mode>",
+        "strict: errors fail; warn: report errors as warnings and go on",
+      )
         .choices(["strict", "warn"])
         .default("strict"),
     )
@@ -59,7 +66,10 @@ export function addNodeOptions(cmd: Command): Command {
   return cmd
     .option("--node-env <file>", "NodeEnvironment file describing the node the rules are for")
     .option("--node <name>", "take the node from this Node object's addresses (without --node-env)")
-    .option("--proxy-config <file>", "KubeProxyConfiguration file (default: kube-proxy's defaults)");
+    .option(
+      "--proxy-config <file>",
+      "KubeProxyConfiguration file (default: kube-proxy's defaults)",
+    );
 }
 
 function readText(file: string, what: string): string {
@@ -67,7 +77,8 @@ function readText(file: string, what: string): string {
     return readFileSync(file, "utf8");
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    const reason = code === "ENOENT" ? "no such file or directory" : e instanceof Error ? e.message : String(e);
+    const reason =
+      code === "ENOENT" ? "no such file or directory" : e instanceof Error ? e.message : String(e);
     throw new CliError(`${what} ${file}: ${reason}`);
   }
 }
@@ -84,7 +95,10 @@ export function loadClusterFromOptions(opts: ManifestOptions, io: CliIO): Cluste
   return cluster;
 }
 
-export function loadNodeEnvironmentFromOptions(opts: NodeOptions, cluster: Cluster): NodeEnvironment {
+export function loadNodeEnvironmentFromOptions(
+  opts: NodeOptions,
+  cluster: Cluster,
+): NodeEnvironment {
   if (opts.nodeEnv !== undefined) {
     const env = parseNodeEnvironment(readText(opts.nodeEnv, "--node-env"), opts.nodeEnv);
     if (opts.node !== undefined && opts.node !== env.nodeName)
@@ -99,7 +113,10 @@ export function loadNodeEnvironmentFromOptions(opts: NodeOptions, cluster: Clust
 
 export function loadProxyConfigFromOptions(opts: NodeOptions, io?: CliIO): KubeProxyConfiguration {
   if (opts.proxyConfig === undefined) return DEFAULT_PROXY_CONFIG;
-  const parsed = parseProxyConfigWithWarnings(readText(opts.proxyConfig, "--proxy-config"), opts.proxyConfig);
+  const parsed = parseProxyConfigWithWarnings(
+    readText(opts.proxyConfig, "--proxy-config"),
+    opts.proxyConfig,
+  );
   if (io !== undefined) for (const w of parsed.warnings) io.stderr(`${formatIssue(w)}\n`);
   return parsed.config;
 }

@@ -52,62 +52,123 @@ export function findChain(t: NatTable, name: string): NatChain | undefined {
   return t.chains.find((c) => c.name === name);
 }
 
-export function ensureChain(t: NatTable, name: string): NatTable {
-  if (findChain(t, name) !== undefined) return t;
+/** Batched edits of a table (what one iptables invocation or restore does). */
+export interface NatEditor {
+  has(chain: string): boolean;
+  rules(chain: string): readonly string[];
+  ensureChain(name: string): void;
+  /** Adds `rule` unless an identical one is already in `chain` (creating the chain if needed). */
+  ensureRule(position: RulePosition, chain: string, rule: string): void;
+  flushChain(chain: string): void;
+  deleteRule(chain: string, rule: string): void;
+  /** Like the kernel, refuses a chain that is missing, built in, non-empty or still referenced. */
+  deleteChain(chain: string, line?: number): void;
+}
+
+interface WorkingChain {
+  readonly builtin: boolean;
+  rules: string[];
+  present: Set<string>;
+}
+
+function jumpsTo(rule: string, chain: string): boolean {
+  return rule.endsWith(`-j ${chain}`) || rule.includes(`-j ${chain} `);
+}
+
+/**
+ * Applies `edit` to a working copy and returns the new table; the input is never changed, so
+ * a throwing edit leaves the caller's table as it was. Linear in the table size per call.
+ */
+export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTable {
+  const order = t.chains.map((c) => c.name);
+  const chains = new Map<string, WorkingChain>(
+    t.chains.map((c) => [
+      c.name,
+      { builtin: c.builtin, rules: [...c.rules], present: new Set(c.rules) },
+    ]),
+  );
+  const get = (name: string): WorkingChain => {
+    let c = chains.get(name);
+    if (c === undefined) {
+      c = { builtin: isBuiltinNatChain(name), rules: [], present: new Set() };
+      chains.set(name, c);
+      order.push(name);
+    }
+    return c;
+  };
+  const editor: NatEditor = {
+    has: (name) => chains.has(name),
+    rules: (name) => chains.get(name)?.rules ?? [],
+    ensureChain: (name) => void get(name),
+    ensureRule(position, chain, rule) {
+      const c = get(chain);
+      if (c.present.has(rule)) return;
+      c.present.add(rule);
+      if (position === "prepend") c.rules.unshift(rule);
+      else c.rules.push(rule);
+    },
+    flushChain(chain) {
+      const c = chains.get(chain);
+      if (c === undefined) return;
+      c.rules = [];
+      c.present = new Set();
+    },
+    deleteRule(chain, rule) {
+      const c = chains.get(chain);
+      if (c === undefined || !c.present.has(rule)) return;
+      c.present.delete(rule);
+      c.rules.splice(c.rules.indexOf(rule), 1);
+    },
+    deleteChain(chain, line = 0) {
+      const c = chains.get(chain);
+      if (c === undefined) throw new NatRestoreError(line, `chain ${chain} does not exist`);
+      if (c.builtin) throw new NatRestoreError(line, `cannot delete built-in chain ${chain}`);
+      if (c.rules.length > 0) throw new NatRestoreError(line, `chain ${chain} is not empty`);
+      for (const other of chains.values())
+        if (other.rules.some((r) => jumpsTo(r, chain)))
+          throw new NatRestoreError(line, `chain ${chain} is still referenced`);
+      chains.delete(chain);
+      order.splice(order.indexOf(chain), 1);
+    },
+  };
+  edit(editor);
   return {
-    ...t,
-    chains: [...t.chains, { name, builtin: isBuiltinNatChain(name), rules: [] }],
+    family: t.family,
+    chains: order.map((name) => {
+      const c = chains.get(name)!;
+      return { name, builtin: c.builtin, rules: c.rules };
+    }),
   };
 }
 
-function mapChain(t: NatTable, name: string, f: (c: NatChain) => NatChain): NatTable {
-  return { ...t, chains: t.chains.map((c) => (c.name === name ? f(c) : c)) };
+export function ensureChain(t: NatTable, name: string): NatTable {
+  return findChain(t, name) !== undefined ? t : editNatTable(t, (e) => e.ensureChain(name));
 }
 
-/** Adds `rule` unless an identical one is already in `chain` (creating the chain if needed). */
 export function ensureRule(
   t: NatTable,
   position: RulePosition,
   chain: string,
   rule: string,
 ): NatTable {
-  const withChain = ensureChain(t, chain);
-  if (findChain(withChain, chain)?.rules.includes(rule) === true) return withChain;
-  return mapChain(withChain, chain, (c) => ({
-    ...c,
-    rules: position === "prepend" ? [rule, ...c.rules] : [...c.rules, rule],
-  }));
+  return editNatTable(t, (e) => e.ensureRule(position, chain, rule));
 }
 
 export function flushChain(t: NatTable, chain: string): NatTable {
-  return mapChain(t, chain, (c) => ({ ...c, rules: [] }));
+  return editNatTable(t, (e) => e.flushChain(chain));
 }
 
 export function deleteRule(t: NatTable, chain: string, rule: string): NatTable {
-  return mapChain(t, chain, (c) => {
-    const i = c.rules.indexOf(rule);
-    return i < 0 ? c : { ...c, rules: [...c.rules.slice(0, i), ...c.rules.slice(i + 1)] };
-  });
+  return editNatTable(t, (e) => e.deleteRule(chain, rule));
 }
 
 /** Every rule (in any chain) that jumps to `chain`. */
 export function referencesTo(t: NatTable, chain: string): readonly string[] {
-  const out: string[] = [];
-  for (const c of t.chains)
-    for (const r of c.rules)
-      if (r.endsWith(`-j ${chain}`) || r.includes(`-j ${chain} `)) out.push(r);
-  return out;
+  return t.chains.flatMap((c) => c.rules.filter((r) => jumpsTo(r, chain)));
 }
 
-/** Deletes a user chain; like the kernel, refuses a chain that is missing, non-empty or in use. */
 export function deleteChain(t: NatTable, chain: string, line = 0): NatTable {
-  const c = findChain(t, chain);
-  if (c === undefined) throw new NatRestoreError(line, `chain ${chain} does not exist`);
-  if (c.builtin) throw new NatRestoreError(line, `cannot delete built-in chain ${chain}`);
-  if (c.rules.length > 0) throw new NatRestoreError(line, `chain ${chain} is not empty`);
-  if (referencesTo(t, chain).length > 0)
-    throw new NatRestoreError(line, `chain ${chain} is still referenced`);
-  return { ...t, chains: t.chains.filter((x) => x.name !== chain) };
+  return editNatTable(t, (e) => e.deleteChain(chain, line));
 }
 
 /**
@@ -120,52 +181,52 @@ export function restoreNoflush(
   normalize: (rule: string) => string = (r) => r,
 ): NatTable {
   const lines = payload.split("\n");
-  let table = t;
-  let inNat = false;
-  lines.forEach((raw, i) => {
-    const n = i + 1;
-    const line = raw.trimEnd();
-    if (line === "" || line.startsWith("#")) return;
-    if (line.startsWith("*")) {
-      if (line !== "*nat") throw new NatRestoreError(n, `unexpected table ${line.slice(1)}`);
-      inNat = true;
-      return;
-    }
-    if (!inNat) throw new NatRestoreError(n, "rule outside a table");
-    if (line === "COMMIT") {
-      inNat = false;
-      return;
-    }
-    const words = line.split(" ");
-    const op = words[0];
-    const chain = words[1] ?? "";
-    if (op !== undefined && op.startsWith(":")) {
-      const name = op.slice(1);
-      table = ensureChain(table, name);
-      // --noflush only spares built-in chains; a user chain named again is flushed.
-      if (!isBuiltinNatChain(name)) table = flushChain(table, name);
-      return;
-    }
-    const rest = () => {
-      if (words.length < 3) throw new NatRestoreError(n, `invalid rule "${line}"`);
-      return normalize(line.slice(op!.length + chain.length + 2));
-    };
-    switch (op) {
-      case "-A":
-        table = ensureRule(table, "append", chain, rest());
+  return editNatTable(t, (e) => {
+    let inNat = false;
+    lines.forEach((raw, i) => {
+      const n = i + 1;
+      const line = raw.trimEnd();
+      if (line === "" || line.startsWith("#")) return;
+      if (line.startsWith("*")) {
+        if (line !== "*nat") throw new NatRestoreError(n, `unexpected table ${line.slice(1)}`);
+        inNat = true;
         return;
-      case "-I":
-        table = ensureRule(table, "prepend", chain, rest());
+      }
+      if (!inNat) throw new NatRestoreError(n, "rule outside a table");
+      if (line === "COMMIT") {
+        inNat = false;
         return;
-      case "-X":
-        table = deleteChain(table, chain, n);
+      }
+      const words = line.split(" ");
+      const op = words[0] ?? "";
+      const chain = words[1] ?? "";
+      if (op.startsWith(":")) {
+        const name = op.slice(1);
+        e.ensureChain(name);
+        // --noflush only spares built-in chains; a user chain named again is flushed.
+        if (!isBuiltinNatChain(name)) e.flushChain(name);
         return;
-      default:
-        throw new NatRestoreError(n, `unsupported command "${op}"`);
-    }
+      }
+      const rest = () => {
+        if (words.length < 3) throw new NatRestoreError(n, `invalid rule "${line}"`);
+        return normalize(line.slice(op.length + chain.length + 2));
+      };
+      switch (op) {
+        case "-A":
+          e.ensureRule("append", chain, rest());
+          return;
+        case "-I":
+          e.ensureRule("prepend", chain, rest());
+          return;
+        case "-X":
+          e.deleteChain(chain, n);
+          return;
+        default:
+          throw new NatRestoreError(n, `unsupported command "${op}"`);
+      }
+    });
+    if (inNat) throw new NatRestoreError(lines.length, "missing COMMIT");
   });
-  if (inNat) throw new NatRestoreError(lines.length, "missing COMMIT");
-  return table;
 }
 
 export type NatTableStyle =

@@ -40,7 +40,12 @@ export class ConfigReader {
     return { reader: new ConfigReader(file, obj.value, obj.positions), issues: [] };
   }
 
-  report(path: Path, message: string, code: Issue["code"] = "invalid", severity: Severity = "error"): void {
+  report(
+    path: Path,
+    message: string,
+    code: Issue["code"] = "invalid",
+    severity: Severity = "error",
+  ): void {
     this.issues.push({
       code,
       severity,
@@ -75,7 +80,11 @@ export class ConfigReader {
     return this.typed(path, (v): v is boolean => typeof v === "boolean", "a boolean");
   }
   integer(path: Path): number | undefined {
-    return this.typed(path, (v): v is number => typeof v === "number" && Number.isInteger(v), "an integer");
+    return this.typed(
+      path,
+      (v): v is number => typeof v === "number" && Number.isInteger(v),
+      "an integer",
+    );
   }
   array(path: Path): unknown[] | undefined {
     return this.typed(path, (v): v is unknown[] => Array.isArray(v), "a list");
@@ -89,7 +98,12 @@ export class ConfigReader {
     const out: string[] = [];
     arr.forEach((v, i) => {
       if (typeof v === "string") out.push(v);
-      else this.report([...path, i], `Invalid value: ${showValue(v)}: must be a string`, "invalid-type");
+      else
+        this.report(
+          [...path, i],
+          `Invalid value: ${showValue(v)}: must be a string`,
+          "invalid-type",
+        );
     });
     return out;
   }

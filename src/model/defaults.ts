@@ -96,7 +96,11 @@ function defaultServiceIPFamilies(spec: PlainRecord): void {
   if (type === "ExternalName") return;
   const clusterIP = spec["clusterIP"];
   const clusterIPs = asArray(spec["clusterIPs"]);
-  if ((clusterIPs === undefined || clusterIPs.length === 0) && typeof clusterIP === "string" && clusterIP !== "")
+  if (
+    (clusterIPs === undefined || clusterIPs.length === 0) &&
+    typeof clusterIP === "string" &&
+    clusterIP !== ""
+  )
     spec["clusterIPs"] = [clusterIP];
   else if (unset(clusterIP) && clusterIPs !== undefined && typeof clusterIPs[0] === "string")
     spec["clusterIP"] = clusterIPs[0];
@@ -111,7 +115,8 @@ function defaultServiceIPFamilies(spec: PlainRecord): void {
   if ((families === undefined || families.length === 0) && !headless && ips.length > 0) {
     const fams = ips.map((ip) => ipFamilyOf(ip));
     // Invalid combinations (a bad IP, two of one family) are left for validation to report.
-    if (fams.every((f) => f !== undefined) && new Set(fams).size === fams.length) spec["ipFamilies"] = fams;
+    if (fams.every((f) => f !== undefined) && new Set(fams).size === fams.length)
+      spec["ipFamilies"] = fams;
   }
 }
 
@@ -138,11 +143,20 @@ export function defaultPod(obj: PlainRecord): void {
     const podIP = status["podIP"];
     if ((podIPs === undefined || podIPs.length === 0) && typeof podIP === "string" && podIP !== "")
       status["podIPs"] = [{ ip: podIP }];
-    else if (unset(podIP) && podIPs !== undefined && isRecord(podIPs[0]) && typeof podIPs[0]["ip"] === "string")
+    else if (
+      unset(podIP) &&
+      podIPs !== undefined &&
+      isRecord(podIPs[0]) &&
+      typeof podIPs[0]["ip"] === "string"
+    )
       status["podIP"] = podIPs[0]["ip"];
     const hostIPs = asArray(status["hostIPs"]);
     const hostIP = status["hostIP"];
-    if ((hostIPs === undefined || hostIPs.length === 0) && typeof hostIP === "string" && hostIP !== "")
+    if (
+      (hostIPs === undefined || hostIPs.length === 0) &&
+      typeof hostIP === "string" &&
+      hostIP !== ""
+    )
       status["hostIPs"] = [{ ip: hostIP }];
   }
 }
@@ -152,7 +166,11 @@ export function defaultNode(obj: PlainRecord): void {
   if (spec === undefined) return;
   const podCIDRs = asArray(spec["podCIDRs"]);
   const podCIDR = spec["podCIDR"];
-  if ((podCIDRs === undefined || podCIDRs.length === 0) && typeof podCIDR === "string" && podCIDR !== "")
+  if (
+    (podCIDRs === undefined || podCIDRs.length === 0) &&
+    typeof podCIDR === "string" &&
+    podCIDR !== ""
+  )
     spec["podCIDRs"] = [podCIDR];
   else if (unset(podCIDR) && podCIDRs !== undefined && typeof podCIDRs[0] === "string")
     spec["podCIDR"] = podCIDRs[0];
@@ -167,7 +185,8 @@ export function defaultEndpointSlice(obj: PlainRecord): void {
 
 export function defaultEndpoints(obj: PlainRecord): void {
   for (const subset of records(obj["subsets"]))
-    for (const port of records(subset["ports"])) if (unset(port["protocol"])) port["protocol"] = "TCP";
+    for (const port of records(subset["ports"]))
+      if (unset(port["protocol"])) port["protocol"] = "TCP";
 }
 
 export function defaultNetworkPolicy(obj: PlainRecord): void {
@@ -175,11 +194,13 @@ export function defaultNetworkPolicy(obj: PlainRecord): void {
   if (spec["podSelector"] == null) spec["podSelector"] = {};
   for (const dir of ["ingress", "egress"] as const)
     for (const rule of records(spec[dir]))
-      for (const port of records(rule["ports"])) if (unset(port["protocol"])) port["protocol"] = "TCP";
+      for (const port of records(rule["ports"]))
+        if (unset(port["protocol"])) port["protocol"] = "TCP";
   const policyTypes = asArray(spec["policyTypes"]);
   if (policyTypes === undefined || policyTypes.length === 0) {
     const egress = asArray(spec["egress"]);
-    spec["policyTypes"] = egress !== undefined && egress.length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
+    spec["policyTypes"] =
+      egress !== undefined && egress.length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
   }
 }
 

@@ -32,15 +32,17 @@ export function mirrorEndpoints(ep: Endpoints, service: Service | undefined): Mi
     return { kind: "skipped", reason: `labelled ${SKIP_MIRROR_LABEL}: "true"` };
   if (ep.metadata?.annotations?.[LEADER_ELECTION_ANNOTATION] !== undefined)
     return { kind: "skipped", reason: "a leader-election record, not service endpoints" };
-  if (service === undefined)
-    return { kind: "skipped", reason: `no Service ${namespace}/${name}` };
+  if (service === undefined) return { kind: "skipped", reason: `no Service ${namespace}/${name}` };
   if (service.spec?.selector != null)
     return {
       kind: "skipped",
       reason: `Service ${namespace}/${name} has a selector (the EndpointSlice controller manages its slices)`,
     };
 
-  const groups = new Map<string, { addressType: "IPv4" | "IPv6"; ports: string; endpoints: Map<string, Endpoint> }>();
+  const groups = new Map<
+    string,
+    { addressType: "IPv4" | "IPv6"; ports: string; endpoints: Map<string, Endpoint> }
+  >();
   for (const subset of ep.subsets ?? []) {
     const ports = (subset.ports ?? []).map((p) => ({
       name: p.name ?? "",
@@ -93,7 +95,14 @@ export function mirrorEndpoints(ep: Endpoints, service: Service | undefined): Mi
         labels: { ...labels },
         annotations: { ...annotations },
         ownerReferences: [
-          { apiVersion: "v1", kind: "Endpoints", name, uid: "", controller: true, blockOwnerDeletion: true },
+          {
+            apiVersion: "v1",
+            kind: "Endpoints",
+            name,
+            uid: "",
+            controller: true,
+            blockOwnerDeletion: true,
+          },
         ],
       },
       addressType: g.addressType,

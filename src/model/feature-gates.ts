@@ -23,10 +23,15 @@ export function parseFeatureGates(text: string): { gates: FeatureGates } | { err
     const eq = entry.indexOf("=");
     if (eq === -1) return { error: `missing bool value for ${entry}` };
     const key = entry.slice(0, eq).trim();
-    const value = entry.slice(eq + 1).trim().toLowerCase();
+    const value = entry
+      .slice(eq + 1)
+      .trim()
+      .toLowerCase();
     if (key === "") return { error: `missing feature name in "${entry}"` };
     if (value !== "true" && value !== "false")
-      return { error: `invalid value of ${key}=${entry.slice(eq + 1).trim()}, err: strconv.ParseBool: parsing "${entry.slice(eq + 1).trim()}": invalid syntax` };
+      return {
+        error: `invalid value of ${key}=${entry.slice(eq + 1).trim()}, err: strconv.ParseBool: parsing "${entry.slice(eq + 1).trim()}": invalid syntax`,
+      };
     gates[key] = value === "true";
   }
   return { gates };

@@ -64,7 +64,10 @@ export function readManifestSources(
   return { inputs, issues };
 }
 
-export function loadCluster(sources: string | readonly string[], opts: LoadFilesOptions = {}): Cluster {
+export function loadCluster(
+  sources: string | readonly string[],
+  opts: LoadFilesOptions = {},
+): Cluster {
   const { inputs, issues } = readManifestSources(sources, opts.readStdin);
   if (issues.length > 0) throw new ValidationError(issues);
   return parseCluster(inputs, opts);

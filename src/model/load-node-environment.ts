@@ -56,7 +56,10 @@ function isLoopback(cidr: string): boolean {
 }
 
 /** Families of the node IPs and non-loopback interface addresses; IPv4 when there are none. */
-export function defaultIPFamilies(nodeIPs: readonly string[], interfaces: readonly NodeInterface[]): IPFamily[] {
+export function defaultIPFamilies(
+  nodeIPs: readonly string[],
+  interfaces: readonly NodeInterface[],
+): IPFamily[] {
   const fams = new Set<IPFamily>();
   for (const ip of nodeIPs) {
     const a = parseIP(ip, "lenient");
@@ -81,7 +84,11 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
   const apiVersion = r.string(["apiVersion"]);
   const kind = r.string(["kind"]);
   if (kind !== "NodeEnvironment")
-    r.report(["kind"], `Unsupported value: ${showValue(kind ?? "")}: supported values: "NodeEnvironment"`, "unsupported-value");
+    r.report(
+      ["kind"],
+      `Unsupported value: ${showValue(kind ?? "")}: supported values: "NodeEnvironment"`,
+      "unsupported-value",
+    );
   if (apiVersion !== NODE_ENVIRONMENT_API_VERSION)
     r.report(
       ["apiVersion"],
@@ -91,12 +98,14 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
   r.unknownFields([], KNOWN, "error");
 
   const nodeName = r.string(["nodeName"]);
-  if (nodeName === undefined || nodeName === "") r.report(["nodeName"], "Required value", "required");
+  if (nodeName === undefined || nodeName === "")
+    r.report(["nodeName"], "Required value", "required");
 
   const nodeIPs: string[] = [];
   (r.stringList(["nodeIPs"]) ?? []).forEach((ip, i) => {
     const a = parseIP(ip, "lenient");
-    if (a === undefined) r.report(["nodeIPs", i], `Invalid value: ${showValue(ip)}: must be a valid IP address`);
+    if (a === undefined)
+      r.report(["nodeIPs", i], `Invalid value: ${showValue(ip)}: must be a valid IP address`);
     else nodeIPs.push(formatIP(a));
   });
 
@@ -107,7 +116,8 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
     rawItfs.forEach((_, i) => {
       if (r.record(["interfaces", i]) === undefined) return;
       const name = r.string(["interfaces", i, "name"]);
-      if (name === undefined || name === "") r.report(["interfaces", i, "name"], "Required value", "required");
+      if (name === undefined || name === "")
+        r.report(["interfaces", i, "name"], "Required value", "required");
       const addresses: string[] = [];
       (r.stringList(["interfaces", i, "addresses"]) ?? []).forEach((addr, j) => {
         const c = parseCIDROrHost(addr, "lenient");
@@ -129,13 +139,19 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
 
   let ipFamilies: IPFamily[];
   const rawFams = r.stringList(["ipFamilies"]);
-  if (rawFams === undefined || rawFams.length === 0) ipFamilies = defaultIPFamilies(nodeIPs, interfaces);
+  if (rawFams === undefined || rawFams.length === 0)
+    ipFamilies = defaultIPFamilies(nodeIPs, interfaces);
   else {
     ipFamilies = [];
     rawFams.forEach((f, i) => {
       if (f !== "IPv4" && f !== "IPv6")
-        r.report(["ipFamilies", i], `Unsupported value: ${showValue(f)}: supported values: "IPv4", "IPv6"`, "unsupported-value");
-      else if (ipFamilies.includes(f)) r.report(["ipFamilies", i], `Duplicate value: ${showValue(f)}`, "duplicate");
+        r.report(
+          ["ipFamilies", i],
+          `Unsupported value: ${showValue(f)}: supported values: "IPv4", "IPv6"`,
+          "unsupported-value",
+        );
+      else if (ipFamilies.includes(f))
+        r.report(["ipFamilies", i], `Duplicate value: ${showValue(f)}`, "duplicate");
       else ipFamilies.push(f);
     });
   }
@@ -143,9 +159,11 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
   r.record(["kernel"]);
   const nfacct = r.stringList(["kernel", "nfacct"]);
   const kernel: KernelCapabilities = {
-    iptablesRandomFully: r.boolean(["kernel", "iptablesRandomFully"]) ?? DEFAULT_KERNEL.iptablesRandomFully,
+    iptablesRandomFully:
+      r.boolean(["kernel", "iptablesRandomFully"]) ?? DEFAULT_KERNEL.iptablesRandomFully,
     nfacct: nfacct ?? DEFAULT_KERNEL.nfacct,
-    conntrackTCPBeLiberal: r.boolean(["kernel", "conntrackTCPBeLiberal"]) ?? DEFAULT_KERNEL.conntrackTCPBeLiberal,
+    conntrackTCPBeLiberal:
+      r.boolean(["kernel", "conntrackTCPBeLiberal"]) ?? DEFAULT_KERNEL.conntrackTCPBeLiberal,
     ipvs: r.boolean(["kernel", "ipvs"]) ?? DEFAULT_KERNEL.ipvs,
     sctp: r.boolean(["kernel", "sctp"]) ?? DEFAULT_KERNEL.sctp,
   };

@@ -58,7 +58,12 @@ const KNOWN: KnownFields = {
 };
 
 const MODES: readonly string[] = ["iptables", "ipvs"];
-const DETECT_LOCAL_MODES: readonly string[] = ["ClusterCIDR", "NodeCIDR", "BridgeInterface", "InterfaceNamePrefix"];
+const DETECT_LOCAL_MODES: readonly string[] = [
+  "ClusterCIDR",
+  "NodeCIDR",
+  "BridgeInterface",
+  "InterfaceNamePrefix",
+];
 
 export interface ParsedProxyConfig {
   readonly config: KubeProxyConfiguration;
@@ -74,7 +79,11 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
   const kind = r.string(["kind"]);
   const apiVersion = r.string(["apiVersion"]);
   if (kind !== "KubeProxyConfiguration")
-    r.report(["kind"], `Unsupported value: ${showValue(kind ?? "")}: supported values: "KubeProxyConfiguration"`, "unsupported-value");
+    r.report(
+      ["kind"],
+      `Unsupported value: ${showValue(kind ?? "")}: supported values: "KubeProxyConfiguration"`,
+      "unsupported-value",
+    );
   if (apiVersion !== PROXY_CONFIG_API_VERSION)
     r.report(
       ["apiVersion"],
@@ -87,7 +96,12 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
   let mode: ProxyMode = d.mode;
   if (rawMode !== "") {
     if (MODES.includes(rawMode)) mode = rawMode as ProxyMode;
-    else r.report(["mode"], `Unsupported value: ${showValue(rawMode)}: supported values: "iptables", "ipvs"`, "unsupported-value");
+    else
+      r.report(
+        ["mode"],
+        `Unsupported value: ${showValue(rawMode)}: supported values: "iptables", "ipvs"`,
+        "unsupported-value",
+      );
   }
 
   const rawDetect = r.string(["detectLocalMode"]) ?? "";
@@ -107,9 +121,15 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
     const parts = clusterCIDR.split(",");
     const bad = parts.filter((c) => parseCIDR(c.trim(), "lenient") === undefined);
     if (bad.length > 0)
-      r.report(["clusterCIDR"], `Invalid value: ${showValue(clusterCIDR)}: must be a valid CIDR block or a comma-separated list of CIDR blocks`);
+      r.report(
+        ["clusterCIDR"],
+        `Invalid value: ${showValue(clusterCIDR)}: must be a valid CIDR block or a comma-separated list of CIDR blocks`,
+      );
     else if (parts.length > 2)
-      r.report(["clusterCIDR"], `Invalid value: ${showValue(clusterCIDR)}: only one CIDR allowed or a valid DualStack CIDR (e.g. 10.100.0.0/16,fde4:8dba:82e1::/48)`);
+      r.report(
+        ["clusterCIDR"],
+        `Invalid value: ${showValue(clusterCIDR)}: only one CIDR allowed or a valid DualStack CIDR (e.g. 10.100.0.0/16,fde4:8dba:82e1::/48)`,
+      );
   }
 
   const nodePortAddresses = r.stringList(["nodePortAddresses"]) ?? [...d.nodePortAddresses];
@@ -119,16 +139,25 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
       r.report(["nodePortAddresses", i], `Invalid value: ${showValue(a)}: must be a valid CIDR`);
   });
   if (nodePortAddresses.includes("primary") && nodePortAddresses.length > 1)
-    r.report(["nodePortAddresses"], `Invalid value: ${showValue(nodePortAddresses)}: can't use "primary" with other CIDRs`);
+    r.report(
+      ["nodePortAddresses"],
+      `Invalid value: ${showValue(nodePortAddresses)}: can't use "primary" with other CIDRs`,
+    );
 
   const masqueradeBit = r.integer(["iptables", "masqueradeBit"]) ?? d.iptables.masqueradeBit;
   if (masqueradeBit < 0 || masqueradeBit > 31)
-    r.report(["iptables", "masqueradeBit"], `Invalid value: ${masqueradeBit}: must be within the range [0, 31]`);
+    r.report(
+      ["iptables", "masqueradeBit"],
+      `Invalid value: ${masqueradeBit}: must be within the range [0, 31]`,
+    );
 
   const excludeCIDRs = r.stringList(["ipvs", "excludeCIDRs"]) ?? [...d.ipvs.excludeCIDRs];
   excludeCIDRs.forEach((c, i) => {
     if (parseCIDR(c, "lenient") === undefined)
-      r.report(["ipvs", "excludeCIDRs", i], `Invalid value: ${showValue(c)}: must be a valid IP block`);
+      r.report(
+        ["ipvs", "excludeCIDRs", i],
+        `Invalid value: ${showValue(c)}: must be a valid IP block`,
+      );
   });
 
   const featureGates: Record<string, boolean> = {};
@@ -147,14 +176,17 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
     clusterCIDR,
     detectLocalMode,
     detectLocal: {
-      bridgeInterface: r.string(["detectLocal", "bridgeInterface"]) ?? d.detectLocal.bridgeInterface,
-      interfaceNamePrefix: r.string(["detectLocal", "interfaceNamePrefix"]) ?? d.detectLocal.interfaceNamePrefix,
+      bridgeInterface:
+        r.string(["detectLocal", "bridgeInterface"]) ?? d.detectLocal.bridgeInterface,
+      interfaceNamePrefix:
+        r.string(["detectLocal", "interfaceNamePrefix"]) ?? d.detectLocal.interfaceNamePrefix,
     },
     nodePortAddresses,
     iptables: {
       masqueradeAll: r.boolean(["iptables", "masqueradeAll"]) ?? d.iptables.masqueradeAll,
       masqueradeBit,
-      localhostNodePorts: r.boolean(["iptables", "localhostNodePorts"]) ?? d.iptables.localhostNodePorts,
+      localhostNodePorts:
+        r.boolean(["iptables", "localhostNodePorts"]) ?? d.iptables.localhostNodePorts,
     },
     ipvs: {
       scheduler: r.string(["ipvs", "scheduler"]) ?? d.ipvs.scheduler,
@@ -164,9 +196,15 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
     featureGates,
   };
   if (detectLocalMode === "BridgeInterface" && config.detectLocal.bridgeInterface === "")
-    r.report(["detectLocal", "bridgeInterface"], "Invalid value: \"\": must not be empty when detectLocalMode is BridgeInterface");
+    r.report(
+      ["detectLocal", "bridgeInterface"],
+      'Invalid value: "": must not be empty when detectLocalMode is BridgeInterface',
+    );
   if (detectLocalMode === "InterfaceNamePrefix" && config.detectLocal.interfaceNamePrefix === "")
-    r.report(["detectLocal", "interfaceNamePrefix"], "Invalid value: \"\": must not be empty when detectLocalMode is InterfaceNamePrefix");
+    r.report(
+      ["detectLocal", "interfaceNamePrefix"],
+      'Invalid value: "": must not be empty when detectLocalMode is InterfaceNamePrefix',
+    );
 
   const errors = r.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) throw new ValidationError(r.issues);

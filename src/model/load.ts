@@ -22,7 +22,13 @@ import {
 import { mirrorEndpoints } from "./endpoints-mirroring.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { positionOf, type FieldPositions } from "./field-positions.js";
-import { ValidationError, type Issue, type ObjectRef, type SourcePosition } from "./issue.js";
+import {
+  formatFieldPath,
+  ValidationError,
+  type Issue,
+  type ObjectRef,
+  type SourcePosition,
+} from "./issue.js";
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
@@ -85,6 +91,39 @@ function isKindName(k: string): k is KindName {
   return Object.prototype.hasOwnProperty.call(API_VERSIONS, k);
 }
 
+/**
+ * Fields that validation reports under another spelling than the user wrote: the plural fields
+ * the API server fills from their singular form, and upstream's capitalised
+ * `LoadBalancerSourceRanges` path.
+ */
+const WRITTEN_AS: Readonly<Record<string, { readonly field: string; readonly indexed: boolean }>> =
+  {
+    clusterIPs: { field: "clusterIP", indexed: true },
+    podIPs: { field: "podIP", indexed: true },
+    hostIPs: { field: "hostIP", indexed: true },
+    podCIDRs: { field: "podCIDR", indexed: true },
+    LoadBalancerSourceRanges: { field: "loadBalancerSourceRanges", indexed: false },
+  };
+
+/** The position of exactly `path`, or of the field the user wrote for it (see WRITTEN_AS). */
+function exactPosition(
+  positions: FieldPositions,
+  path: readonly (string | number)[],
+): SourcePosition | undefined {
+  const direct = positions[formatFieldPath(path)];
+  if (direct !== undefined) return direct;
+  const i = path.findIndex((p) => typeof p === "string" && WRITTEN_AS[p] !== undefined);
+  if (i === -1) return undefined;
+  const alias = WRITTEN_AS[path[i] as string]!;
+  const rest = alias.indexed ? path.slice(i + 2) : path.slice(i + 1);
+  // podIPs[i].ip was written as podIP.
+  if (alias.indexed && rest.length > 0 && !(rest.length === 1 && rest[0] === "ip"))
+    return undefined;
+  return positions[
+    formatFieldPath([...path.slice(0, i), alias.field, ...(alias.indexed ? [] : rest)])
+  ];
+}
+
 /** One loaded object, before it is sorted into the snapshot. */
 export interface LoadedObject {
   readonly kind: KindName;
@@ -106,7 +145,7 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
     const value = raw.value;
     const src = positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 };
     const at = (path: readonly (string | number)[]): SourcePosition =>
-      positionOf(raw.positions, path) ?? src;
+      exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
     const kind = value["kind"];
     const apiVersion = value["apiVersion"];
     if (typeof kind !== "string" || kind === "") {
@@ -220,7 +259,9 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
   }
 
   // Endpoints → EndpointSlices, once every Service is known.
-  const serviceByKey = new Map(services.map((s) => [`${s.metadata?.namespace}/${s.metadata?.name}`, s]));
+  const serviceByKey = new Map(
+    services.map((s) => [`${s.metadata?.namespace}/${s.metadata?.name}`, s]),
+  );
   for (const o of loaded.filter((x) => x.kind === "Endpoints")) {
     const ep = o.value as unknown as Endpoints;
     const outcome = mirrorEndpoints(ep, serviceByKey.get(`${o.ref.namespace}/${o.ref.name}`));
@@ -269,7 +310,9 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
   issues.push(...crossObjectWarnings(objects, loaded));
 
   const final =
-    mode === "warn" ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i)) : issues;
+    mode === "warn"
+      ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i))
+      : issues;
   if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
   return makeCluster(objects, { sources, fieldSources, warnings: final });
 }

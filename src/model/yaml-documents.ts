@@ -50,7 +50,11 @@ export function readManifests(inputs: readonly ManifestInput[]): {
 
 function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(input.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(input.text, {
+    lineCounter,
+    uniqueKeys: true,
+    prettyErrors: false,
+  });
   const pos = (offset: number): SourcePosition => {
     const lp = lineCounter.linePos(offset);
     return { file: input.file, line: lp.line, col: lp.col };
@@ -90,13 +94,17 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
       issues.push({
         code: "not-an-object",
         severity: "error",
-        message: "document is not an object (expected a mapping with apiVersion, kind and metadata)",
+        message:
+          "document is not an object (expected a mapping with apiVersion, kind and metadata)",
         source: docPos,
         path: [],
       });
       continue;
     }
-    if (value["kind"] === "List" || (value["kind"] === undefined && Array.isArray(value["items"]))) {
+    if (
+      value["kind"] === "List" ||
+      (value["kind"] === undefined && Array.isArray(value["items"]))
+    ) {
       if (!Array.isArray(value["items"])) {
         issues.push({
           code: "invalid-type",
@@ -172,7 +180,12 @@ function convert(
       const k = item.key as YamlNode | null;
       if (k?.range) positions[formatFieldPath(childPath)] = pos(k.range[0]);
       const v = convert(doc, item.value, childPath, positions, pos, budget);
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return { ...out };
   }
@@ -206,6 +219,7 @@ function convertNoRecord(
 
 function keyString(key: unknown): string {
   if (isScalar(key)) return String(key.value);
-  if (key === null || key === undefined) return "";
-  return String(key as string);
+  // A complex key (`? [a, b]: c`) cannot be a Kubernetes field; its YAML text keeps it visible.
+  if (isMap(key) || isSeq(key)) return key.toString().trim();
+  return "";
 }

@@ -4,7 +4,12 @@ export * from "./matches/index.js";
 export type { NatRange, TargetKind } from "./targets/index.js";
 export * from "./registry.js";
 export { ruleMatchesStandard, interfaceMatches } from "./matches/standard.js";
-export { parseIptables, parseIptablesSave, sniffFamily, type ParseIptablesOptions } from "./parse/iptables.js";
+export {
+  parseIptables,
+  parseIptablesSave,
+  sniffFamily,
+  type ParseIptablesOptions,
+} from "./parse/iptables.js";
 export { IptablesParseError, formatIptablesIssue, type IptablesIssue } from "./parse/errors.js";
 export { splitRestoreWords } from "./parse/words.js";
 export * from "./format/index.js";

@@ -92,7 +92,9 @@ export const TARGET_EXTENSIONS: readonly TargetExtension<Target>[] = [
   ctTarget,
 ] as unknown as readonly TargetExtension<Target>[];
 
-const targetsByName = new Map<string, TargetExtension<Target>>(TARGET_EXTENSIONS.map((t) => [t.name, t]));
+const targetsByName = new Map<string, TargetExtension<Target>>(
+  TARGET_EXTENSIONS.map((t) => [t.name, t]),
+);
 
 /** The extension of a `-j` word, or undefined when the word names a chain. */
 export function targetExtension(name: string): TargetExtension<Target> | undefined {
@@ -112,6 +114,8 @@ export function formatMatchOptions(m: Match, family: IPFamily): string {
 /** The canonical `iptables-save` words after `-j TARGET` (empty for a jump or a verdict). */
 export function formatTargetOptions(t: Target, family: IPFamily): string {
   if (t.kind === "jump") return "";
-  const ext = TARGET_EXTENSIONS.find((e) => e.kind === t.kind) as TargetExtension<TargetOf<typeof t.kind>>;
+  const ext = TARGET_EXTENSIONS.find((e) => e.kind === t.kind) as TargetExtension<
+    TargetOf<typeof t.kind>
+  >;
   return ext.format(t, family);
 }

@@ -41,125 +41,14 @@ import {
 import type { PolicyOptions } from "./options.js";
 import { rulesFor, selectPolicies } from "./select.js";
 import { isLocalNodeIngress } from "./verdict.js";
-import { describeAdminPort, describePolicyPort } from "./describe.js";
+import { adminDecision, traceAdmin, traceNetworkRule } from "./explain-trace.js";
+import { noteCommonChoices } from "./explain-choices.js";
 
 const NOTHING_SELECTED = {
   adminNetworkPolicies: [],
   networkPolicies: [],
   baselineAdminNetworkPolicies: [],
 };
-
-function portReason(ctx: DirectionContext, described: readonly string[]): string {
-  return `${ctx.protocol}/${ctx.port} is not in ${described.join(", ")}`;
-}
-
-function traceNetworkRule(
-  r: NetworkPolicyRule,
-  ns: string,
-  ctx: DirectionContext,
-  opts: PolicyOptions,
-): RuleTrace {
-  let peer: EntryMatch;
-  if (r.peers === "all") peer = { matched: true, index: "all" };
-  else {
-    const i = r.peers.findIndex((p) => networkPolicyPeerMatches(p, ns, ctx, opts));
-    peer =
-      i >= 0
-        ? { matched: true, index: i }
-        : {
-            matched: false,
-            reason: `${partyText(ctx.peer)} matches none of ${r.peers.length} peer(s)`,
-          };
-  }
-  if (!peer.matched) return { index: r.index, matched: false, peer };
-  let port: EntryMatch;
-  if (r.ports === "all") port = { matched: true, index: "all" };
-  else {
-    const i = r.ports.findIndex((p) => policyPortMatches(p, ctx));
-    port =
-      i >= 0
-        ? { matched: true, index: i }
-        : {
-            matched: false,
-            reason: portReason(
-              ctx,
-              r.ports.map((p) => describePolicyPort(p, ctx.dstPod)),
-            ),
-          };
-  }
-  return { index: r.index, matched: port.matched, peer, port };
-}
-
-function traceAdminRule(r: AdminRule, ctx: DirectionContext): RuleTrace {
-  const base = {
-    index: r.index,
-    action: r.action,
-    ...(r.name !== undefined ? { name: r.name } : {}),
-  };
-  const i = r.peers.findIndex((p) => adminPeerMatches(p, r.action, ctx));
-  if (i < 0)
-    return {
-      ...base,
-      matched: false,
-      peer: {
-        matched: false,
-        reason: `${partyText(ctx.peer)} matches none of ${r.peers.length} peer(s)`,
-      },
-    };
-  const peer: EntryMatch = { matched: true, index: i };
-  let port: EntryMatch;
-  if (r.ports === "all") port = { matched: true, index: "all" };
-  else {
-    const j = r.ports.findIndex((p) => adminPortMatches(p, ctx));
-    port =
-      j >= 0
-        ? { matched: true, index: j }
-        : { matched: false, reason: portReason(ctx, r.ports.map(describeAdminPort)) };
-  }
-  return { ...base, matched: port.matched, peer, port };
-}
-
-interface AdminOutcome {
-  readonly traces: AdminPolicyTrace[];
-  readonly hit?: { policy: CompiledAdminPolicy; rule: AdminRule };
-}
-
-function traceAdmin(policies: readonly CompiledAdminPolicy[], ctx: DirectionContext): AdminOutcome {
-  const traces: AdminPolicyTrace[] = [];
-  for (const p of policies) {
-    const rules: RuleTrace[] = [];
-    const head = {
-      tier: p.tier,
-      policy: p.name,
-      ...(p.priority !== undefined ? { priority: p.priority } : {}),
-    };
-    for (const r of rulesFor(p, ctx.direction)) {
-      const t = traceAdminRule(r, ctx);
-      rules.push(t);
-      if (t.matched) {
-        traces.push({ ...head, rules });
-        return { traces, hit: { policy: p, rule: r } };
-      }
-    }
-    traces.push({ ...head, rules });
-  }
-  return { traces };
-}
-
-function adminDecision(
-  hit: { policy: CompiledAdminPolicy; rule: AdminRule },
-  action: "Allow" | "Deny",
-): Decision {
-  return {
-    kind: "admin-rule",
-    tier: hit.policy.tier,
-    policy: hit.policy.name,
-    ...(hit.policy.priority !== undefined ? { priority: hit.policy.priority } : {}),
-    rule: hit.rule.index,
-    ...(hit.rule.name !== undefined ? { ruleName: hit.rule.name } : {}),
-    action,
-  };
-}
 
 function explainDirection(
   cp: CompiledPolicies,
@@ -303,90 +192,6 @@ function notSubject(direction: Direction, party: Party, peer: Party): DirectionE
   };
 }
 
-function noteCommonChoices(
-  cp: CompiledPolicies,
-  conn: Connection,
-  opts: PolicyOptions,
-  ex: { egress: DirectionExplanation; ingress: DirectionExplanation },
-  choices: ImplementationChoice[],
-): void {
-  for (const party of [conn.src, conn.dst])
-    if (party.kind === "pod" && party.pod.ips.length === 0)
-      choices.push({
-        kind: "pod-without-ip",
-        message: `${party.pod.id} has no IP (not running?): ipBlock, networks and nodes peers cannot match it`,
-      });
-  const { srcIP } = connectionAddresses(conn.src, conn.dst);
-  if (
-    srcIP === undefined &&
-    conn.src.kind === "pod" &&
-    conn.dst.kind === "pod" &&
-    conn.src.pod.ips.length > 0 &&
-    conn.dst.pod.ips.length > 0
-  )
-    choices.push({
-      kind: "no-common-family",
-      message: "the two pods share no IP family; address-based peers cannot match",
-    });
-  // A pod peer matched through an ipBlock: the e2e suite requires it, np-guard does not.
-  for (const d of [ex.egress, ex.ingress]) {
-    const peerParty = d.direction === "Egress" ? conn.dst : conn.src;
-    if (peerParty.kind !== "pod") continue;
-    for (const t of d.networkPolicies) {
-      const np = cp.allNetworkPolicies.find((p) => p.id === t.policy);
-      for (const r of t.rules) {
-        const rule = np === undefined ? undefined : rulesFor(np, d.direction)?.[r.index];
-        if (
-          r.peer.matched &&
-          typeof r.peer.index === "number" &&
-          rule !== undefined &&
-          rule.peers !== "all"
-        ) {
-          if (rule.peers[r.peer.index]?.kind === "ipBlock")
-            choices.push({
-              kind: "ip-block-pod-ip",
-              option: "ipBlockMatchesPods",
-              message: `${t.policy} matched pod ${peerParty.pod.id} through an ipBlock (pod IPs match ipBlocks, as the e2e suite requires)`,
-            });
-        }
-      }
-    }
-  }
-  for (const d of [ex.egress, ex.ingress])
-    for (const t of [...d.adminPolicies, ...d.baselinePolicies]) {
-      const p = [...cp.adminPolicies, ...cp.baselinePolicies].find(
-        (a) => a.name === t.policy && a.tier === t.tier,
-      );
-      if (p === undefined) continue;
-      for (const r of rulesFor(p, d.direction))
-        if (
-          r.peers.some((x) => x.kind === "domainNames") &&
-          t.rules.some((x) => x.index === r.index)
-        )
-          choices.push({
-            kind: "domain-names",
-            message: `${t.policy} rule ${r.index} has domainNames peers, which are not modelled (no DNS): they match nothing`,
-          });
-    }
-  const dstPod = conn.dst.kind === "pod" ? conn.dst.pod : undefined;
-  if (dstPod !== undefined) {
-    const seen = new Map<string, number>();
-    for (const cp2 of dstPod.containerPorts)
-      if (cp2.name !== undefined) {
-        const k = `${cp2.name}/${cp2.protocol}`;
-        seen.set(k, (seen.get(k) ?? 0) + 1);
-      }
-    for (const [k, n] of seen)
-      if (n > 1)
-        choices.push({
-          kind: "duplicate-port-name",
-          message: `${dstPod.id} declares port name ${k} ${n} times: a named port matches any of them`,
-        });
-  }
-  void opts;
-}
-
-/** Evaluates one connection and records why. */
 export function explainConnection(
   cp: CompiledPolicies,
   conn: Connection,

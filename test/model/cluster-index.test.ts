@@ -1,6 +1,12 @@
 import { describe, expect, test } from "@jest/globals";
 import { makeCluster } from "../../src/model/cluster.js";
-import { namespaceByName, nodeByName, podsInNamespace, slicesForService, sourceOf } from "../../src/model/cluster-index.js";
+import {
+  namespaceByName,
+  nodeByName,
+  podsInNamespace,
+  slicesForService,
+  sourceOf,
+} from "../../src/model/cluster-index.js";
 import { load } from "./helpers.js";
 
 describe("cluster indexes", () => {
@@ -61,7 +67,9 @@ endpoints: []
   test("nodes, namespaces (implicit ones too) and sources", () => {
     expect(nodeByName(c, "n1")?.metadata?.name).toBe("n1");
     expect(nodeByName(c, "n2")).toBeUndefined();
-    expect(namespaceByName(c, "y")?.metadata?.labels).toEqual({ "kubernetes.io/metadata.name": "y" });
+    expect(namespaceByName(c, "y")?.metadata?.labels).toEqual({
+      "kubernetes.io/metadata.name": "y",
+    });
     expect(sourceOf(c, "Pod", "x", "a")).toEqual({ file: "t.yaml", line: 6, col: 1 });
     expect(sourceOf(c, "Namespace", undefined, "y")).toBeUndefined();
   });

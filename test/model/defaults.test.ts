@@ -19,15 +19,23 @@ describe("Service defaulting (SetDefaults_Service and the registry)", () => {
     });
   });
 
-  test("targetPort 0 and \"\" are replaced by port; a named targetPort is kept", () => {
-    const s = load(svc('{ports: [{name: a, port: 80, targetPort: 0}, {name: b, port: 81, targetPort: ""}, {name: c, port: 82, targetPort: web}]}')).services[0]!;
+  test('targetPort 0 and "" are replaced by port; a named targetPort is kept', () => {
+    const s = load(
+      svc(
+        '{ports: [{name: a, port: 80, targetPort: 0}, {name: b, port: 81, targetPort: ""}, {name: c, port: 82, targetPort: web}]}',
+      ),
+    ).services[0]!;
     expect(s.spec?.ports?.map((p) => p.targetPort)).toEqual([80, 81, "web"]);
   });
 
   test("ClientIP affinity gets the 10800 s timeout; None drops a config", () => {
     const a = load(svc("{sessionAffinity: ClientIP, ports: [{port: 80}]}")).services[0]!;
     expect(a.spec?.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } });
-    const b = load(svc("{sessionAffinity: ClientIP, sessionAffinityConfig: {clientIP: {timeoutSeconds: 60}}, ports: [{port: 80}]}")).services[0]!;
+    const b = load(
+      svc(
+        "{sessionAffinity: ClientIP, sessionAffinityConfig: {clientIP: {timeoutSeconds: 60}}, ports: [{port: 80}]}",
+      ),
+    ).services[0]!;
     expect(b.spec?.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 60 } });
   });
 
@@ -49,15 +57,26 @@ kind: Service
 metadata: {name: plain}
 spec: {ports: [{port: 80}]}
 `).services;
-    expect(types.map((s) => s.spec?.externalTrafficPolicy)).toEqual(["Cluster", "Cluster", "Cluster", undefined]);
+    expect(types.map((s) => s.spec?.externalTrafficPolicy)).toEqual([
+      "Cluster",
+      "Cluster",
+      "Cluster",
+      undefined,
+    ]);
   });
 
   test("LoadBalancer: allocateLoadBalancerNodePorts true, ingress ipMode VIP when an IP is set", () => {
     const s = load(
-      svc("{type: LoadBalancer, ports: [{port: 80}]}", "status: {loadBalancer: {ingress: [{ip: 192.0.2.10}, {hostname: lb.example.com}]}}"),
+      svc(
+        "{type: LoadBalancer, ports: [{port: 80}]}",
+        "status: {loadBalancer: {ingress: [{ip: 192.0.2.10}, {hostname: lb.example.com}]}}",
+      ),
     ).services[0]!;
     expect(s.spec?.allocateLoadBalancerNodePorts).toBe(true);
-    expect(s.status?.loadBalancer?.ingress).toEqual([{ ip: "192.0.2.10", ipMode: "VIP" }, { hostname: "lb.example.com" }]);
+    expect(s.status?.loadBalancer?.ingress).toEqual([
+      { ip: "192.0.2.10", ipMode: "VIP" },
+      { hostname: "lb.example.com" },
+    ]);
   });
 
   test("clusterIPs from clusterIP, ipFamilies from the IPs, SingleStack", () => {
@@ -68,7 +87,9 @@ spec: {ports: [{port: 80}]}
   });
 
   test("two clusterIPs default to RequireDualStack with both families in order", () => {
-    const s = load(svc("{clusterIP: fd00::10, clusterIPs: [fd00::10, 10.96.0.10], ports: [{port: 80}]}")).services[0]!;
+    const s = load(
+      svc("{clusterIP: fd00::10, clusterIPs: [fd00::10, 10.96.0.10], ports: [{port: 80}]}"),
+    ).services[0]!;
     expect(s.spec?.ipFamilies).toEqual(["IPv6", "IPv4"]);
     expect(s.spec?.ipFamilyPolicy).toBe("RequireDualStack");
   });
@@ -88,7 +109,11 @@ spec: {ports: [{port: 80}]}
 
   test("ExternalName gets no traffic policy or IP family fields", () => {
     const s = load(svc("{type: ExternalName, externalName: db.example.com}")).services[0]!;
-    expect(s.spec).toEqual({ type: "ExternalName", externalName: "db.example.com", sessionAffinity: "None" });
+    expect(s.spec).toEqual({
+      type: "ExternalName",
+      externalName: "db.example.com",
+      sessionAffinity: "None",
+    });
   });
 });
 
@@ -124,22 +149,30 @@ kind: Pod
 metadata: {name: p}
 spec: {hostNetwork: true, containers: [{name: c, ports: [{containerPort: 8080}]}]}
 `).pods[0]!;
-    expect(p.spec?.containers[0]?.ports?.[0]).toEqual({ containerPort: 8080, hostPort: 8080, protocol: "TCP" });
+    expect(p.spec?.containers[0]?.ports?.[0]).toEqual({
+      containerPort: 8080,
+      hostPort: 8080,
+      protocol: "TCP",
+    });
   });
 });
 
 describe("other kinds", () => {
   test("Namespace gets (and keeps) the kubernetes.io/metadata.name label", () => {
-    const ns = load("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {kubernetes.io/metadata.name: wrong, x: y}}\n").namespaces[0]!;
+    const ns = load(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {kubernetes.io/metadata.name: wrong, x: y}}\n",
+    ).namespaces[0]!;
     expect(ns.metadata?.labels).toEqual({ "kubernetes.io/metadata.name": "a", x: "y" });
   });
 
   test("Node podCIDRs from podCIDR", () => {
-    const n = load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {podCIDR: 10.244.1.0/24}\n").nodes[0]!;
+    const n = load(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {podCIDR: 10.244.1.0/24}\n",
+    ).nodes[0]!;
     expect(n.spec?.podCIDRs).toEqual(["10.244.1.0/24"]);
   });
 
-  test("EndpointSlice ports: name \"\" and protocol TCP", () => {
+  test('EndpointSlice ports: name "" and protocol TCP', () => {
     const s = load(`apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata: {name: e}
@@ -183,7 +216,10 @@ spec:
 `);
     const [a, b, cc, d] = c.networkPolicies;
     expect(a?.spec?.podSelector).toEqual({});
-    expect(a?.spec?.ingress?.[0]?.ports).toEqual([{ port: 80, protocol: "TCP" }, { protocol: "TCP" }]);
+    expect(a?.spec?.ingress?.[0]?.ports).toEqual([
+      { port: 80, protocol: "TCP" },
+      { protocol: "TCP" },
+    ]);
     expect(a?.spec?.policyTypes).toEqual(["Ingress"]);
     expect(b?.spec?.policyTypes).toEqual(["Ingress", "Egress"]);
     expect(cc?.spec?.policyTypes).toEqual(["Ingress"]);
@@ -217,7 +253,9 @@ spec:
       { portRange: { start: 1, end: 2, protocol: "TCP" } },
       { namedPort: "http" },
     ]);
-    expect(c.baselineAdminNetworkPolicies[0]?.spec.egress?.[0]?.ports).toEqual([{ portNumber: { port: 53, protocol: "UDP" } }]);
+    expect(c.baselineAdminNetworkPolicies[0]?.spec.egress?.[0]?.ports).toEqual([
+      { portNumber: { port: 53, protocol: "UDP" } },
+    ]);
   });
 
   test("Endpoints port protocol TCP (seen through the mirrored slice)", () => {

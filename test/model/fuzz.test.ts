@@ -21,7 +21,11 @@ function loadsOrValidationError(text: string, validation: "strict" | "warn" = "s
   }
 }
 
-const EXAMPLES = ["examples/sctp-test-plan", "examples/multi-namespace-app", "examples/nodeport-loadbalancer"];
+const EXAMPLES = [
+  "examples/sctp-test-plan",
+  "examples/multi-namespace-app",
+  "examples/nodeport-loadbalancer",
+];
 const validObjects: unknown[] = EXAMPLES.flatMap((dir) =>
   readdirSync(dir)
     .filter((f) => f.endsWith(".yaml"))
@@ -40,10 +44,18 @@ function paths(v: unknown, prefix: Path = []): Path[] {
   return out;
 }
 
-type Mutation = { kind: "set"; value: unknown } | { kind: "delete" } | { kind: "addKey"; key: string; value: unknown };
+type Mutation =
+  | { kind: "set"; value: unknown }
+  | { kind: "delete" }
+  | { kind: "addKey"; key: string; value: unknown };
 
 function mutate(root: unknown, path: Path, m: Mutation): unknown {
-  if (path.length === 0) return m.kind === "set" ? m.value : m.kind === "addKey" && root !== null && typeof root === "object" && !Array.isArray(root) ? { ...root, [m.key]: m.value } : null;
+  if (path.length === 0)
+    return m.kind === "set"
+      ? m.value
+      : m.kind === "addKey" && root !== null && typeof root === "object" && !Array.isArray(root)
+        ? { ...root, [m.key]: m.value }
+        : null;
   const copy: unknown = structuredClone(root);
   let cur = copy as Record<string | number, unknown>;
   for (const p of path.slice(0, -1)) cur = cur[p] as Record<string | number, unknown>;
@@ -54,7 +66,8 @@ function mutate(root: unknown, path: Path, m: Mutation): unknown {
     else delete cur[last];
   } else {
     const target = cur[last];
-    if (target !== null && typeof target === "object" && !Array.isArray(target)) (target as Record<string, unknown>)[m.key] = m.value;
+    if (target !== null && typeof target === "object" && !Array.isArray(target))
+      (target as Record<string, unknown>)[m.key] = m.value;
     else cur[last] = { [m.key]: m.value };
   }
   return copy;
@@ -62,30 +75,59 @@ function mutate(root: unknown, path: Path, m: Mutation): unknown {
 
 const interestingValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom("SCTP", "None", "", "::ffff:1.2.3.4", "010.0.0.1", "10.0.0.0/33", -1, 0, 65536, 2 ** 31, 1.5, true, null, [], {}),
+  fc.constantFrom(
+    "SCTP",
+    "None",
+    "",
+    "::ffff:1.2.3.4",
+    "010.0.0.1",
+    "10.0.0.0/33",
+    -1,
+    0,
+    65536,
+    2 ** 31,
+    1.5,
+    true,
+    null,
+    [],
+    {},
+  ),
 );
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), value: interestingValue }),
   fc.constant({ kind: "delete" as const }),
-  fc.record({ kind: fc.constant("addKey" as const), key: fc.constantFrom("__proto__", "constructor", "spec", "x", "ports", "podSelector"), value: interestingValue }),
+  fc.record({
+    kind: fc.constant("addKey" as const),
+    key: fc.constantFrom("__proto__", "constructor", "spec", "x", "ports", "podSelector"),
+    value: interestingValue,
+  }),
 );
 
 describe("loader fuzz", () => {
-  it.prop([fc.string({ unit: fc.constantFrom(..."ab:-[]{},'\"&*!|>#\n \t0123456789.%@`?"), maxLength: 120 })], { numRuns: 300 })(
-    "random YAML-ish text",
-    (text) => loadsOrValidationError(text),
-  );
+  it.prop(
+    [
+      fc.string({
+        unit: fc.constantFrom(..."ab:-[]{},'\"&*!|>#\n \t0123456789.%@`?"),
+        maxLength: 120,
+      }),
+    ],
+    { numRuns: 300 },
+  )("random YAML-ish text", (text) => loadsOrValidationError(text));
 
-  it.prop([fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 3 }), fc.boolean()], { numRuns: 150 })("random YAML and JSON values", (values, asJson) => {
-    const text = asJson ? values.map((v) => JSON.stringify(v)).join("\n---\n") : values.map((v) => stringify(v)).join("---\n");
+  it.prop([fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 3 }), fc.boolean()], {
+    numRuns: 150,
+  })("random YAML and JSON values", (values, asJson) => {
+    const text = asJson
+      ? values.map((v) => JSON.stringify(v)).join("\n---\n")
+      : values.map((v) => stringify(v)).join("---\n");
     loadsOrValidationError(text);
   });
 
   it.prop(
     [
-      fc.constantFrom(...validObjects).chain((obj) =>
-        fc.tuple(fc.constant(obj), fc.constantFrom(...paths(obj)), mutation),
-      ),
+      fc
+        .constantFrom(...validObjects)
+        .chain((obj) => fc.tuple(fc.constant(obj), fc.constantFrom(...paths(obj)), mutation)),
       fc.constantFrom("strict" as const, "warn" as const),
       fc.boolean(),
     ],

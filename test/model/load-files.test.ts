@@ -36,9 +36,12 @@ describe("loadCluster", () => {
   test("options reach the parser", () => {
     const c = loadCluster("-", {
       validation: "warn",
-      readStdin: () => "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80, protocol: SCTP}]}\n",
+      readStdin: () =>
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80, protocol: SCTP}]}\n",
       featureGates: { SCTPSupport: false },
     });
-    expect(c.warnings.map((w) => w.message)).toEqual(['Unsupported value: "SCTP": supported values: "TCP", "UDP"']);
+    expect(c.warnings.map((w) => w.message)).toEqual([
+      'Unsupported value: "SCTP": supported values: "TCP", "UDP"',
+    ]);
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { parseNodeEnvironment, nodeEnvironmentFromNode } from "../../src/model/load-node-environment.js";
+import {
+  parseNodeEnvironment,
+  nodeEnvironmentFromNode,
+} from "../../src/model/load-node-environment.js";
 import { ValidationError, formatIssue } from "../../src/model/issue.js";
 import { load } from "./helpers.js";
 
@@ -61,12 +64,21 @@ kernel:
       ipFamilies: ["IPv4"],
       nodeIPs: [],
       interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
-      kernel: { iptablesRandomFully: false, nfacct: [], conntrackTCPBeLiberal: false, ipvs: true, sctp: true },
+      kernel: {
+        iptablesRandomFully: false,
+        nfacct: [],
+        conntrackTCPBeLiberal: false,
+        ipvs: true,
+        sctp: true,
+      },
     });
   });
 
   test("ipFamilies from node IPs and (non-loopback) interface addresses; bare addresses are host prefixes", () => {
-    const env = parseNodeEnvironment(`${HEAD}nodeName: n\nnodeIPs: ["fd00::2"]\ninterfaces: [{name: eth0, addresses: [10.0.0.2, "FD00::2/64"]}]\n`, "f");
+    const env = parseNodeEnvironment(
+      `${HEAD}nodeName: n\nnodeIPs: ["fd00::2"]\ninterfaces: [{name: eth0, addresses: [10.0.0.2, "FD00::2/64"]}]\n`,
+      "f",
+    );
     expect(env.ipFamilies).toEqual(["IPv4", "IPv6"]);
     expect(env.interfaces).toEqual([{ name: "eth0", addresses: ["10.0.0.2/32", "fd00::2/64"] }]);
   });
@@ -107,7 +119,8 @@ kernel: {ipvs: "yes"}
     };
     walk(root);
     expect(files.length).toBeGreaterThan(5);
-    for (const f of files) expect(parseNodeEnvironment(readFileSync(f, "utf8"), f).nodeName).not.toBe("");
+    for (const f of files)
+      expect(parseNodeEnvironment(readFileSync(f, "utf8"), f).nodeName).not.toBe("");
   });
 });
 
@@ -131,12 +144,20 @@ status:
         { name: "lo", addresses: ["127.0.0.1/8", "::1/128"] },
         { name: "eth0", addresses: ["10.0.0.2/32", "fd00::2/128", "203.0.113.7/32"] },
       ],
-      kernel: { iptablesRandomFully: false, nfacct: [], conntrackTCPBeLiberal: false, ipvs: true, sctp: true },
+      kernel: {
+        iptablesRandomFully: false,
+        nfacct: [],
+        conntrackTCPBeLiberal: false,
+        ipvs: true,
+        sctp: true,
+      },
     });
   });
 
   test("an unknown node is a not-found error naming the declared ones", () => {
     const cluster = load("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
-    expect(() => nodeEnvironmentFromNode(cluster, "n2")).toThrow('node "n2" not found (the manifests declare "n1")');
+    expect(() => nodeEnvironmentFromNode(cluster, "n2")).toThrow(
+      'node "n2" not found (the manifests declare "n1")',
+    );
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { parseProxyConfig, parseProxyConfigWithWarnings } from "../../src/model/load-proxy-config.js";
+import {
+  parseProxyConfig,
+  parseProxyConfigWithWarnings,
+} from "../../src/model/load-proxy-config.js";
 import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";
 import { ValidationError, formatIssue } from "../../src/model/issue.js";
 
@@ -52,7 +55,10 @@ conntrack: {maxPerCore: 0}
   });
 
   test("fields kube-proxy does not know are warnings", () => {
-    const r = parseProxyConfigWithWarnings(`${HEAD}iptables: {masqueradeBits: 14}\nmodee: ipvs\n`, "proxy.yaml");
+    const r = parseProxyConfigWithWarnings(
+      `${HEAD}iptables: {masqueradeBits: 14}\nmodee: ipvs\n`,
+      "proxy.yaml",
+    );
     expect(r.warnings.map(formatIssue)).toEqual([
       'proxy.yaml:3:12: iptables.masqueradeBits: warning: unknown field "iptables.masqueradeBits"',
       'proxy.yaml:4:1: modee: warning: unknown field "modee"',
@@ -87,7 +93,9 @@ iptables: {masqueradeBit: 32, masqueradeAll: "no"}
         else if (e.name === "proxy.yaml") files.push(join(d, e.name));
     };
     walk("/work/shared/acceptance");
-    const configs = files.filter((f) => readFileSync(f, "utf8").includes("kind: KubeProxyConfiguration"));
+    const configs = files.filter((f) =>
+      readFileSync(f, "utf8").includes("kind: KubeProxyConfiguration"),
+    );
     expect(configs.length).toBeGreaterThan(5);
     for (const f of configs) {
       const r = parseProxyConfigWithWarnings(readFileSync(f, "utf8"), f);

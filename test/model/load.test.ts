@@ -42,21 +42,28 @@ items:
 
   test("JSON input", () => {
     const c = parseCluster([
-      { file: "x.json", text: '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}}' },
+      {
+        file: "x.json",
+        text: '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}}',
+      },
     ]);
     expect(c.services[0]?.spec?.ports?.[0]?.targetPort).toBe(80);
   });
 
   test("YAML syntax errors are positioned", () => {
     expect(errorsOf("a: [\nb: c")[0]).toMatch(/^t\.yaml:2:1: YAML syntax error: /);
-    expect(errorsOf("a: 1\na: 2\n")[0]).toMatch(/^t\.yaml:2:1: YAML syntax error: Map keys must be unique/);
+    expect(errorsOf("a: 1\na: 2\n")[0]).toMatch(
+      /^t\.yaml:2:1: YAML syntax error: Map keys must be unique/,
+    );
   });
 
   test("a document that is not an object, and missing kind", () => {
     expect(errorsOf("- 1\n- 2\n")).toEqual([
       "t.yaml:1:1: document is not an object (expected a mapping with apiVersion, kind and metadata)",
     ]);
-    expect(errorsOf("apiVersion: v1\nmetadata: {name: x}\n")).toEqual(["t.yaml:1:1: Object 'Kind' is missing"]);
+    expect(errorsOf("apiVersion: v1\nmetadata: {name: x}\n")).toEqual([
+      "t.yaml:1:1: Object 'Kind' is missing",
+    ]);
   });
 
   test("unknown kinds are warnings and ignored", () => {
@@ -67,13 +74,16 @@ items:
   });
 
   test("wrong apiVersion for a known kind is an error", () => {
-    expect(errorsOf("apiVersion: extensions/v1beta1\nkind: NetworkPolicy\nmetadata: {name: x}\n")).toEqual([
+    expect(
+      errorsOf("apiVersion: extensions/v1beta1\nkind: NetworkPolicy\nmetadata: {name: x}\n"),
+    ).toEqual([
       't.yaml:1:1: no matches for kind "NetworkPolicy" in version "extensions/v1beta1" (expected "networking.k8s.io/v1")',
     ]);
   });
 
   test("duplicates are errors naming the first definition; warn mode keeps the first", () => {
-    const text = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\n";
+    const text =
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\n";
     expect(errorsOf(text)).toEqual([
       "t.yaml:8:3: Node n: metadata.name: Duplicate value: Node n is already defined at t.yaml:1:1",
     ]);
@@ -83,7 +93,11 @@ items:
   });
 
   test("missing name", () => {
-    expect(errorsOf("apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\nspec: {containers: [{name: c}]}\n")).toEqual([
+    expect(
+      errorsOf(
+        "apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\nspec: {containers: [{name: c}]}\n",
+      ),
+    ).toEqual([
       "t.yaml:3:1: Pod a/: metadata.name: Required value: name or generateName is required",
     ]);
   });
@@ -106,7 +120,9 @@ spec: {ports: [{port: 80}]}
       ["default", { "kubernetes.io/metadata.name": "default" }],
       ["other", { "kubernetes.io/metadata.name": "other" }],
     ]);
-    expect(namespaceByName(c, "other")?.metadata?.labels).toEqual({ "kubernetes.io/metadata.name": "other" });
+    expect(namespaceByName(c, "other")?.metadata?.labels).toEqual({
+      "kubernetes.io/metadata.name": "other",
+    });
   });
 
   test("cluster-scoped objects drop a namespace", () => {

@@ -38,13 +38,21 @@ describe("IPv4", () => {
     expect(parseIPv4Value(s)).toBe(v);
   });
 
-  test.each(["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.-4", " 1.2.3.4", "1.2.3.4 ", "1..2.3", "0x1.2.3.4", "1.2.3.4/8"])(
-    "rejects %j",
-    (s) => {
-      expect(parseIPv4Value(s, "strict")).toBeUndefined();
-      expect(parseIPv4Value(s, "lenient")).toBeUndefined();
-    },
-  );
+  test.each([
+    "",
+    "1.2.3",
+    "1.2.3.4.5",
+    "256.1.1.1",
+    "1.2.3.-4",
+    " 1.2.3.4",
+    "1.2.3.4 ",
+    "1..2.3",
+    "0x1.2.3.4",
+    "1.2.3.4/8",
+  ])("rejects %j", (s) => {
+    expect(parseIPv4Value(s, "strict")).toBeUndefined();
+    expect(parseIPv4Value(s, "lenient")).toBeUndefined();
+  });
 
   test("strict mode rejects leading zeros; lenient reads them as decimal, never octal", () => {
     expect(parseIP("172.30.0.041", "strict")).toBeUndefined();
@@ -55,30 +63,48 @@ describe("IPv4", () => {
 
   it.prop([ipv4Address()], RUNS)("prints like ipaddr.js and round-trips", (a) => {
     const s = formatIPv4Value(a.value);
-    expect(s).toBe(ipaddr.fromByteArray([(a.value >>> 24) & 255, (a.value >>> 16) & 255, (a.value >>> 8) & 255, a.value & 255]).toString());
+    expect(s).toBe(
+      ipaddr
+        .fromByteArray([
+          (a.value >>> 24) & 255,
+          (a.value >>> 16) & 255,
+          (a.value >>> 8) & 255,
+          a.value & 255,
+        ])
+        .toString(),
+    );
     expect(parseIP(s, "strict")).toEqual(a);
   });
 
-  it.prop([fc.array(fc.stringMatching(/^[0-9]{1,4}$/), { minLength: 4, maxLength: 4 }).map((p) => p.join("."))], RUNS)(
-    "strict acceptance of dotted decimals agrees with ipaddr.js isValidFourPartDecimal",
-    (s) => {
-      expect(parseIPv4Value(s, "strict") !== undefined).toBe(ipaddr.IPv4.isValidFourPartDecimal(s));
-    },
-  );
+  it.prop(
+    [
+      fc
+        .array(fc.stringMatching(/^[0-9]{1,4}$/), { minLength: 4, maxLength: 4 })
+        .map((p) => p.join(".")),
+    ],
+    RUNS,
+  )("strict acceptance of dotted decimals agrees with ipaddr.js isValidFourPartDecimal", (s) => {
+    expect(parseIPv4Value(s, "strict") !== undefined).toBe(ipaddr.IPv4.isValidFourPartDecimal(s));
+  });
 
-  it.prop([fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 })], RUNS)(
-    "lenient mode reads zero-padded octets as their decimal value",
-    (octets, pads) => {
-      const padded = octets.map((o, i) => {
-        const t = String(o);
-        return "0".repeat(Math.min(pads[i] ?? 0, 3 - t.length)) + t;
-      });
-      const v = parseIPv4Value(padded.join("."), "lenient");
-      expect(v).toBe(((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!);
-      const hasLeadingZero = padded.some((p) => p.length > 1 && p.startsWith("0"));
-      expect(parseIPv4Value(padded.join("."), "strict") === undefined).toBe(hasLeadingZero);
-    },
-  );
+  it.prop(
+    [
+      fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }),
+      fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }),
+    ],
+    RUNS,
+  )("lenient mode reads zero-padded octets as their decimal value", (octets, pads) => {
+    const padded = octets.map((o, i) => {
+      const t = String(o);
+      return "0".repeat(Math.min(pads[i] ?? 0, 3 - t.length)) + t;
+    });
+    const v = parseIPv4Value(padded.join("."), "lenient");
+    expect(v).toBe(
+      ((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!,
+    );
+    const hasLeadingZero = padded.some((p) => p.length > 1 && p.startsWith("0"));
+    expect(parseIPv4Value(padded.join("."), "strict") === undefined).toBe(hasLeadingZero);
+  });
 });
 
 describe("IPv6", () => {
@@ -96,13 +122,21 @@ describe("IPv6", () => {
     expect(canonicalIP(input)).toBe(out);
   });
 
-  test.each(["1::2::3", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "12345::", ":1", "1:", "fe80::1%eth0", "::1.2.3", "::1.2.3.4:1", "g::"])(
-    "rejects %j",
-    (s) => {
-      expect(parseIPv6Value(s, "lenient")).toBeUndefined();
-      expect(parseIP(s, "lenient")).toBeUndefined();
-    },
-  );
+  test.each([
+    "1::2::3",
+    "1:2:3:4:5:6:7:8:9",
+    "1:2:3:4:5:6:7",
+    "12345::",
+    ":1",
+    "1:",
+    "fe80::1%eth0",
+    "::1.2.3",
+    "::1.2.3.4:1",
+    "g::",
+  ])("rejects %j", (s) => {
+    expect(parseIPv6Value(s, "lenient")).toBeUndefined();
+    expect(parseIP(s, "lenient")).toBeUndefined();
+  });
 
   test("IPv4-mapped addresses: rejected by strict parsing, folded to IPv4 by lenient parsing", () => {
     expect(parseIP("::ffff:1.2.3.4", "strict")).toBeUndefined();
@@ -111,33 +145,55 @@ describe("IPv6", () => {
     expect(formatIPv6Value(0xffff01020304n)).toBe("::ffff:1.2.3.4");
   });
 
-  it.prop([ipv6Address().filter((a) => !isIPv4Mapped(a.value))], RUNS)("prints like ipaddr.js toRFC5952String", (a) => {
-    expect(formatIP(a)).toBe(oracle6(a.value));
-  });
+  it.prop([ipv6Address().filter((a) => !isIPv4Mapped(a.value))], RUNS)(
+    "prints like ipaddr.js toRFC5952String",
+    (a) => {
+      expect(formatIP(a)).toBe(oracle6(a.value));
+    },
+  );
 
   it.prop([ipv6Address(), fc.boolean(), fc.boolean()], RUNS)(
     "every spelling (full, upper case, uncompressed) parses to the same value as ipaddr.js",
     (a, upper, full) => {
       let text = full
         ? bytesOf6(a.value)
-            .reduce<string[]>((acc, b, i) => (i % 2 === 0 ? [...acc, b.toString(16).padStart(2, "0")] : [...acc.slice(0, -1), acc[acc.length - 1] + b.toString(16).padStart(2, "0")]), [])
+            .reduce<string[]>(
+              (acc, b, i) =>
+                i % 2 === 0
+                  ? [...acc, b.toString(16).padStart(2, "0")]
+                  : [...acc.slice(0, -1), acc[acc.length - 1] + b.toString(16).padStart(2, "0")],
+              [],
+            )
             .join(":")
         : formatIPv6Value(a.value);
       if (upper) text = text.toUpperCase();
       expect(parseIPv6Value(text, "lenient")).toBe(a.value);
-      expect(bytesOf6(parseIPv6Value(text, "lenient")!)).toEqual(ipaddr.IPv6.parse(text).toByteArray());
+      expect(bytesOf6(parseIPv6Value(text, "lenient")!)).toEqual(
+        ipaddr.IPv6.parse(text).toByteArray(),
+      );
     },
   );
 
-  const hexGroup = fc.oneof(fc.stringMatching(/^[0-9a-fA-F]{1,5}$/), fc.constantFrom("0", "ffff", ""));
-  const dotted = fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 3, maxLength: 5 }).map((o) => o.join("."));
+  const hexGroup = fc.oneof(
+    fc.stringMatching(/^[0-9a-fA-F]{1,5}$/),
+    fc.constantFrom("0", "ffff", ""),
+  );
+  const dotted = fc
+    .array(fc.integer({ min: 0, max: 300 }), { minLength: 3, maxLength: 5 })
+    .map((o) => o.join("."));
   const nearlyIPv6 = fc
-    .tuple(fc.array(hexGroup, { minLength: 1, maxLength: 9 }), fc.option(dotted, { nil: undefined }))
+    .tuple(
+      fc.array(hexGroup, { minLength: 1, maxLength: 9 }),
+      fc.option(dotted, { nil: undefined }),
+    )
     .map(([groups, v4]) => [...groups, ...(v4 === undefined ? [] : [v4])].join(":"));
 
-  it.prop([nearlyIPv6], { numRuns: 400 })("accepts a near-IPv6 string exactly when ipaddr.js does", (s) => {
-    expect(parseIPv6Value(s, "strict") !== undefined).toBe(ipaddr.IPv6.isValid(s));
-  });
+  it.prop([nearlyIPv6], { numRuns: 400 })(
+    "accepts a near-IPv6 string exactly when ipaddr.js does",
+    (s) => {
+      expect(parseIPv6Value(s, "strict") !== undefined).toBe(ipaddr.IPv6.isValid(s));
+    },
+  );
 });
 
 describe("helpers", () => {

@@ -26,7 +26,11 @@ export interface ExtensionCases {
   /** Bodies that must be rejected, with a fragment of the message. */
   readonly invalid: readonly (readonly [string, string])[];
   /** Body, packet overrides, expected outcome of the rule's matches (first match). */
-  readonly evaluate?: readonly (readonly [string, Partial<Packet>, MatchOutcome["kind"] | number])[];
+  readonly evaluate?: readonly (readonly [
+    string,
+    Partial<Packet>,
+    MatchOutcome["kind"] | number,
+  ])[];
 }
 
 export function wrap(body: string, table = "filter"): string {
@@ -48,9 +52,9 @@ export function packet(family: IPFamily, over: Partial<Packet> = {}): Packet {
   return {
     family,
     protocol: "tcp",
-    src: family === "IPv4" ? ipv4(0x0a000002) : ipv6(0xfd00n << 112n | 2n),
+    src: family === "IPv4" ? ipv4(0x0a000002) : ipv6((0xfd00n << 112n) | 2n),
     sport: 40000,
-    dst: family === "IPv4" ? ipv4(0xac1e0029) : ipv6(0xfd00n << 112n | 0x41n),
+    dst: family === "IPv4" ? ipv4(0xac1e0029) : ipv6((0xfd00n << 112n) | 0x41n),
     dport: 80,
     inInterface: "eth0",
     outInterface: "",
@@ -77,8 +81,8 @@ export function extensionContract(name: string, cases: ExtensionCases): void {
   describe(`${name} extension`, () => {
     if (cases.canonical.length > 0)
       test.each(cases.canonical)("canonical %s is a fixed point of format(parse(x))", (body) => {
-      expect(bodyOf(formatIptablesSave(parseIptables(wrap(body, table), { family })))).toBe(body);
-    });
+        expect(bodyOf(formatIptablesSave(parseIptables(wrap(body, table), { family })))).toBe(body);
+      });
     if (cases.normalizes !== undefined && cases.normalizes.length > 0)
       test.each(cases.normalizes)("%s prints as %s", (input, out) => {
         expect(bodyOf(formatIptablesSave(parseIptables(wrap(input, table), { family })))).toBe(out);

@@ -44,19 +44,49 @@ function oursOrError(text: string, family: IPFamily): string | Error {
   }
 }
 
-function checkFamily(family: IPFamily, runs: number): void {
+/** One rule line broken the way hand-written rules go wrong. */
+function mutate(text: string, seed: number, how: number): string {
+  const lines = text.split("\n");
+  const ruleIdx = lines.map((l, i) => (l.startsWith("-A ") ? i : -1)).filter((i) => i >= 0);
+  if (ruleIdx.length === 0) return text;
+  const i = ruleIdx[seed % ruleIdx.length] as number;
+  const words = (lines[i] as string).split(" ");
+  const mutations = [
+    () => [...words.slice(0, -1)],
+    () => [...words, "--bogus"],
+    () => [...words, "-j", "NOPE"],
+    () => words.map((w) => (/^[0-9]+$/.test(w) ? "70000" : w)),
+    () => [...words, "!"],
+    () => [...words.slice(0, 2), "-m", "tcp", ...words.slice(2)],
+    () => [...words.slice(0, 2), "-p", "udp", ...words.slice(2)],
+    () => words.map((w) => (w === "-p" ? "-m" : w)),
+  ];
+  lines[i] = (mutations[how % mutations.length] as () => string[])().join(" ");
+  return lines.join("\n");
+}
+
+function checkFamily(family: IPFamily, runs: number, broken = false): void {
   const tool = family === "IPv4" ? "iptables" : "ip6tables";
   const netns = ns as Netns;
   fc.assert(
-    fc.property(restoreText(family), (text0) => {
-      const text = family === "IPv6" ? text0.replace(/kns-ip /g, "kns-ip6 ").replace(/kns-ipport/g, "kns-ip6") : text0;
+    fc.property(restoreText(family), fc.nat(), fc.nat(), (text0, seed, how) => {
+      const text1 =
+        family === "IPv6"
+          ? text0.replace(/kns-ip /g, "kns-ip6 ").replace(/kns-ipport/g, "kns-ip6")
+          : text0;
+      const text = broken ? mutate(text1, seed, how) : text1;
       const r = netns.run(`${tool}-restore`, [], text);
       const ours = oursOrError(text, family);
       if (r.status !== 0) {
-        expect({ kernel: r.stderr.trim(), text, oursAccepted: !(ours instanceof Error) }).toMatchObject({ oursAccepted: false });
+        expect({
+          kernel: r.stderr.trim(),
+          text,
+          oursAccepted: !(ours instanceof Error),
+        }).toMatchObject({ oursAccepted: false });
         return;
       }
-      if (ours instanceof Error) throw new Error(`kernel accepted but we rejected:\n${ours.message}\n${text}`);
+      if (ours instanceof Error)
+        throw new Error(`kernel accepted but we rejected:\n${ours.message}\n${text}`);
       const kernel = stripHeader(netns.exec(`${tool}-save`, []));
       expect(ours).toBe(kernel);
     }),
@@ -64,10 +94,26 @@ function checkFamily(family: IPFamily, runs: number): void {
   );
 }
 
-kernelTest("iptables-restore → iptables-save equals formatIptablesSave(parseIptables()) (IPv4)", ["root", "ip", "iptables", "ipset"], () => {
-  checkFamily("IPv4", 40);
-});
+kernelTest(
+  "iptables-restore → iptables-save equals formatIptablesSave(parseIptables()) (IPv4)",
+  ["root", "ip", "iptables", "ipset"],
+  () => {
+    checkFamily("IPv4", 60);
+  },
+);
 
-kernelTest("ip6tables-restore → ip6tables-save equals formatIptablesSave(parseIptables()) (IPv6)", ["root", "ip", "ip6tables", "ipset"], () => {
-  checkFamily("IPv6", 30);
-});
+kernelTest(
+  "inputs iptables-restore rejects are rejected by parseIptables, and vice versa (mutated rules)",
+  ["root", "ip", "iptables", "ipset"],
+  () => {
+    checkFamily("IPv4", 80, true);
+  },
+);
+
+kernelTest(
+  "ip6tables-restore → ip6tables-save equals formatIptablesSave(parseIptables()) (IPv6)",
+  ["root", "ip", "ip6tables", "ipset"],
+  () => {
+    checkFamily("IPv6", 60);
+  },
+);

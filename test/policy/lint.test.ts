@@ -159,6 +159,33 @@ describe("lintPolicies", () => {
     expect(ws[0]?.message).toContain("first ingress[0] (Pass) matches first");
   });
 
+  test("a rule of a later ANP can be shadowed by an earlier ANP's rule", () => {
+    const w = world({
+      ...base,
+      anps: [
+        anp("early", {
+          priority: 1,
+          subject: { namespaces: {} },
+          egress: [{ action: "Deny", to: [{ networks: ["10.0.0.0/8"] }] }],
+        }),
+        anp("late", {
+          priority: 2,
+          subject: toX,
+          egress: [
+            {
+              action: "Allow",
+              to: [{ networks: ["10.0.2.0/24"] }],
+              ports: [{ portNumber: { protocol: "SCTP", port: 9 } }],
+            },
+            { action: "Allow", to: [{ networks: ["192.0.2.0/24"] }] },
+          ],
+        }),
+      ],
+    });
+    const ws = lintPolicies(w).filter((x) => x.code === "shadowed-anp-rule");
+    expect(ws.map((x) => `${x.object.name} ${x.path.join(".")}`)).toEqual(["late spec.egress.0"]);
+  });
+
   test("rules for a direction that policyTypes leaves out", () => {
     const w = world({
       ...base,

@@ -34,7 +34,10 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
     throw new CliError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   try {
-    const ruleSet = parseIptables(text, { file: file === "-" ? "<stdin>" : file, ...(family && { family }) });
+    const ruleSet = parseIptables(text, {
+      file: file === "-" ? "<stdin>" : file,
+      ...(family && { family }),
+    });
     if (opts.check !== true) io.stdout(formatIptablesSave(ruleSet));
     return EXIT_OK;
   } catch (e) {
@@ -47,10 +50,15 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
 export function registerParse(program: Command, io: CliIO): void {
   program
     .command("parse")
-    .description("parse iptables-save / iptables-restore text and print it in canonical iptables-save form")
+    .description(
+      "parse iptables-save / iptables-restore text and print it in canonical iptables-save form",
+    )
     .argument("<file>", "rules file (iptables-save output or iptables-restore input); - for stdin")
     .option("--check", "only validate; print nothing, exit 0 when valid and 2 otherwise")
-    .option("--family <family>", "address family of the rules: ipv4 or ipv6 (default: guessed from the addresses)")
+    .option(
+      "--family <family>",
+      "address family of the rules: ipv4 or ipv6 (default: guessed from the addresses)",
+    )
     .addHelpText(
       "after",
       `

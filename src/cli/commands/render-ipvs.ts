@@ -6,6 +6,7 @@
  * `ipvsadm-restore`, `ipset restore` or `iptables-restore`.
  */
 import { Option, type Command } from "commander";
+import { formatIpvsadmList } from "../../netfilter/ipvs/index.js";
 import { IpvsUnavailableError, renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
 import { CliError } from "../exit.js";
 import {
@@ -24,13 +25,17 @@ type Section = "ipvs" | "ipset" | "iptables" | "ip6tables" | "addresses";
 
 interface IpvsOptions extends ManifestOptions, NodeOptions {
   readonly only?: Section;
+  readonly ipvsFormat: "save" | "list";
   readonly output: string;
 }
 
 /** The sections of a render, in the order interfaces.md gives them. */
-export function ipvsSections(r: IpvsRender): { name: Section; text: string }[] {
+export function ipvsSections(
+  r: IpvsRender,
+  ipvsFormat: "save" | "list" = "save",
+): { name: Section; text: string }[] {
   const sections: { name: Section; text: string }[] = [
-    { name: "ipvs", text: r.ipvs },
+    { name: "ipvs", text: ipvsFormat === "save" ? r.ipvs : formatIpvsadmList(r.state.table) },
     { name: "ipset", text: r.ipset },
     { name: "iptables", text: r.iptables },
   ];
@@ -44,8 +49,12 @@ export function ipvsSections(r: IpvsRender): { name: Section; text: string }[] {
   return sections;
 }
 
-export function formatIpvsRender(r: IpvsRender, only?: Section): string {
-  const sections = ipvsSections(r);
+export function formatIpvsRender(
+  r: IpvsRender,
+  only?: Section,
+  ipvsFormat: "save" | "list" = "save",
+): string {
+  const sections = ipvsSections(r, ipvsFormat);
   if (only !== undefined) {
     const s = sections.find((x) => x.name === only);
     if (s === undefined) throw new CliError(`--only ${only}: the node has a single IP family`);
@@ -72,6 +81,11 @@ export function registerRenderIpvs(render: Command, io: CliIO): void {
         "addresses",
       ]),
     )
+    .addOption(
+      new Option("--ipvs-format <format>", "the IPVS table as `ipvsadm-save -n` or `ipvsadm -Ln`")
+        .choices(["save", "list"])
+        .default("save"),
+    )
     .option("--output <format>", "text or json", "text")
     .addHelpText(
       "after",
@@ -93,7 +107,7 @@ Examples:
         throw e;
       }
       if (format === "json") {
-        const sections = ipvsSections(result).filter(
+        const sections = ipvsSections(result, opts.ipvsFormat).filter(
           (s) => opts.only === undefined || s.name === opts.only,
         );
         io.stdout(
@@ -106,6 +120,6 @@ Examples:
         );
         return;
       }
-      io.stdout(formatIpvsRender(result, opts.only));
+      io.stdout(formatIpvsRender(result, opts.only, opts.ipvsFormat));
     });
 }

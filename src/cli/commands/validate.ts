@@ -34,7 +34,9 @@ function issueJson(i: Issue): Record<string, unknown> {
   return {
     severity: i.severity,
     code: i.code,
-    ...(i.source !== undefined ? { file: i.source.file, line: i.source.line, col: i.source.col } : {}),
+    ...(i.source !== undefined
+      ? { file: i.source.file, line: i.source.line, col: i.source.col }
+      : {}),
     ...(i.object !== undefined ? { object: i.object } : {}),
     ...(i.path.length > 0 ? { field: formatFieldPath(i.path) } : {}),
     message: i.message,
@@ -84,7 +86,9 @@ export function registerValidate(program: Command, io: CliIO): void {
   addManifestOptions(
     program
       .command("validate")
-      .description("check manifests the way the API server would (defaulting, validation) and report every problem")
+      .description(
+        "check manifests the way the API server would (defaulting, validation) and report every problem",
+      )
       .option("-o, --output <format>", "text or json", "text"),
   )
     .addHelpText(

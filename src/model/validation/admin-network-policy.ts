@@ -14,7 +14,14 @@ import type {
   BaselineAdminNetworkPolicy,
 } from "../kinds.js";
 import { formatFieldPath } from "../issue.js";
-import { invalid, required, tooMany, unsupported, type FieldIssue, type FieldPath } from "./field-issue.js";
+import {
+  invalid,
+  required,
+  tooMany,
+  unsupported,
+  type FieldIssue,
+  type FieldPath,
+} from "./field-issue.js";
 import { validateLabelSelector, validateObjectMeta } from "./meta.js";
 import { dns1123SubdomainProblems } from "./names.js";
 import { checkProtocol, type ValidationContext } from "./context.js";
@@ -26,10 +33,18 @@ const MAX_NETWORKS = 25;
 const MAX_RULE_NAME = 100;
 
 function below(path: FieldPath, v: number, min: number): FieldIssue {
-  return invalid(path, v, `${formatFieldPath(path)} in body should be greater than or equal to ${min}`);
+  return invalid(
+    path,
+    v,
+    `${formatFieldPath(path)} in body should be greater than or equal to ${min}`,
+  );
 }
 function above(path: FieldPath, v: number, max: number): FieldIssue {
-  return invalid(path, v, `${formatFieldPath(path)} in body should be less than or equal to ${max}`);
+  return invalid(
+    path,
+    v,
+    `${formatFieldPath(path)} in body should be less than or equal to ${max}`,
+  );
 }
 function range(path: FieldPath, v: number | undefined, lo: number, hi: number): FieldIssue[] {
   if (v === undefined) return [required(path)];
@@ -42,26 +57,37 @@ function range(path: FieldPath, v: number | undefined, lo: number, hi: number): 
 function exactlyOne(path: FieldPath, obj: object | undefined): FieldIssue[] {
   if (obj === undefined) return [required(path)];
   const n = Object.values(obj).filter((v) => v !== undefined).length;
-  if (n === 0) return [invalid(path, 0, `${formatFieldPath(path)} in body should have at least 1 properties`)];
+  if (n === 0)
+    return [invalid(path, 0, `${formatFieldPath(path)} in body should have at least 1 properties`)];
   if (n > 1) return [tooMany(path, n, 1)];
   return [];
 }
 
-function listBounds(path: FieldPath, list: readonly unknown[] | undefined, min: number, max: number): FieldIssue[] {
+function listBounds(
+  path: FieldPath,
+  list: readonly unknown[] | undefined,
+  min: number,
+  max: number,
+): FieldIssue[] {
   const n = list?.length ?? 0;
   if (list === undefined && min > 0) return [required(path)];
-  if (n < min) return [invalid(path, n, `${formatFieldPath(path)} in body should have at least ${min} items`)];
+  if (n < min)
+    return [invalid(path, n, `${formatFieldPath(path)} in body should have at least ${min} items`)];
   if (n > max) return [tooMany(path, n, max)];
   return [];
 }
 
 function validateSubject(s: AdminNetworkPolicySubject | undefined, p: FieldPath): FieldIssue[] {
   const out = exactlyOne(p, s);
-  if (s?.namespaces !== undefined) out.push(...validateLabelSelector(s.namespaces, [...p, "namespaces"]));
+  if (s?.namespaces !== undefined)
+    out.push(...validateLabelSelector(s.namespaces, [...p, "namespaces"]));
   if (s?.pods !== undefined) {
-    if (s.pods.namespaceSelector === undefined) out.push(required([...p, "pods", "namespaceSelector"]));
+    if (s.pods.namespaceSelector === undefined)
+      out.push(required([...p, "pods", "namespaceSelector"]));
     if (s.pods.podSelector === undefined) out.push(required([...p, "pods", "podSelector"]));
-    out.push(...validateLabelSelector(s.pods.namespaceSelector, [...p, "pods", "namespaceSelector"]));
+    out.push(
+      ...validateLabelSelector(s.pods.namespaceSelector, [...p, "pods", "namespaceSelector"]),
+    );
     out.push(...validateLabelSelector(s.pods.podSelector, [...p, "pods", "podSelector"]));
   }
   return out;
@@ -77,14 +103,20 @@ function validatePeer(
   if (eg.networks !== undefined) {
     out.push(...listBounds([...p, "networks"], eg.networks, 1, MAX_NETWORKS));
     eg.networks.forEach((n, i) => {
-      if (parseCIDR(n, "strict") === undefined) out.push(invalid([...p, "networks", i], n, "Invalid CIDR format provided"));
+      if (parseCIDR(n, "strict") === undefined)
+        out.push(invalid([...p, "networks", i], n, "Invalid CIDR format provided"));
     });
   }
-  if (eg.domainNames !== undefined) out.push(...listBounds([...p, "domainNames"], eg.domainNames, 1, MAX_NETWORKS));
+  if (eg.domainNames !== undefined)
+    out.push(...listBounds([...p, "domainNames"], eg.domainNames, 1, MAX_NETWORKS));
   return out;
 }
 
-function validatePorts(ctx: ValidationContext, ports: readonly AdminNetworkPolicyPort[] | undefined, p: FieldPath): FieldIssue[] {
+function validatePorts(
+  ctx: ValidationContext,
+  ports: readonly AdminNetworkPolicyPort[] | undefined,
+  p: FieldPath,
+): FieldIssue[] {
   if (ports === undefined) return [];
   const out = listBounds(p, ports, 1, MAX_PORTS);
   ports.forEach((port, i) => {
@@ -92,16 +124,26 @@ function validatePorts(ctx: ValidationContext, ports: readonly AdminNetworkPolic
     out.push(...exactlyOne(pp, port));
     if (port.portNumber !== undefined) {
       const n = port.portNumber;
-      out.push(...checkProtocol(ctx, [...pp, "portNumber", "protocol"], n.protocol ?? "TCP", "sorted"));
+      out.push(
+        ...checkProtocol(ctx, [...pp, "portNumber", "protocol"], n.protocol ?? "TCP", "sorted"),
+      );
       out.push(...range([...pp, "portNumber", "port"], n.port, 1, 65535));
     }
     if (port.portRange !== undefined) {
       const r = port.portRange;
-      out.push(...checkProtocol(ctx, [...pp, "portRange", "protocol"], r.protocol ?? "TCP", "sorted"));
+      out.push(
+        ...checkProtocol(ctx, [...pp, "portRange", "protocol"], r.protocol ?? "TCP", "sorted"),
+      );
       out.push(...range([...pp, "portRange", "start"], r.start, 1, 65535));
       out.push(...range([...pp, "portRange", "end"], r.end, 1, 65535));
       if (r.start !== undefined && r.end !== undefined && !(r.start < r.end))
-        out.push(invalid([...pp, "portRange"], `${r.start}-${r.end}`, "Start port must be less than End port"));
+        out.push(
+          invalid(
+            [...pp, "portRange"],
+            `${r.start}-${r.end}`,
+            "Start port must be less than End port",
+          ),
+        );
     }
   });
   return out;
@@ -127,25 +169,48 @@ function validateRules(
   (rules ?? []).forEach((rule, i) => {
     const rp = [...p, i];
     if (rule.name !== undefined && rule.name.length > MAX_RULE_NAME)
-      out.push({ code: "invalid", severity: "error", message: `Too long: may not be more than ${MAX_RULE_NAME} bytes`, path: [...rp, "name"] });
+      out.push({
+        code: "invalid",
+        severity: "error",
+        message: `Too long: may not be more than ${MAX_RULE_NAME} bytes`,
+        path: [...rp, "name"],
+      });
     if (rule.action === undefined) out.push(required([...rp, "action"]));
-    else if (!actions.includes(rule.action)) out.push(unsupported([...rp, "action"], rule.action, actions));
+    else if (!actions.includes(rule.action))
+      out.push(unsupported([...rp, "action"], rule.action, actions));
     const peersKey = dir === "ingress" ? "from" : "to";
     const peers = dir === "ingress" ? rule.from : rule.to;
     out.push(...listBounds([...rp, peersKey], peers, 1, MAX_PEERS));
     (peers ?? []).forEach((peer, j) => out.push(...validatePeer(peer, [...rp, peersKey, j])));
     out.push(...validatePorts(ctx, rule.ports, [...rp, "ports"]));
     const namedPort = (rule.ports ?? []).some((x) => x.namedPort !== undefined);
-    const ipPeer = (rule.to ?? []).some((x) => x.networks !== undefined || x.nodes !== undefined || x.domainNames !== undefined);
+    const ipPeer = (rule.to ?? []).some(
+      (x) => x.networks !== undefined || x.nodes !== undefined || x.domainNames !== undefined,
+    );
     if (namedPort && ipPeer)
-      out.push(invalid([...rp], "namedPort", "networks/nodes/domainNames peer cannot be set with namedPorts since there are no namedPorts for networks/nodes/domainNames"));
-    if (rule.action !== undefined && rule.action !== "Allow" && (rule.to ?? []).some((x) => x.domainNames !== undefined))
-      out.push(invalid([...rp], rule.action, "domainNames peer can only be used with Allow action"));
+      out.push(
+        invalid(
+          [...rp],
+          "namedPort",
+          "networks/nodes/domainNames peer cannot be set with namedPorts since there are no namedPorts for networks/nodes/domainNames",
+        ),
+      );
+    if (
+      rule.action !== undefined &&
+      rule.action !== "Allow" &&
+      (rule.to ?? []).some((x) => x.domainNames !== undefined)
+    )
+      out.push(
+        invalid([...rp], rule.action, "domainNames peer can only be used with Allow action"),
+      );
   });
   return out;
 }
 
-export function validateAdminNetworkPolicy(ctx: ValidationContext, anp: AdminNetworkPolicy): FieldIssue[] {
+export function validateAdminNetworkPolicy(
+  ctx: ValidationContext,
+  anp: AdminNetworkPolicy,
+): FieldIssue[] {
   const out = validateObjectMeta(anp.metadata, false, dns1123SubdomainProblems);
   const spec = anp.spec as AdminNetworkPolicy["spec"] | undefined;
   if (spec === undefined) return [...out, required(["spec"])];
@@ -156,12 +221,19 @@ export function validateAdminNetworkPolicy(ctx: ValidationContext, anp: AdminNet
   return out;
 }
 
-export function validateBaselineAdminNetworkPolicy(ctx: ValidationContext, banp: BaselineAdminNetworkPolicy): FieldIssue[] {
+export function validateBaselineAdminNetworkPolicy(
+  ctx: ValidationContext,
+  banp: BaselineAdminNetworkPolicy,
+): FieldIssue[] {
   const out = validateObjectMeta(banp.metadata, false, dns1123SubdomainProblems);
   const name = banp.metadata?.name ?? "";
   if (name !== "" && name !== "default")
     out.push(
-      invalid(["metadata", "name"], name, 'Only one baseline admin network policy with metadata.name="default" can be created in the cluster'),
+      invalid(
+        ["metadata", "name"],
+        name,
+        'Only one baseline admin network policy with metadata.name="default" can be created in the cluster',
+      ),
     );
   const spec = banp.spec as BaselineAdminNetworkPolicy["spec"] | undefined;
   if (spec === undefined) return [...out, required(["spec"])];

@@ -31,20 +31,30 @@ function declaresPort(pod: Pod, name: string, protocol: string): boolean {
   );
 }
 
-export function crossObjectWarnings(objects: ClusterObjects, loaded: readonly LoadedObject[]): Issue[] {
+export function crossObjectWarnings(
+  objects: ClusterObjects,
+  loaded: readonly LoadedObject[],
+): Issue[] {
   const out: Issue[] = [];
-  const services = new Set((objects.services ?? []).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`));
+  const services = new Set(
+    (objects.services ?? []).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`),
+  );
   const nodes = new Set((objects.nodes ?? []).map((n) => n.metadata?.name));
   const pods = objects.pods ?? [];
   const podIPOwner = new Map<string, string>();
   for (const o of loaded) {
     switch (o.kind) {
       case "EndpointSlice": {
-        const labels = (o.value["metadata"] as { labels?: Record<string, string> } | undefined)?.labels;
+        const labels = (o.value["metadata"] as { labels?: Record<string, string> } | undefined)
+          ?.labels;
         const svc = labels?.[SERVICE_NAME_LABEL];
         if (svc !== undefined && !services.has(`${o.ref.namespace}/${svc}`))
           out.push(
-            warn(o, ["metadata", "labels"], `Service ${o.ref.namespace}/${svc} named by label ${SERVICE_NAME_LABEL} is not in the manifests`),
+            warn(
+              o,
+              ["metadata", "labels"],
+              `Service ${o.ref.namespace}/${svc} named by label ${SERVICE_NAME_LABEL} is not in the manifests`,
+            ),
           );
         break;
       }
@@ -52,7 +62,13 @@ export function crossObjectWarnings(objects: ClusterObjects, loaded: readonly Lo
         const pod = o.value as unknown as Pod;
         const nodeName = pod.spec?.nodeName;
         if (nodeName !== undefined && nodeName !== "" && nodes.size > 0 && !nodes.has(nodeName))
-          out.push(warn(o, ["spec", "nodeName"], `Node ${JSON.stringify(nodeName)} is not in the manifests`));
+          out.push(
+            warn(
+              o,
+              ["spec", "nodeName"],
+              `Node ${JSON.stringify(nodeName)} is not in the manifests`,
+            ),
+          );
         if (pod.spec?.hostNetwork === true) break;
         (pod.status?.podIPs ?? []).forEach((entry, i) => {
           const ip = canonicalIP(entry.ip ?? "");
@@ -60,7 +76,9 @@ export function crossObjectWarnings(objects: ClusterObjects, loaded: readonly Lo
           const owner = podIPOwner.get(ip);
           const me = `${o.ref.namespace}/${o.ref.name}`;
           if (owner !== undefined && owner !== me)
-            out.push(warn(o, ["status", "podIPs", i, "ip"], `pod IP ${ip} is also the IP of pod ${owner}`));
+            out.push(
+              warn(o, ["status", "podIPs", i, "ip"], `pod IP ${ip} is also the IP of pod ${owner}`),
+            );
           else podIPOwner.set(ip, me);
         });
         break;
@@ -69,7 +87,9 @@ export function crossObjectWarnings(objects: ClusterObjects, loaded: readonly Lo
         const spec = (o.value as { spec?: import("../kinds.js").NetworkPolicy["spec"] }).spec;
         const ns = o.ref.namespace;
         const selected = pods.filter(
-          (p) => p.metadata?.namespace === ns && matchesLabelSelector(spec?.podSelector ?? {}, p.metadata?.labels),
+          (p) =>
+            p.metadata?.namespace === ns &&
+            matchesLabelSelector(spec?.podSelector ?? {}, p.metadata?.labels),
         );
         for (const dir of ["ingress", "egress"] as const)
           (spec?.[dir] ?? []).forEach((rule, i) =>

@@ -33,7 +33,8 @@ function checkEndpointIP(
     return [invalid(path, text, `must be a valid ${family} address`)];
   }
   const out = [...r.issues];
-  if (family !== undefined && r.ip.family !== family) out.push(invalid(path, text, `must be a valid ${family} address`));
+  if (family !== undefined && r.ip.family !== family)
+    out.push(invalid(path, text, `must be a valid ${family} address`));
   for (const m of nonSpecialIPProblems(r.ip, text)) out.push(invalid(path, text, m));
   return out;
 }
@@ -42,30 +43,38 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
   const out = validateObjectMeta(slice.metadata, true, dns1123SubdomainProblems);
   const addressType = slice.addressType ?? "";
   if (addressType === "") out.push(required(["addressType"]));
-  else if (!ADDRESS_TYPES.includes(addressType)) out.push(unsupported(["addressType"], addressType, ADDRESS_TYPES));
+  else if (!ADDRESS_TYPES.includes(addressType))
+    out.push(unsupported(["addressType"], addressType, ADDRESS_TYPES));
   const endpoints = slice.endpoints ?? [];
-  if (endpoints.length > MAX_ENDPOINTS) out.push(tooMany(["endpoints"], endpoints.length, MAX_ENDPOINTS));
+  if (endpoints.length > MAX_ENDPOINTS)
+    out.push(tooMany(["endpoints"], endpoints.length, MAX_ENDPOINTS));
   else
     endpoints.forEach((ep, i) => {
       const p = ["endpoints", i];
       const addresses = ep.addresses ?? [];
-      if (addresses.length === 0) out.push(required([...p, "addresses"], "must contain at least 1 address"));
-      else if (addresses.length > MAX_ADDRESSES) out.push(tooMany([...p, "addresses"], addresses.length, MAX_ADDRESSES));
+      if (addresses.length === 0)
+        out.push(required([...p, "addresses"], "must contain at least 1 address"));
+      else if (addresses.length > MAX_ADDRESSES)
+        out.push(tooMany([...p, "addresses"], addresses.length, MAX_ADDRESSES));
       addresses.forEach((a, j) => {
         const ap = [...p, "addresses", j];
         if (addressType === "IPv4" || addressType === "IPv6")
           out.push(...checkEndpointIP(ctx, ap, a, addressType));
         else if (addressType === "FQDN")
-          for (const m of dns1123SubdomainProblems(a.replace(/\.$/, ""))) out.push(invalid(ap, a, m));
+          for (const m of dns1123SubdomainProblems(a.replace(/\.$/, "")))
+            out.push(invalid(ap, a, m));
       });
       if (ep.hostname !== undefined)
-        for (const m of dns1123LabelProblems(ep.hostname)) out.push(invalid([...p, "hostname"], ep.hostname, m));
+        for (const m of dns1123LabelProblems(ep.hostname))
+          out.push(invalid([...p, "hostname"], ep.hostname, m));
       if (ep.nodeName !== undefined)
-        for (const m of dns1123SubdomainProblems(ep.nodeName)) out.push(invalid([...p, "nodeName"], ep.nodeName, m));
+        for (const m of dns1123SubdomainProblems(ep.nodeName))
+          out.push(invalid([...p, "nodeName"], ep.nodeName, m));
       const hints = ep.hints;
       for (const key of ["forZones", "forNodes"] as const) {
         const list = hints?.[key] ?? [];
-        if (list.length > MAX_HINTS) out.push(tooMany([...p, "hints", key], list.length, MAX_HINTS));
+        if (list.length > MAX_HINTS)
+          out.push(tooMany([...p, "hints", key], list.length, MAX_HINTS));
       }
     });
   const ports = slice.ports ?? [];
@@ -75,7 +84,8 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
     ports.forEach((port, i) => {
       const p = ["ports", i];
       const name = port.name ?? "";
-      if (name !== "") for (const m of dns1123LabelProblems(name)) out.push(invalid([...p, "name"], name, m));
+      if (name !== "")
+        for (const m of dns1123LabelProblems(name)) out.push(invalid([...p, "name"], name, m));
       if (names.has(name)) out.push(duplicate([...p, "name"], name));
       else names.add(name);
       const protocol = port.protocol ?? "";
@@ -83,17 +93,24 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
       else out.push(...checkProtocol(ctx, [...p, "protocol"], protocol, "sorted"));
       if (port.port !== undefined && (port.port < 0 || port.port > 65535))
         out.push(invalid([...p, "port"], port.port, inclusiveRangeError(0, 65535)));
-      if (port.appProtocol !== undefined) out.push(...validateLabelName(port.appProtocol, [...p, "appProtocol"]));
+      if (port.appProtocol !== undefined)
+        out.push(...validateLabelName(port.appProtocol, [...p, "appProtocol"]));
     });
   }
   return out;
 }
 
-function validateEndpointPort(ctx: ValidationContext, port: EndpointPort, requireName: boolean, p: FieldPath): FieldIssue[] {
+function validateEndpointPort(
+  ctx: ValidationContext,
+  port: EndpointPort,
+  requireName: boolean,
+  p: FieldPath,
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   const name = port.name ?? "";
   if (requireName && name === "") out.push(required([...p, "name"]));
-  else if (name !== "") for (const m of dns1123LabelProblems(name)) out.push(invalid([...p, "name"], name, m));
+  else if (name !== "")
+    for (const m of dns1123LabelProblems(name)) out.push(invalid([...p, "name"], name, m));
   const n = port.port ?? 0;
   if (n < 1 || n > 65535) out.push(invalid([...p, "port"], n, inclusiveRangeError(1, 65535)));
   const protocol = port.protocol ?? "";
@@ -113,12 +130,16 @@ export function validateEndpoints(ctx: ValidationContext, ep: Endpoints): FieldI
         const ap = [...p, field, j];
         out.push(...checkEndpointIP(ctx, [...ap, "ip"], a.ip ?? "", undefined));
         if ((a.hostname ?? "") !== "")
-          for (const m of dns1123LabelProblems(a.hostname ?? "")) out.push(invalid([...ap, "hostname"], a.hostname, m));
+          for (const m of dns1123LabelProblems(a.hostname ?? ""))
+            out.push(invalid([...ap, "hostname"], a.hostname, m));
         if (a.nodeName !== undefined)
-          for (const m of dns1123SubdomainProblems(a.nodeName)) out.push(invalid([...ap, "nodeName"], a.nodeName, m));
+          for (const m of dns1123SubdomainProblems(a.nodeName))
+            out.push(invalid([...ap, "nodeName"], a.nodeName, m));
       });
     const ports = ss.ports ?? [];
-    ports.forEach((port, j) => out.push(...validateEndpointPort(ctx, port, ports.length > 1, [...p, "ports", j])));
+    ports.forEach((port, j) =>
+      out.push(...validateEndpointPort(ctx, port, ports.length > 1, [...p, "ports", j])),
+    );
   });
   return out;
 }

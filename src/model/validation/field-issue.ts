@@ -36,12 +36,19 @@ export function invalid(path: FieldPath, value: unknown, detail: string): FieldI
   return {
     code: "invalid",
     severity: "error",
-    message: detail === "" ? `Invalid value: ${showValue(value)}` : `Invalid value: ${showValue(value)}: ${detail}`,
+    message:
+      detail === ""
+        ? `Invalid value: ${showValue(value)}`
+        : `Invalid value: ${showValue(value)}: ${detail}`,
     path,
   };
 }
 
-export function unsupported(path: FieldPath, value: unknown, supported: readonly string[]): FieldIssue {
+export function unsupported(
+  path: FieldPath,
+  value: unknown,
+  supported: readonly string[],
+): FieldIssue {
   return {
     code: "unsupported-value",
     severity: "error",
@@ -51,7 +58,12 @@ export function unsupported(path: FieldPath, value: unknown, supported: readonly
 }
 
 export function duplicate(path: FieldPath, value: unknown): FieldIssue {
-  return { code: "duplicate", severity: "error", message: `Duplicate value: ${showValue(value)}`, path };
+  return {
+    code: "duplicate",
+    severity: "error",
+    message: `Duplicate value: ${showValue(value)}`,
+    path,
+  };
 }
 
 export function forbidden(path: FieldPath, detail: string): FieldIssue {

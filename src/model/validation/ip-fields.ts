@@ -60,7 +60,10 @@ export function checkIP(path: FieldPath, value: string, strict: boolean): IPChec
       );
   } else if (p.ip.family === "IPv6" && formatIP(p.ip) !== value) {
     issues.push(
-      warning(path, `${where}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(formatIP(p.ip))})`),
+      warning(
+        path,
+        `${where}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(formatIP(p.ip))})`,
+      ),
     );
   }
   return { issues, ip: p.ip };
@@ -93,9 +96,12 @@ export function checkCIDR(path: FieldPath, value: string, strict: boolean): CIDR
   const hostBits = cidr.address.value !== cidr.network.value;
   const where = formatFieldPath(path);
   if (strict) {
-    if (leadingZeros) issues.push(invalid(path, value, "must not have leading 0s in IP or prefix length"));
-    else if (p.mapped) issues.push(invalid(path, value, "must not have an IPv4-mapped IPv6 address"));
-    else if (hostBits) issues.push(invalid(path, value, "must not have bits set beyond the prefix length"));
+    if (leadingZeros)
+      issues.push(invalid(path, value, "must not have leading 0s in IP or prefix length"));
+    else if (p.mapped)
+      issues.push(invalid(path, value, "must not have an IPv4-mapped IPv6 address"));
+    else if (hostBits)
+      issues.push(invalid(path, value, "must not have bits set beyond the prefix length"));
   } else {
     if (hostBits)
       issues.push(
@@ -112,7 +118,11 @@ export function checkCIDR(path: FieldPath, value: string, strict: boolean): CIDR
         ),
       );
   }
-  if (issues.length === 0 && cidr.family === "IPv6" && `${formatIP(cidr.address)}/${prefix}` !== value)
+  if (
+    issues.length === 0 &&
+    cidr.family === "IPv6" &&
+    `${formatIP(cidr.address)}/${prefix}` !== value
+  )
     issues.push(
       warning(
         path,
@@ -129,13 +139,16 @@ export function nonSpecialIPProblems(ip: IPAddress, text: string): string[] {
     const v = ip.value;
     if (v === 0) errs.push(`may not be unspecified (${text})`);
     if (v >>> 24 === 127) errs.push("may not be in the loopback range (127.0.0.0/8, ::1/128)");
-    if (v >>> 16 === 0xa9fe) errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
-    if (v >>> 8 === 0xe00000) errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
+    if (v >>> 16 === 0xa9fe)
+      errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+    if (v >>> 8 === 0xe00000)
+      errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
   } else {
     const v = ip.value;
     if (v === 0n) errs.push(`may not be unspecified (${text})`);
     if (v === 1n) errs.push("may not be in the loopback range (127.0.0.0/8, ::1/128)");
-    if (v >> 118n === 0x3fan) errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+    if (v >> 118n === 0x3fan)
+      errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
     if (((v >> 112n) & 0xff0fn) === 0xff02n)
       errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
   }

@@ -20,7 +20,8 @@ export function validateObjectMeta(
   else for (const msg of nameRule(name)) out.push(invalid(["metadata", "name"], name, msg));
   if (namespaced) {
     const ns = m.namespace ?? "";
-    for (const msg of dns1123LabelProblems(ns)) out.push(invalid(["metadata", "namespace"], ns, msg));
+    for (const msg of dns1123LabelProblems(ns))
+      out.push(invalid(["metadata", "namespace"], ns, msg));
   }
   out.push(...validateLabels(m.labels, ["metadata", "labels"]));
   out.push(...validateAnnotations(m.annotations, ["metadata", "annotations"]));
@@ -32,7 +33,10 @@ export function validateLabelName(key: string, path: FieldPath): FieldIssue[] {
 }
 
 /** `ValidateLabels`: keys and values are reported at the map's path, as upstream does. */
-export function validateLabels(labels: Readonly<Record<string, string>> | undefined, path: FieldPath): FieldIssue[] {
+export function validateLabels(
+  labels: Readonly<Record<string, string>> | undefined,
+  path: FieldPath,
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
     out.push(...validateLabelName(k, path));
@@ -43,7 +47,10 @@ export function validateLabels(labels: Readonly<Record<string, string>> | undefi
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
-export function validateAnnotations(annotations: Readonly<Record<string, string>> | undefined, path: FieldPath): FieldIssue[] {
+export function validateAnnotations(
+  annotations: Readonly<Record<string, string>> | undefined,
+  path: FieldPath,
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   let size = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) {
@@ -61,7 +68,10 @@ export function validateAnnotations(annotations: Readonly<Record<string, string>
 }
 
 /** `ValidateLabelSelector` (AllowInvalidLabelValueInSelector off, as on create). */
-export function validateLabelSelector(selector: LabelSelector | undefined, path: FieldPath): FieldIssue[] {
+export function validateLabelSelector(
+  selector: LabelSelector | undefined,
+  path: FieldPath,
+): FieldIssue[] {
   if (selector === undefined) return [];
   const out: FieldIssue[] = [];
   (selector.matchExpressions ?? []).forEach((req, i) => {
@@ -71,12 +81,19 @@ export function validateLabelSelector(selector: LabelSelector | undefined, path:
       case "In":
       case "NotIn":
         if (values.length === 0)
-          out.push(required([...p, "values"], "must be specified when `operator` is 'In' or 'NotIn'"));
+          out.push(
+            required([...p, "values"], "must be specified when `operator` is 'In' or 'NotIn'"),
+          );
         break;
       case "Exists":
       case "DoesNotExist":
         if (values.length > 0)
-          out.push(forbidden([...p, "values"], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+          out.push(
+            forbidden(
+              [...p, "values"],
+              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            ),
+          );
         break;
       default:
         out.push(invalid([...p, "operator"], req.operator ?? "", "not a valid selector operator"));

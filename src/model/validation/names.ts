@@ -102,7 +102,9 @@ export function labelKeyProblems(v: string): string[] {
   if (name.length === 0) errs.push("name part must be non-empty");
   else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
   if (!LABEL_KEY.test(name))
-    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
+    errs.push(
+      `name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`,
+    );
   return errs;
 }
 

@@ -1,9 +1,20 @@
 /** NetworkPolicy validation (pkg/apis/networking/validation: ValidateNetworkPolicy and helpers). */
 import { portNameProblems } from "../../net/index.js";
-import type { NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec } from "kubernetes-types/networking/v1.js";
+import type {
+  NetworkPolicyPeer,
+  NetworkPolicyPort,
+  NetworkPolicySpec,
+} from "kubernetes-types/networking/v1.js";
 import type { NetworkPolicy } from "../kinds.js";
 import { cidrContains } from "../../net/index.js";
-import { forbidden, invalid, required, unsupported, type FieldIssue, type FieldPath } from "./field-issue.js";
+import {
+  forbidden,
+  invalid,
+  required,
+  unsupported,
+  type FieldIssue,
+  type FieldPath,
+} from "./field-issue.js";
 import { checkCIDR } from "./ip-fields.js";
 import { validateLabelSelector, validateObjectMeta } from "./meta.js";
 import { dns1123SubdomainProblems, inclusiveRangeError } from "./names.js";
@@ -15,21 +26,28 @@ function portNum(n: number): string[] {
 
 function validatePort(ctx: ValidationContext, port: NetworkPolicyPort, p: FieldPath): FieldIssue[] {
   const out: FieldIssue[] = [];
-  if (port.protocol !== undefined) out.push(...checkProtocol(ctx, [...p, "protocol"], port.protocol, "networking"));
+  if (port.protocol !== undefined)
+    out.push(...checkProtocol(ctx, [...p, "protocol"], port.protocol, "networking"));
   const endPort = port.endPort;
   if (port.port !== undefined) {
     if (typeof port.port === "number") {
       for (const m of portNum(port.port)) out.push(invalid([...p, "port"], port.port, m));
       if (endPort !== undefined) {
-        if (endPort < port.port) out.push(invalid([...p, "endPort"], endPort, "must be greater than or equal to `port`"));
+        if (endPort < port.port)
+          out.push(invalid([...p, "endPort"], endPort, "must be greater than or equal to `port`"));
         for (const m of portNum(endPort)) out.push(invalid([...p, "endPort"], endPort, m));
       }
     } else {
-      if (endPort !== undefined) out.push(invalid([...p, "endPort"], endPort, "may not be specified when `port` is non-numeric"));
+      if (endPort !== undefined)
+        out.push(
+          invalid([...p, "endPort"], endPort, "may not be specified when `port` is non-numeric"),
+        );
       for (const m of portNameProblems(port.port)) out.push(invalid([...p, "port"], port.port, m));
     }
   } else if (endPort !== undefined) {
-    out.push(invalid([...p, "endPort"], endPort, "may not be specified when `port` is not specified"));
+    out.push(
+      invalid([...p, "endPort"], endPort, "may not be specified when `port` is not specified"),
+    );
   }
   return out;
 }
@@ -67,7 +85,8 @@ function validatePeer(ctx: ValidationContext, peer: NetworkPolicyPeer, p: FieldP
     }
   }
   if (n === 0) out.push(required(p, "must specify a peer"));
-  else if (n > 1 && peer.ipBlock !== undefined) out.push(forbidden(p, "may not specify both ipBlock and another peer"));
+  else if (n > 1 && peer.ipBlock !== undefined)
+    out.push(forbidden(p, "may not specify both ipBlock and another peer"));
   return out;
 }
 
@@ -77,19 +96,25 @@ export function validateNetworkPolicy(ctx: ValidationContext, np: NetworkPolicy)
   out.push(...validateLabelSelector(spec.podSelector, ["spec", "podSelector"]));
   (spec.ingress ?? []).forEach((rule, i) => {
     const p = ["spec", "ingress", i];
-    (rule.ports ?? []).forEach((port, j) => out.push(...validatePort(ctx, port, [...p, "ports", j])));
+    (rule.ports ?? []).forEach((port, j) =>
+      out.push(...validatePort(ctx, port, [...p, "ports", j])),
+    );
     (rule.from ?? []).forEach((peer, j) => out.push(...validatePeer(ctx, peer, [...p, "from", j])));
   });
   (spec.egress ?? []).forEach((rule, i) => {
     const p = ["spec", "egress", i];
-    (rule.ports ?? []).forEach((port, j) => out.push(...validatePort(ctx, port, [...p, "ports", j])));
+    (rule.ports ?? []).forEach((port, j) =>
+      out.push(...validatePort(ctx, port, [...p, "ports", j])),
+    );
     (rule.to ?? []).forEach((peer, j) => out.push(...validatePeer(ctx, peer, [...p, "to", j])));
   });
   const types = spec.policyTypes ?? [];
-  if (types.length > 2) out.push(invalid(["spec", "policyTypes"], types, "may not specify more than two policyTypes"));
+  if (types.length > 2)
+    out.push(invalid(["spec", "policyTypes"], types, "may not specify more than two policyTypes"));
   else
     types.forEach((t, i) => {
-      if (t !== "Ingress" && t !== "Egress") out.push(unsupported(["spec", "policyTypes", i], t, ["Ingress", "Egress"]));
+      if (t !== "Ingress" && t !== "Egress")
+        out.push(unsupported(["spec", "policyTypes", i], t, ["Ingress", "Egress"]));
     });
   return out;
 }

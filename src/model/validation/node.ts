@@ -40,7 +40,8 @@ export function validateNode(ctx: ValidationContext, node: Node): FieldIssue[] {
     if (!ADDRESS_TYPES.includes(type))
       out.push({ ...unsupported([...p, "type"], type, ADDRESS_TYPES), severity: "warning" });
     else if (type === "InternalIP" || type === "ExternalIP")
-      for (const issue of checkIP([...p, "address"], a.address ?? "", true).issues) out.push({ ...issue, severity: "warning" });
+      for (const issue of checkIP([...p, "address"], a.address ?? "", true).issues)
+        out.push({ ...issue, severity: "warning" });
   });
   return out;
 }

@@ -15,7 +15,11 @@ function portNum(n: number): string[] {
   return n >= 1 && n <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
 }
 
-function validateContainerPorts(ctx: ValidationContext, c: Container, path: FieldPath): FieldIssue[] {
+function validateContainerPorts(
+  ctx: ValidationContext,
+  c: Container,
+  path: FieldPath,
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   const names = new Set<string>();
   (c.ports ?? []).forEach((port, i) => {
@@ -35,7 +39,8 @@ function validateContainerPorts(ctx: ValidationContext, c: Container, path: Fiel
     const protocol = port.protocol ?? "";
     if (protocol === "") out.push(required([...p, "protocol"]));
     else out.push(...checkProtocol(ctx, [...p, "protocol"], protocol, "sorted"));
-    if ((port.hostIP ?? "") !== "") out.push(...checkIP([...p, "hostIP"], port.hostIP ?? "", strictIPs(ctx)).issues);
+    if ((port.hostIP ?? "") !== "")
+      out.push(...checkIP([...p, "hostIP"], port.hostIP ?? "", strictIPs(ctx)).issues);
   });
   return out;
 }
@@ -65,7 +70,11 @@ export function validatePod(ctx: ValidationContext, pod: Pod): FieldIssue[] {
         (c.ports ?? []).forEach((port, j) => {
           if ((port.hostPort ?? 0) !== (port.containerPort ?? 0))
             out.push(
-              invalid([...p, "ports", j, "containerPort"], port.containerPort ?? 0, "must match `hostPort` when `hostNetwork` is true"),
+              invalid(
+                [...p, "ports", j, "containerPort"],
+                port.containerPort ?? 0,
+                "must match `hostPort` when `hostNetwork` is true",
+              ),
             );
         });
     });
@@ -76,12 +85,14 @@ export function validatePod(ctx: ValidationContext, pod: Pod): FieldIssue[] {
       const hp = port.hostPort ?? 0;
       if (hp === 0) return;
       const key = `${port.hostIP ?? ""}/${port.protocol ?? ""}/${hp}`;
-      if (hostPorts.has(key)) out.push(duplicate(["spec", "containers", i, "ports", j, "hostPort"], key));
+      if (hostPorts.has(key))
+        out.push(duplicate(["spec", "containers", i, "ports", j, "hostPort"], key));
       hostPorts.add(key);
     }),
   );
   if (spec?.nodeName !== undefined && spec.nodeName !== "")
-    for (const m of dns1123SubdomainProblems(spec.nodeName)) out.push(invalid(["spec", "nodeName"], spec.nodeName, m));
+    for (const m of dns1123SubdomainProblems(spec.nodeName))
+      out.push(invalid(["spec", "nodeName"], spec.nodeName, m));
   out.push(...validatePodIPs(ctx, pod));
   out.push(...duplicatePortNameWarnings(pod));
   return out;

@@ -17,7 +17,12 @@ import {
 } from "./field-issue.js";
 import { checkCIDR, checkIP } from "./ip-fields.js";
 import { validateLabels, validateLabelName, validateObjectMeta } from "./meta.js";
-import { dns1035LabelProblems, dns1123LabelProblems, dns1123SubdomainProblems, inclusiveRangeError } from "./names.js";
+import {
+  dns1035LabelProblems,
+  dns1123LabelProblems,
+  dns1123SubdomainProblems,
+  inclusiveRangeError,
+} from "./names.js";
 import { checkProtocol, strictIPs, type ValidationContext } from "./context.js";
 import { portNameProblems } from "../../net/index.js";
 import type { Service as ModelService } from "../kinds.js";
@@ -35,7 +40,10 @@ function portNumProblems(n: number): string[] {
 }
 
 /** `ValidatePortNumOrName`. */
-export function validatePortNumOrName(v: number | string | undefined, path: FieldPath): FieldIssue[] {
+export function validatePortNumOrName(
+  v: number | string | undefined,
+  path: FieldPath,
+): FieldIssue[] {
   if (typeof v === "string") return portNameProblems(v).map((m) => invalid(path, v, m));
   const n = v ?? 0;
   return portNumProblems(n).map((m) => invalid(path, n, m));
@@ -56,20 +64,27 @@ function validateServicePort(
     if (names.has(name)) out.push(duplicate([...path, "name"], name));
     else names.add(name);
   }
-  for (const m of portNumProblems(sp.port ?? 0)) out.push(invalid([...path, "port"], sp.port ?? 0, m));
+  for (const m of portNumProblems(sp.port ?? 0))
+    out.push(invalid([...path, "port"], sp.port ?? 0, m));
   const protocol = sp.protocol ?? "";
   if (protocol === "") out.push(required([...path, "protocol"]));
   else out.push(...checkProtocol(ctx, [...path, "protocol"], protocol, "sorted"));
   out.push(...validatePortNumOrName(sp.targetPort, [...path, "targetPort"]));
-  if (sp.appProtocol !== undefined) out.push(...validateLabelName(sp.appProtocol, [...path, "appProtocol"]));
+  if (sp.appProtocol !== undefined)
+    out.push(...validateLabelName(sp.appProtocol, [...path, "appProtocol"]));
   if (sp.nodePort !== undefined && sp.nodePort !== 0)
-    for (const m of portNumProblems(sp.nodePort)) out.push(invalid([...path, "nodePort"], sp.nodePort, m));
+    for (const m of portNumProblems(sp.nodePort))
+      out.push(invalid([...path, "nodePort"], sp.nodePort, m));
   return out;
 }
 
 function externallyAccessible(svc: Service): boolean {
   const t = svc.spec?.type;
-  return t === "LoadBalancer" || t === "NodePort" || (t === "ClusterIP" && (svc.spec?.externalIPs?.length ?? 0) > 0);
+  return (
+    t === "LoadBalancer" ||
+    t === "NodePort" ||
+    (t === "ClusterIP" && (svc.spec?.externalIPs?.length ?? 0) > 0)
+  );
 }
 
 function validateClusterIPs(ctx: ValidationContext, svc: Service): FieldIssue[] {
@@ -81,7 +96,8 @@ function validateClusterIPs(ctx: ValidationContext, svc: Service): FieldIssue[] 
   const ipsPath = ["spec", "clusterIPs"];
   if (clusterIP !== "") {
     if (clusterIPs.length === 0) out.push(required(ipsPath));
-    else if (clusterIPs[0] !== clusterIP) out.push(invalid(ipsPath, clusterIPs, "first value must match `clusterIP`"));
+    else if (clusterIPs[0] !== clusterIP)
+      out.push(invalid(ipsPath, clusterIPs, "first value must match `clusterIP`"));
   } else if (clusterIPs.length !== 0) {
     out.push(invalid(ipsPath, clusterIPs, "must be empty when `clusterIP` is not specified"));
   }
@@ -112,7 +128,10 @@ function validateClusterIPs(ctx: ValidationContext, svc: Service): FieldIssue[] 
   });
   if (clusterIPs.length > 2) out.push(invalid(ipsPath, clusterIPs, "may only hold up to 2 values"));
   if (hasInvalid) return out;
-  if (clusterIPs.length > 1 && !(parsedFamilies.length === 2 && parsedFamilies[0] !== parsedFamilies[1]))
+  if (
+    clusterIPs.length > 1 &&
+    !(parsedFamilies.length === 2 && parsedFamilies[0] !== parsedFamilies[1])
+  )
     out.push(invalid(ipsPath, clusterIPs, "may specify no more than one IP for each IP family"));
   const headless = clusterIPs[0] === "None";
   if (!headless)
@@ -121,27 +140,46 @@ function validateClusterIPs(ctx: ValidationContext, svc: Service): FieldIssue[] 
       if (fam === undefined) return;
       const ipFam = parseIP(ip, "lenient")?.family;
       if (fam === "IPv4" && ipFam === "IPv6")
-        out.push(invalid([...ipsPath, i], ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+        out.push(
+          invalid(
+            [...ipsPath, i],
+            ip,
+            `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``,
+          ),
+        );
       if (fam === "IPv6" && ipFam !== "IPv6")
-        out.push(invalid([...ipsPath, i], ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+        out.push(
+          invalid(
+            [...ipsPath, i],
+            ip,
+            `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``,
+          ),
+        );
     });
   if (policy === "SingleStack" && (clusterIPs.length === 2 || families.length === 2))
     out.push(
-      invalid(["spec", "ipFamilyPolicy"], policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"),
+      invalid(
+        ["spec", "ipFamilyPolicy"],
+        policy,
+        "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+      ),
     );
   return out;
 }
 
 export function validateService(ctx: ValidationContext, svc: ModelService): FieldIssue[] {
-  const s = svc as Service;
+  const s = svc;
   const spec = s.spec ?? {};
   const out = validateObjectMeta(s.metadata, true, dns1035LabelProblems);
   const ports = spec.ports ?? [];
   const headless = (spec.clusterIPs ?? [])[0] === "None" || spec.clusterIP === "None";
   const type = spec.type ?? "";
-  if (ports.length === 0 && !headless && type !== "ExternalName") out.push(required(["spec", "ports"]));
+  if (ports.length === 0 && !headless && type !== "ExternalName")
+    out.push(required(["spec", "ports"]));
   if ((type === "LoadBalancer" || type === "NodePort") && headless)
-    out.push(invalid(["spec", "clusterIPs", 0], "None", `may not be set to 'None' for ${type} services`));
+    out.push(
+      invalid(["spec", "clusterIPs", 0], "None", `may not be set to 'None' for ${type} services`),
+    );
   if (type === "ExternalName") {
     if ((spec.clusterIPs ?? []).length > 0 || (spec.clusterIP ?? "") !== "")
       out.push(forbidden(["spec", "clusterIPs"], "may not be set for ExternalName services"));
@@ -151,40 +189,59 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
       out.push(forbidden(["spec", "ipFamilyPolicy"], "may not be set for ExternalName services"));
     const cname = (spec.externalName ?? "").replace(/\.$/, "");
     if (cname === "") out.push(required(["spec", "externalName"]));
-    else for (const m of dns1123SubdomainProblems(cname)) out.push(invalid(["spec", "externalName"], cname, m));
+    else
+      for (const m of dns1123SubdomainProblems(cname))
+        out.push(invalid(["spec", "externalName"], cname, m));
   }
   const names = new Set<string>();
-  ports.forEach((p, i) => out.push(...validateServicePort(ctx, p, ports.length > 1, names, ["spec", "ports", i])));
+  ports.forEach((p, i) =>
+    out.push(...validateServicePort(ctx, p, ports.length > 1, names, ["spec", "ports", i])),
+  );
   if (spec.selector !== undefined) out.push(...validateLabels(spec.selector, ["spec", "selector"]));
 
   const affinity = spec.sessionAffinity ?? "";
   if (affinity === "") out.push(required(["spec", "sessionAffinity"]));
-  else if (!AFFINITIES.includes(affinity)) out.push(unsupported(["spec", "sessionAffinity"], affinity, AFFINITIES));
+  else if (!AFFINITIES.includes(affinity))
+    out.push(unsupported(["spec", "sessionAffinity"], affinity, AFFINITIES));
   if (affinity === "ClientIP") {
     const cfgPath = ["spec", "sessionAffinityConfig"];
     const cfg = spec.sessionAffinityConfig;
     if (cfg === undefined) out.push(required(cfgPath, "when session affinity type is ClientIP"));
-    else if (cfg.clientIP === undefined) out.push(required([...cfgPath, "clientIP"], "when session affinity type is ClientIP"));
+    else if (cfg.clientIP === undefined)
+      out.push(required([...cfgPath, "clientIP"], "when session affinity type is ClientIP"));
     else {
       const t = cfg.clientIP.timeoutSeconds ?? 0;
       if (t <= 0 || t > MAX_CLIENT_IP_TIMEOUT)
-        out.push(invalid([...cfgPath, "clientIP", "timeoutSeconds"], t, `must be greater than 0 and less than ${MAX_CLIENT_IP_TIMEOUT}`));
+        out.push(
+          invalid(
+            [...cfgPath, "clientIP", "timeoutSeconds"],
+            t,
+            `must be greater than 0 and less than ${MAX_CLIENT_IP_TIMEOUT}`,
+          ),
+        );
     }
   } else if (affinity === "None" && spec.sessionAffinityConfig !== undefined) {
-    out.push(forbidden(["spec", "sessionAffinityConfig"], "must not be set when session affinity is None"));
+    out.push(
+      forbidden(["spec", "sessionAffinityConfig"], "must not be set when session affinity is None"),
+    );
   }
 
   out.push(...validateClusterIPs(ctx, s));
 
-  (spec.externalIPs ?? []).forEach((ip, i) => out.push(...checkIP(["spec", "externalIPs", i], ip, strictIPs(ctx)).issues));
+  (spec.externalIPs ?? []).forEach((ip, i) =>
+    out.push(...checkIP(["spec", "externalIPs", i], ip, strictIPs(ctx)).issues),
+  );
 
   if (type === "") out.push(required(["spec", "type"]));
-  else if (!SERVICE_TYPES.includes(type)) out.push(unsupported(["spec", "type"], type, SERVICE_TYPES));
+  else if (!SERVICE_TYPES.includes(type))
+    out.push(unsupported(["spec", "type"], type, SERVICE_TYPES));
 
   if (type === "ClusterIP")
     ports.forEach((p, i) => {
       if ((p.nodePort ?? 0) !== 0)
-        out.push(forbidden(["spec", "ports", i, "nodePort"], "may not be used when `type` is 'ClusterIP'"));
+        out.push(
+          forbidden(["spec", "ports", i, "nodePort"], "may not be used when `type` is 'ClusterIP'"),
+        );
     });
   const nodePorts = new Set<string>();
   ports.forEach((p, i) => {
@@ -210,23 +267,44 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
   if (ranges.length > 0) {
     // Upstream reports this field with a capitalised path.
     const rp = ["spec", "LoadBalancerSourceRanges"];
-    if (type !== "LoadBalancer") out.push(forbidden(rp, "may only be used when `type` is 'LoadBalancer'"));
+    if (type !== "LoadBalancer")
+      out.push(forbidden(rp, "may only be used when `type` is 'LoadBalancer'"));
     ranges.forEach((r, i) => out.push(...checkCIDR([...rp, i], r.trim(), true).issues));
   }
   if (spec.allocateLoadBalancerNodePorts !== undefined && type !== "LoadBalancer")
-    out.push(forbidden(["spec", "allocateLoadBalancerNodePorts"], "may only be used when `type` is 'LoadBalancer'"));
+    out.push(
+      forbidden(
+        ["spec", "allocateLoadBalancerNodePorts"],
+        "may only be used when `type` is 'LoadBalancer'",
+      ),
+    );
 
   const etp = spec.externalTrafficPolicy ?? "";
   if (!externallyAccessible(s)) {
-    if (etp !== "") out.push(invalid(["spec", "externalTrafficPolicy"], etp, "may only be set for externally-accessible services"));
+    if (etp !== "")
+      out.push(
+        invalid(
+          ["spec", "externalTrafficPolicy"],
+          etp,
+          "may only be set for externally-accessible services",
+        ),
+      );
   } else if (etp === "") out.push(required(["spec", "externalTrafficPolicy"]));
-  else if (!TRAFFIC_POLICIES.includes(etp)) out.push(unsupported(["spec", "externalTrafficPolicy"], etp, TRAFFIC_POLICIES));
+  else if (!TRAFFIC_POLICIES.includes(etp))
+    out.push(unsupported(["spec", "externalTrafficPolicy"], etp, TRAFFIC_POLICIES));
   const hcnp = spec.healthCheckNodePort ?? 0;
   const needsHealthCheck = type === "LoadBalancer" && etp === "Local";
   if (!needsHealthCheck && hcnp !== 0)
-    out.push(invalid(["spec", "healthCheckNodePort"], hcnp, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+    out.push(
+      invalid(
+        ["spec", "healthCheckNodePort"],
+        hcnp,
+        "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+      ),
+    );
   else if (needsHealthCheck && hcnp !== 0)
-    for (const m of portNumProblems(hcnp)) out.push(invalid(["spec", "healthCheckNodePort"], hcnp, m));
+    for (const m of portNumProblems(hcnp))
+      out.push(invalid(["spec", "healthCheckNodePort"], hcnp, m));
 
   const itp = spec.internalTrafficPolicy;
   if (itp === undefined && (type === "NodePort" || type === "LoadBalancer" || type === "ClusterIP"))
@@ -239,10 +317,13 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
 
   (s.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
     const p = ["status", "loadBalancer", "ingress", i];
-    if ((ing.ip ?? "") !== "") out.push(...checkIP([...p, "ip"], ing.ip ?? "", strictIPs(ctx)).issues);
+    if ((ing.ip ?? "") !== "")
+      out.push(...checkIP([...p, "ip"], ing.ip ?? "", strictIPs(ctx)).issues);
     if (ing.ipMode !== undefined) {
-      if (!["VIP", "Proxy"].includes(ing.ipMode)) out.push(unsupported([...p, "ipMode"], ing.ipMode, ["Proxy", "VIP"]));
-      if ((ing.ip ?? "") === "") out.push(forbidden([...p, "ipMode"], "may not be specified when `ip` is not set"));
+      if (!["VIP", "Proxy"].includes(ing.ipMode))
+        out.push(unsupported([...p, "ipMode"], ing.ipMode, ["Proxy", "VIP"]));
+      if ((ing.ip ?? "") === "")
+        out.push(forbidden([...p, "ipMode"], "may not be specified when `ip` is not set"));
     }
   });
   return out;

@@ -16,7 +16,11 @@ export type Shape =
   | { readonly t: "bool" }
   | { readonly t: "intOrString" }
   | { readonly t: "any" }
-  | { readonly t: "object"; readonly fields: Readonly<Record<string, Shape>>; readonly open: boolean }
+  | {
+      readonly t: "object";
+      readonly fields: Readonly<Record<string, Shape>>;
+      readonly open: boolean;
+    }
   | { readonly t: "map"; readonly of: Shape }
   | { readonly t: "list"; readonly of: Shape };
 
@@ -27,7 +31,11 @@ export const INT_OR_STR: Shape = { t: "intOrString" };
 export const ANY: Shape = { t: "any" };
 export const obj = (fields: Record<string, Shape>): Shape => ({ t: "object", fields, open: false });
 /** An object whose other fields kube-netsim does not model; they are accepted silently. */
-export const openObj = (fields: Record<string, Shape> = {}): Shape => ({ t: "object", fields, open: true });
+export const openObj = (fields: Record<string, Shape> = {}): Shape => ({
+  t: "object",
+  fields,
+  open: true,
+});
 export const map = (of: Shape): Shape => ({ t: "map", of });
 export const list = (of: Shape): Shape => ({ t: "list", of });
 /** Field names whose values kube-netsim does not look at: any JSON is accepted. */
@@ -106,7 +114,12 @@ function check(v: unknown, shape: Shape, path: FieldPath, out: FieldIssue[]): bo
     case "int":
       if (isInt32(v)) return true;
       if (typeof v === "number" && Number.isInteger(v))
-        out.push({ code: "invalid-type", severity: "error", message: `Invalid value: ${v}: must fit in a 32-bit integer`, path });
+        out.push({
+          code: "invalid-type",
+          severity: "error",
+          message: `Invalid value: ${v}: must fit in a 32-bit integer`,
+          path,
+        });
       else out.push(wrongType(path, v, shape));
       return false;
     case "intOrString":
@@ -177,7 +190,10 @@ function checkObject(
 }
 
 /** Checks a whole object against the top-level fields of its kind. */
-export function checkObjectShape(v: PlainRecord, fields: Readonly<Record<string, Shape>>): FieldIssue[] {
+export function checkObjectShape(
+  v: PlainRecord,
+  fields: Readonly<Record<string, Shape>>,
+): FieldIssue[] {
   const out: FieldIssue[] = [];
   checkObject(v, fields, false, [], out);
   return out;

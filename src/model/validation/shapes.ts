@@ -4,7 +4,19 @@
  * are listed as `ANY` so they are accepted without an unknown-field warning.
  */
 import type { KindName } from "../kinds.js";
-import { ANY, anyOf, BOOL, INT, INT_OR_STR, list, map, obj, openObj, STR, type Shape } from "./shape.js";
+import {
+  ANY,
+  anyOf,
+  BOOL,
+  INT,
+  INT_OR_STR,
+  list,
+  map,
+  obj,
+  openObj,
+  STR,
+  type Shape,
+} from "./shape.js";
 
 const STRINGS = list(STR);
 const LABELS = map(STR);
@@ -43,7 +55,13 @@ const OBJECT_META = obj({
   ),
 });
 
-const OBJECT_REFERENCE = openObj({ kind: STR, namespace: STR, name: STR, uid: STR, apiVersion: STR });
+const OBJECT_REFERENCE = openObj({
+  kind: STR,
+  namespace: STR,
+  name: STR,
+  uid: STR,
+  apiVersion: STR,
+});
 
 const TOP = { apiVersion: STR, kind: STR, metadata: OBJECT_META };
 
@@ -264,7 +282,12 @@ const ENDPOINT_SLICE = {
   ports: list(obj({ name: STR, protocol: PROTOCOL, port: INT, appProtocol: STR })),
 };
 
-const ENDPOINT_ADDRESS = obj({ ip: STR, hostname: STR, nodeName: STR, targetRef: OBJECT_REFERENCE });
+const ENDPOINT_ADDRESS = obj({
+  ip: STR,
+  hostname: STR,
+  nodeName: STR,
+  targetRef: OBJECT_REFERENCE,
+});
 const ENDPOINTS = {
   ...TOP,
   subsets: list(
@@ -310,8 +333,12 @@ const EGRESS_PEER = obj({
   networks: STRINGS,
   domainNames: STRINGS,
 });
-const ingressRules = list(obj({ name: STR, action: STR, from: list(INGRESS_PEER), ports: list(ANP_PORT) }));
-const egressRules = list(obj({ name: STR, action: STR, to: list(EGRESS_PEER), ports: list(ANP_PORT) }));
+const ingressRules = list(
+  obj({ name: STR, action: STR, from: list(INGRESS_PEER), ports: list(ANP_PORT) }),
+);
+const egressRules = list(
+  obj({ name: STR, action: STR, to: list(EGRESS_PEER), ports: list(ANP_PORT) }),
+);
 const ANP = {
   ...TOP,
   spec: obj({ priority: INT, subject: ANP_SUBJECT, ingress: ingressRules, egress: egressRules }),

@@ -18,7 +18,10 @@ import type {
   Pod,
   Service,
 } from "../kinds.js";
-import { validateAdminNetworkPolicy, validateBaselineAdminNetworkPolicy } from "./admin-network-policy.js";
+import {
+  validateAdminNetworkPolicy,
+  validateBaselineAdminNetworkPolicy,
+} from "./admin-network-policy.js";
 import type { ValidationContext } from "./context.js";
 import { validateEndpointSlice, validateEndpoints } from "./endpoint-slice.js";
 import type { FieldIssue } from "./field-issue.js";
@@ -35,7 +38,11 @@ export function checkShape(kind: KindName, obj: PlainRecord): FieldIssue[] {
   return checkObjectShape(obj, KIND_SHAPES[kind]);
 }
 
-export function validateObject(kind: KindName, obj: PlainRecord, ctx: ValidationContext): FieldIssue[] {
+export function validateObject(
+  kind: KindName,
+  obj: PlainRecord,
+  ctx: ValidationContext,
+): FieldIssue[] {
   const o: unknown = obj;
   switch (kind) {
     case "Namespace":

@@ -28,16 +28,20 @@ function chainDecl(c: Chain, builtin: boolean): string {
 
 function formatTable(t: Table, family: RuleSet["family"]): string {
   const builtins = BUILTIN_CHAINS[t.name] as readonly string[];
-  const parsed = t.line !== undefined && t.chains.every((c) => c.rules.every((r) => r.line !== undefined));
+  const parsed =
+    t.line !== undefined && t.chains.every((c) => c.rules.every((r) => r.line !== undefined));
   const out: string[] = [`*${t.name}`];
   if (parsed) {
     const lines: Line[] = [];
     for (const c of t.chains) {
-      if (c.line !== undefined) lines.push({ at: c.line, text: chainDecl(c, builtins.includes(c.name)) });
-      for (const r of c.rules) lines.push({ at: r.line as number, text: ruleLine(c.name, r, family) });
+      if (c.line !== undefined)
+        lines.push({ at: c.line, text: chainDecl(c, builtins.includes(c.name)) });
+      for (const r of c.rules)
+        lines.push({ at: r.line as number, text: ruleLine(c.name, r, family) });
     }
     for (const d of t.deleted ?? []) {
-      if (d.declaredLine !== undefined) lines.push({ at: d.declaredLine, text: `:${d.name} - [0:0]` });
+      if (d.declaredLine !== undefined)
+        lines.push({ at: d.declaredLine, text: `:${d.name} - [0:0]` });
       lines.push({ at: d.line, text: `-X ${d.name}` });
     }
     lines.sort((a, b) => a.at - b.at);

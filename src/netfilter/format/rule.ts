@@ -15,8 +15,10 @@ export function formatRuleBody(rule: Rule, family: IPFamily): string {
   // A /0 address matches everything and leaves no trace in the kernel's rule.
   const s = rule.source;
   const d = rule.destination;
-  if (s && (s.negated || s.value.prefix !== 0)) out += `${bang(s.negated)} -s ${formatCidrSave(s.value)}`;
-  if (d && (d.negated || d.value.prefix !== 0)) out += `${bang(d.negated)} -d ${formatCidrSave(d.value)}`;
+  if (s && (s.negated || s.value.prefix !== 0))
+    out += `${bang(s.negated)} -s ${formatCidrSave(s.value)}`;
+  if (d && (d.negated || d.value.prefix !== 0))
+    out += `${bang(d.negated)} -d ${formatCidrSave(d.value)}`;
   if (rule.inInterface) out += `${bang(rule.inInterface.negated)} -i ${rule.inInterface.value}`;
   if (rule.outInterface) out += `${bang(rule.outInterface.negated)} -o ${rule.outInterface.value}`;
   if (rule.protocol) {

@@ -7,7 +7,13 @@
 import { BUILTIN_CHAINS, type Chain, type RuleSet, type Table, type TableName } from "../model.js";
 import { formatRuleSave } from "./rule.js";
 
-export const SAVE_TABLE_ORDER: readonly TableName[] = ["mangle", "security", "raw", "filter", "nat"];
+export const SAVE_TABLE_ORDER: readonly TableName[] = [
+  "mangle",
+  "security",
+  "raw",
+  "filter",
+  "nat",
+];
 
 export interface FormatSaveOptions {
   /** Print chain counters from the model (default). When false, `[0:0]` as after a fresh load. */
@@ -19,7 +25,9 @@ function isCreated(t: Table): boolean {
   if (t.line === undefined) return true;
   if ((t.deleted?.length ?? 0) > 0) return true;
   const builtins = BUILTIN_CHAINS[t.name] as readonly string[];
-  return t.chains.some((c) => c.line !== undefined || c.rules.length > 0 || !builtins.includes(c.name));
+  return t.chains.some(
+    (c) => c.line !== undefined || c.rules.length > 0 || !builtins.includes(c.name),
+  );
 }
 
 function chainLine(c: Chain, builtin: boolean, counters: boolean): string {
@@ -28,17 +36,28 @@ function chainLine(c: Chain, builtin: boolean, counters: boolean): string {
   return `:${c.name} ${builtin ? (c.policy ?? "ACCEPT") : "-"} [${p}:${b}]`;
 }
 
-export function formatIptablesSaveTable(t: Table, family: RuleSet["family"], opts: FormatSaveOptions = {}): string {
+export function formatIptablesSaveTable(
+  t: Table,
+  family: RuleSet["family"],
+  opts: FormatSaveOptions = {},
+): string {
   const counters = opts.counters ?? true;
   const builtins = BUILTIN_CHAINS[t.name] as readonly string[];
   const byName = new Map(t.chains.map((c) => [c.name, c]));
   const ordered: { chain: Chain; builtin: boolean }[] = [];
-  for (const b of builtins) ordered.push({ chain: byName.get(b) ?? { name: b, policy: "ACCEPT", rules: [] }, builtin: true });
-  const users = t.chains.filter((c) => !builtins.includes(c.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const b of builtins)
+    ordered.push({
+      chain: byName.get(b) ?? { name: b, policy: "ACCEPT", rules: [] },
+      builtin: true,
+    });
+  const users = t.chains
+    .filter((c) => !builtins.includes(c.name))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const u of users) ordered.push({ chain: u, builtin: false });
   const lines: string[] = [`*${t.name}`];
   for (const o of ordered) lines.push(chainLine(o.chain, o.builtin, counters));
-  for (const o of ordered) for (const r of o.chain.rules) lines.push(formatRuleSave(o.chain.name, r, family));
+  for (const o of ordered)
+    for (const r of o.chain.rules) lines.push(formatRuleSave(o.chain.name, r, family));
   lines.push("COMMIT");
   return `${lines.join("\n")}\n`;
 }

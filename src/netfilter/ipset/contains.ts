@@ -32,7 +32,9 @@ function partHolds(e: IpsetEntryPart, k: Resolved): boolean {
       if (k.port !== e.port || k.protocol === undefined) return false;
       // bitmap:port reads the port of TCP and UDP packets only (the kernel's ip_set_get_ip_port
       // in ip_set_getport.c), which is why kube-proxy needs hash:ip,port sets for SCTP NodePorts.
-      return e.protocol === undefined ? ["tcp", "udp"].includes(k.protocol) : e.protocol === k.protocol;
+      return e.protocol === undefined
+        ? ["tcp", "udp"].includes(k.protocol)
+        : e.protocol === k.protocol;
   }
 }
 
@@ -40,7 +42,11 @@ export function ipsetContains(set: Ipset, key: IpsetKey): boolean {
   const dims = ipsetDimensions(set.type);
   if (key.length < dims.length) return false;
   const resolved = key.slice(0, dims.length).map(resolve);
-  if (set.type !== "bitmap:port" && resolved.some((r, i) => dims[i] !== "port" && r.ip?.family !== set.family)) return false;
+  if (
+    set.type !== "bitmap:port" &&
+    resolved.some((r, i) => dims[i] !== "port" && r.ip?.family !== set.family)
+  )
+    return false;
   let best: { prefix: number; nomatch: boolean } | undefined;
   for (const e of set.entries) {
     if (!e.parts.every((p, i) => partHolds(p, resolved[i] as Resolved))) continue;
@@ -53,7 +59,11 @@ export function ipsetContains(set: Ipset, key: IpsetKey): boolean {
 }
 
 /** Looks a set up by name; undefined when there is no such set (the kernel would refuse the rule). */
-export function ipsetTest(sets: readonly Ipset[], name: string, key: IpsetKey): boolean | undefined {
+export function ipsetTest(
+  sets: readonly Ipset[],
+  name: string,
+  key: IpsetKey,
+): boolean | undefined {
   const s = sets.find((x) => x.name === name);
   return s === undefined ? undefined : ipsetContains(s, key);
 }

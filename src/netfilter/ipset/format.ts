@@ -9,7 +9,9 @@ function part(p: IpsetEntryPart): string {
       return formatAddr(p.ip);
     case "net": {
       const full = p.cidr.family === "IPv4" ? 32 : 128;
-      return p.cidr.prefix === full ? formatAddr(p.cidr.network) : `${formatAddr(p.cidr.network)}/${p.cidr.prefix}`;
+      return p.cidr.prefix === full
+        ? formatAddr(p.cidr.network)
+        : `${formatAddr(p.cidr.network)}/${p.cidr.prefix}`;
     }
     case "port":
       return p.protocol === undefined ? `${p.port}` : `${p.protocol}:${p.port}`;

@@ -5,7 +5,13 @@
  * is an error `FILE:LINE: message`. Port ranges in entries expand to one entry per port, as
  * ipset stores them.
  */
-import { makeCIDR, parsePortNumber, type CIDR, type IPFamily, type PortRange } from "../../net/index.js";
+import {
+  makeCIDR,
+  parsePortNumber,
+  type CIDR,
+  type IPFamily,
+  type PortRange,
+} from "../../net/index.js";
 import { splitRestoreWords } from "../parse/words.js";
 import { IptablesParseError, type IptablesIssue } from "../parse/errors.js";
 import { parseAddressSpec, parseFamilyIP } from "../matches/values.js";
@@ -25,7 +31,16 @@ function fail(message: string): never {
   throw new LineError(message);
 }
 
-const VALUE_OPTIONS = ["hashsize", "maxelem", "timeout", "netmask", "bucketsize", "initval", "markmask", "size"];
+const VALUE_OPTIONS = [
+  "hashsize",
+  "maxelem",
+  "timeout",
+  "netmask",
+  "bucketsize",
+  "initval",
+  "markmask",
+  "size",
+];
 const FLAG_OPTIONS = ["counters", "comment", "skbinfo", "forceadd"];
 
 function num(s: string | undefined, what: string): number {
@@ -33,14 +48,18 @@ function num(s: string | undefined, what: string): number {
   return Number(s);
 }
 
-function parsePortPart(s: string, bitmap: boolean): { protocol?: IpsetPortProtocol; ports: PortRange } {
+function parsePortPart(
+  s: string,
+  bitmap: boolean,
+): { protocol?: IpsetPortProtocol; ports: PortRange } {
   const colon = s.indexOf(":");
   let protocol: IpsetPortProtocol | undefined = bitmap ? undefined : "tcp";
   let portText = s;
   if (colon !== -1) {
     if (bitmap) fail(`invalid port "${s}"`);
     const p = s.slice(0, colon).toLowerCase();
-    if (p !== "tcp" && p !== "udp" && p !== "sctp") fail(`protocol "${p}" in "${s}" is not modelled (tcp, udp, sctp)`);
+    if (p !== "tcp" && p !== "udp" && p !== "sctp")
+      fail(`protocol "${p}" in "${s}" is not modelled (tcp, udp, sctp)`);
     protocol = p;
     portText = s.slice(colon + 1);
   }
@@ -56,13 +75,19 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
   const elem = words[0];
   if (elem === undefined) fail(`add ${set.name}: missing element`);
   const texts = elem.split(",");
-  if (texts.length !== dims.length) fail(`add ${set.name}: "${elem}" does not match type ${set.type}`);
-  const parts: (IpsetEntryPart | { kind: "ports"; protocol?: IpsetPortProtocol; ports: PortRange })[] = [];
+  if (texts.length !== dims.length)
+    fail(`add ${set.name}: "${elem}" does not match type ${set.type}`);
+  const parts: (
+    IpsetEntryPart | { kind: "ports"; protocol?: IpsetPortProtocol; ports: PortRange }
+  )[] = [];
   texts.forEach((t, i) => {
     const d = dims[i];
     if (d === "ip") {
       const ip = parseFamilyIP(t, set.family);
-      if (ip === undefined) fail(`add ${set.name}: invalid address "${t}" (ranges and CIDRs in hash:ip are not modelled)`);
+      if (ip === undefined)
+        fail(
+          `add ${set.name}: invalid address "${t}" (ranges and CIDRs in hash:ip are not modelled)`,
+        );
       parts.push({ kind: "ip", ip });
     } else if (d === "net") {
       let cidr: CIDR;
@@ -90,7 +115,8 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
       if (!dims.includes("net")) fail(`add ${set.name}: "nomatch" needs a net type`);
       nomatch = true;
     } else if (w === "timeout") timeout = num(words[++k], "timeout");
-    else if (w === "comment") comment = words[++k] ?? fail(`add ${set.name}: comment needs a value`);
+    else if (w === "comment")
+      comment = words[++k] ?? fail(`add ${set.name}: comment needs a value`);
     else if (w === "packets" || w === "bytes") k++;
     else fail(`add ${set.name}: unknown entry option "${w}"`);
   }
@@ -98,9 +124,16 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
   const expand = (port: number): IpsetEntry => {
     const ps = parts.map((p): IpsetEntryPart => {
       if (p.kind !== "ports") return p;
-      return p.protocol === undefined ? { kind: "port", port } : { kind: "port", protocol: p.protocol, port };
+      return p.protocol === undefined
+        ? { kind: "port", port }
+        : { kind: "port", protocol: p.protocol, port };
     });
-    return { parts: ps, nomatch, ...(timeout !== undefined && { timeout }), ...(comment !== undefined && { comment }) };
+    return {
+      parts: ps,
+      nomatch,
+      ...(timeout !== undefined && { timeout }),
+      ...(comment !== undefined && { comment }),
+    };
   };
   if (portIdx === -1) return [expand(0)];
   const r = (parts[portIdx] as { ports: PortRange }).ports;
@@ -109,11 +142,14 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
   return out;
 }
 
-function parseCreate(words: readonly string[]): { -readonly [K in keyof Ipset]: Ipset[K] } & { entries: IpsetEntry[] } {
+function parseCreate(
+  words: readonly string[],
+): { -readonly [K in keyof Ipset]: Ipset[K] } & { entries: IpsetEntry[] } {
   const [name, type] = words;
   if (name === undefined || type === undefined) fail(`create: expected "create NAME TYPE ..."`);
   if (name.length > 31) fail(`create: set name "${name}" too long (31 chars max)`);
-  if (!(IPSET_TYPES as readonly string[]).includes(type)) fail(`create ${name}: unknown or unmodelled set type "${type}"`);
+  if (!(IPSET_TYPES as readonly string[]).includes(type))
+    fail(`create ${name}: unknown or unmodelled set type "${type}"`);
   const set: { -readonly [K in keyof Ipset]: Ipset[K] } & { entries: IpsetEntry[] } = {
     name,
     type: type as IpsetType,
@@ -135,7 +171,8 @@ function parseCreate(words: readonly string[]): { -readonly [K in keyof Ipset]: 
       const dash = r.indexOf("-");
       const from = parsePortNumber(dash === -1 ? r : r.slice(0, dash));
       const to = dash === -1 ? from : parsePortNumber(r.slice(dash + 1));
-      if (from === undefined || to === undefined || from > to) fail(`create ${name}: invalid range "${r}"`);
+      if (from === undefined || to === undefined || from > to)
+        fail(`create ${name}: invalid range "${r}"`);
       set.range = { from, to };
     } else if (w === "hashsize") set.hashsize = num(words[++k], "hashsize");
     else if (w === "maxelem") set.maxelem = num(words[++k], "maxelem");
@@ -148,7 +185,8 @@ function parseCreate(words: readonly string[]): { -readonly [K in keyof Ipset]: 
       // the next word is not itself a keyword.
     }
   }
-  if (type === "bitmap:port" && set.range === undefined) fail(`create ${name}: bitmap:port needs "range FROM-TO"`);
+  if (type === "bitmap:port" && set.range === undefined)
+    fail(`create ${name}: bitmap:port needs "range FROM-TO"`);
   return set;
 }
 

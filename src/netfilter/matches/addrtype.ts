@@ -8,8 +8,18 @@ import { fail, FLAG, NEG_ARG, outcome, single, type MatchExtension } from "./ext
 import { parseNameList, sortNames } from "./values.js";
 
 export const ADDR_TYPES: readonly AddrType[] = [
-  "UNSPEC", "UNICAST", "LOCAL", "BROADCAST", "ANYCAST", "MULTICAST", "BLACKHOLE", "UNREACHABLE",
-  "PROHIBIT", "THROW", "NAT", "XRESOLVE",
+  "UNSPEC",
+  "UNICAST",
+  "LOCAL",
+  "BROADCAST",
+  "ANYCAST",
+  "MULTICAST",
+  "BLACKHOLE",
+  "UNREACHABLE",
+  "PROHIBIT",
+  "THROW",
+  "NAT",
+  "XRESOLVE",
 ];
 
 export interface AddrtypeMatch {
@@ -22,26 +32,48 @@ export interface AddrtypeMatch {
 
 export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
   module: "addrtype",
-  options: { "--src-type": NEG_ARG, "--dst-type": NEG_ARG, "--limit-iface-in": FLAG, "--limit-iface-out": FLAG },
+  options: {
+    "--src-type": NEG_ARG,
+    "--dst-type": NEG_ARG,
+    "--limit-iface-in": FLAG,
+    "--limit-iface-out": FLAG,
+  },
   build(options) {
     const o = single(options, "addrtype");
     const s = o.get("--src-type");
     const d = o.get("--dst-type");
-    if (s === undefined && d === undefined) fail(`addrtype: you must specify --src-type or --dst-type`);
+    if (s === undefined && d === undefined)
+      fail(`addrtype: you must specify --src-type or --dst-type`);
     if (o.has("--limit-iface-in") && o.has("--limit-iface-out"))
       fail(`addrtype: you can't specify both --limit-iface-in and --limit-iface-out`);
     return {
       module: "addrtype",
-      ...(s && { srcType: { value: parseNameList(s.args[0] as string, ADDR_TYPES, "addrtype --src-type"), negated: s.negated } }),
-      ...(d && { dstType: { value: parseNameList(d.args[0] as string, ADDR_TYPES, "addrtype --dst-type"), negated: d.negated } }),
+      ...(s && {
+        srcType: {
+          value: parseNameList(s.args[0] as string, ADDR_TYPES, "addrtype --src-type"),
+          negated: s.negated,
+        },
+      }),
+      ...(d && {
+        dstType: {
+          value: parseNameList(d.args[0] as string, ADDR_TYPES, "addrtype --dst-type"),
+          negated: d.negated,
+        },
+      }),
       ...(o.has("--limit-iface-in") && { limitIfaceIn: true }),
       ...(o.has("--limit-iface-out") && { limitIfaceOut: true }),
     };
   },
   format(m) {
     const out: string[] = [];
-    if (m.srcType) out.push(`${m.srcType.negated ? "! " : ""}--src-type ${sortNames(m.srcType.value, ADDR_TYPES)}`);
-    if (m.dstType) out.push(`${m.dstType.negated ? "! " : ""}--dst-type ${sortNames(m.dstType.value, ADDR_TYPES)}`);
+    if (m.srcType)
+      out.push(
+        `${m.srcType.negated ? "! " : ""}--src-type ${sortNames(m.srcType.value, ADDR_TYPES)}`,
+      );
+    if (m.dstType)
+      out.push(
+        `${m.dstType.negated ? "! " : ""}--dst-type ${sortNames(m.dstType.value, ADDR_TYPES)}`,
+      );
     if (m.limitIfaceIn) out.push("--limit-iface-in");
     if (m.limitIfaceOut) out.push("--limit-iface-out");
     return out.join(" ");
@@ -49,7 +81,8 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
   evaluate(m, p, ctx) {
     const iface = m.limitIfaceIn ? p.inInterface : m.limitIfaceOut ? p.outInterface : undefined;
     const test = (t: Negatable<readonly AddrType[]> | undefined, ip: typeof p.src): boolean =>
-      t === undefined || t.value.includes(ctx.addrType(ip, iface === "" ? undefined : iface)) !== t.negated;
+      t === undefined ||
+      t.value.includes(ctx.addrType(ip, iface === "" ? undefined : iface)) !== t.negated;
     return outcome(test(m.srcType, p.src) && test(m.dstType, p.dst));
   },
 };

@@ -14,7 +14,8 @@ export const commentMatch: MatchExtension<CommentMatch> = {
     const c = single(options, "comment").get("--comment");
     if (c === undefined) fail(`comment: "--comment" is required`);
     const text = c.args[0] as string;
-    if (text.length > 85 && new TextEncoder().encode(text).length > 255) fail(`comment: comment too long (at most 255 bytes)`);
+    if (text.length > 85 && new TextEncoder().encode(text).length > 255)
+      fail(`comment: comment too long (at most 255 bytes)`);
     return { module: "comment", comment: text };
   },
   format: (m) => `--comment ${saveString(m.comment)}`,

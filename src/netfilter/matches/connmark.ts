@@ -14,8 +14,12 @@ export const connmarkMatch: MatchExtension<ConnmarkMatch> = {
   build(options) {
     const o = single(options, "connmark").get("--mark");
     if (o === undefined) fail(`connmark: "--mark" is required`);
-    return { module: "connmark", mark: { value: parseMarkMask(o.args[0] as string, "connmark --mark"), negated: o.negated } };
+    return {
+      module: "connmark",
+      mark: { value: parseMarkMask(o.args[0] as string, "connmark --mark"), negated: o.negated },
+    };
   },
   format: (m) => `${m.mark.negated ? "! " : ""}--mark ${formatMarkMask(m.mark.value)}`,
-  evaluate: (m, p) => outcome((((p.connmark & m.mark.value.mask) >>> 0) === m.mark.value.value) !== m.mark.negated),
+  evaluate: (m, p) =>
+    outcome(((p.connmark & m.mark.value.mask) >>> 0 === m.mark.value.value) !== m.mark.negated),
 };

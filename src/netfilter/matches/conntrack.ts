@@ -9,12 +9,33 @@
 import type { CIDR, PortRange } from "../../net/index.js";
 import { cidrContains } from "../../net/index.js";
 import type { CtState, Negatable, Packet } from "../model.js";
-import { fail, NEG_ARG, outcome, single, type MatchExtension, type ParsedOption } from "./extension.js";
+import {
+  fail,
+  NEG_ARG,
+  outcome,
+  single,
+  type MatchExtension,
+  type ParsedOption,
+} from "./extension.js";
 import { formatCidrNoHost } from "./format-addr.js";
 import { packetHasProtocol, protocolCanonical, protocolNumber } from "./protocol.js";
-import { formatPortRange, parseAddressSpec, parseNameList, parsePortSpec, sortNames } from "./values.js";
+import {
+  formatPortRange,
+  parseAddressSpec,
+  parseNameList,
+  parsePortSpec,
+  sortNames,
+} from "./values.js";
 
-export const CT_STATES: readonly CtState[] = ["INVALID", "NEW", "RELATED", "ESTABLISHED", "UNTRACKED", "SNAT", "DNAT"];
+export const CT_STATES: readonly CtState[] = [
+  "INVALID",
+  "NEW",
+  "RELATED",
+  "ESTABLISHED",
+  "UNTRACKED",
+  "SNAT",
+  "DNAT",
+];
 export type CtStatus = "EXPECTED" | "SEEN_REPLY" | "ASSURED" | "CONFIRMED";
 const CT_STATUSES: readonly CtStatus[] = ["EXPECTED", "SEEN_REPLY", "ASSURED", "CONFIRMED"];
 
@@ -82,13 +103,17 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
     for (const opt of o.values()) {
       const a = opt.args[0] as string;
       const name = opt.name.slice(2);
-      if (name === "ctstate") m.ctstate = neg(opt, parseNameList(a, CT_STATES, "conntrack --ctstate"));
+      if (name === "ctstate")
+        m.ctstate = neg(opt, parseNameList(a, CT_STATES, "conntrack --ctstate"));
       else if (name === "ctproto") {
         const n = protocolNumber(a);
         if (n === undefined || n === 0) fail(`conntrack: unknown protocol "${a}"`);
         m.ctproto = neg(opt, n);
       } else if ((ADDR as readonly string[]).includes(name))
-        m[name as (typeof ADDR)[number]] = neg(opt, parseAddressSpec(a, env.family, `conntrack --${name}`));
+        m[name as (typeof ADDR)[number]] = neg(
+          opt,
+          parseAddressSpec(a, env.family, `conntrack --${name}`),
+        );
       else if ((PORT as readonly string[]).includes(name))
         m[name as (typeof PORT)[number]] = neg(opt, parsePortSpec(a, `conntrack --${name}`));
       else if (name === "ctstatus") m.ctstatus = neg(opt, statusList(a));
@@ -114,20 +139,32 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
       if (v) out.push(`${b(v)}--${k} ${formatPortRange(v.value)}`);
     }
     if (m.ctstatus)
-      out.push(`${b(m.ctstatus)}--ctstatus ${m.ctstatus.value.length === 0 ? "NONE" : sortNames(m.ctstatus.value, CT_STATUSES)}`);
+      out.push(
+        `${b(m.ctstatus)}--ctstatus ${m.ctstatus.value.length === 0 ? "NONE" : sortNames(m.ctstatus.value, CT_STATUSES)}`,
+      );
     if (m.ctdir) out.push(`--ctdir ${m.ctdir}`);
     return out.join(" ");
   },
   evaluate(m, p) {
     const t = tuples(p);
-    const ok = (n: Negatable<unknown> | undefined, v: () => boolean): boolean => n === undefined || v() !== n.negated;
+    const ok = (n: Negatable<unknown> | undefined, v: () => boolean): boolean =>
+      n === undefined || v() !== n.negated;
     const inPorts = (r: Negatable<PortRange> | undefined, port: number): boolean =>
-      ok(r, () => port >= (r as Negatable<PortRange>).value.from && port <= (r as Negatable<PortRange>).value.to);
+      ok(
+        r,
+        () =>
+          port >= (r as Negatable<PortRange>).value.from &&
+          port <= (r as Negatable<PortRange>).value.to,
+      );
     const statuses = packetStatuses(p);
     const reply = p.ctDirection === "REPLY";
     return outcome(
-      ok(m.ctstate, () => (m.ctstate as Negatable<readonly CtState[]>).value.some((s) => p.ctState.includes(s))) &&
-        ok(m.ctproto, () => packetHasProtocol(p.protocol, protocolCanonical(`${m.ctproto?.value}`) ?? "")) &&
+      ok(m.ctstate, () =>
+        (m.ctstate as Negatable<readonly CtState[]>).value.some((s) => p.ctState.includes(s)),
+      ) &&
+        ok(m.ctproto, () =>
+          packetHasProtocol(p.protocol, protocolCanonical(`${m.ctproto?.value}`) ?? ""),
+        ) &&
         ok(m.ctorigsrc, () => cidrContains((m.ctorigsrc as Negatable<CIDR>).value, t.orig.src)) &&
         ok(m.ctorigdst, () => cidrContains((m.ctorigdst as Negatable<CIDR>).value, t.orig.dst)) &&
         ok(m.ctreplsrc, () => cidrContains((m.ctreplsrc as Negatable<CIDR>).value, t.repl.src)) &&

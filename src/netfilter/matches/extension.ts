@@ -67,22 +67,37 @@ export const NEG_ARG: OptionSpec = { args: 1, negatable: true };
 export const FLAG: OptionSpec = { args: 0, negatable: false };
 export const NEG_FLAG: OptionSpec = { args: 0, negatable: true };
 
-/** Rejects a second occurrence of an option, as libxtables does ("multiple ... flags not allowed"). */
-export function single(options: readonly ParsedOption[], module: string): Map<string, ParsedOption> {
-  const byName = new Map<string, ParsedOption>();
-  if (options.length === 1) {
-    const o = options[0] as ParsedOption;
-    byName.set(o.name, o);
-    return byName;
+/** A module's options by name (a handful at most, so a linear scan beats a Map). */
+export class OptionBag {
+  constructor(private readonly list: readonly ParsedOption[]) {}
+  get size(): number {
+    return this.list.length;
   }
-  for (const o of options) {
-    if (byName.has(o.name)) fail(`${module}: "${o.name}" may be given only once`);
-    byName.set(o.name, o);
+  get(name: string): ParsedOption | undefined {
+    for (const o of this.list) if (o.name === name) return o;
+    return undefined;
   }
-  return byName;
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+  values(): readonly ParsedOption[] {
+    return this.list;
+  }
 }
 
-export function negatable<T>(o: ParsedOption | undefined, value: (o: ParsedOption) => T): Negatable<T> | undefined {
+/** Rejects a second occurrence of an option, as libxtables does ("multiple ... flags not allowed"). */
+export function single(options: readonly ParsedOption[], module: string): OptionBag {
+  for (let i = 1; i < options.length; i++)
+    for (let j = 0; j < i; j++)
+      if ((options[i] as ParsedOption).name === (options[j] as ParsedOption).name)
+        fail(`${module}: "${(options[i] as ParsedOption).name}" may be given only once`);
+  return new OptionBag(options);
+}
+
+export function negatable<T>(
+  o: ParsedOption | undefined,
+  value: (o: ParsedOption) => T,
+): Negatable<T> | undefined {
   return o === undefined ? undefined : { value: value(o), negated: o.negated };
 }
 

@@ -10,7 +10,7 @@ export function formatIPv6Glibc(v: bigint): string {
   for (let i = 7; i >= 0; i--) words.push(Number((v >> BigInt(i * 16)) & 0xffffn));
   let bestBase = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (words[i] !== 0) {
       i++;
       continue;
@@ -50,8 +50,11 @@ export function formatCidrSave(c: CIDR): string {
   return `${formatAddr(c.network)}/${c.prefix}`;
 }
 
-/** `net[/prefix]`, the prefix left out for a host (conntrack, ipvs, ... save forms). */
+/**
+ * `addr[/prefix]`, the prefix left out for a host (conntrack, ipvs save forms). These modules
+ * keep the address as written (host bits too) and mask at match time.
+ */
 export function formatCidrNoHost(c: CIDR): string {
   const full = c.family === "IPv4" ? 32 : 128;
-  return c.prefix === full ? formatAddr(c.network) : `${formatAddr(c.network)}/${c.prefix}`;
+  return c.prefix === full ? formatAddr(c.address) : `${formatAddr(c.address)}/${c.prefix}`;
 }

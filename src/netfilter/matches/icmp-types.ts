@@ -101,7 +101,12 @@ export function formatIcmpType(t: IcmpTypeSpec, withAny: boolean): string {
   return t.codeMin === 0 && t.codeMax === 0xff ? `${t.type}` : `${t.type}/${t.codeMin}`;
 }
 
-export function icmpTypeHolds(t: IcmpTypeSpec, type: number | undefined, code: number | undefined, withAny: boolean): boolean {
+export function icmpTypeHolds(
+  t: IcmpTypeSpec,
+  type: number | undefined,
+  code: number | undefined,
+  withAny: boolean,
+): boolean {
   if (withAny && t.type === 0xff) return true;
   return type === t.type && (code ?? 0) >= t.codeMin && (code ?? 0) <= t.codeMax;
 }

@@ -1,7 +1,13 @@
 /** `-m icmp [!] --icmp-type {any|NAME|TYPE[/CODE]}` (IPv4). */
 import type { Negatable } from "../model.js";
 import { fail, outcome, single, type MatchExtension } from "./extension.js";
-import { formatIcmpType, ICMP_NAMES, icmpTypeHolds, parseIcmpType, type IcmpTypeSpec } from "./icmp-types.js";
+import {
+  formatIcmpType,
+  ICMP_NAMES,
+  icmpTypeHolds,
+  parseIcmpType,
+  type IcmpTypeSpec,
+} from "./icmp-types.js";
 import { requireProtocol } from "./port-match.js";
 
 export interface IcmpMatch {
@@ -30,6 +36,8 @@ export const icmpMatch: MatchExtension<IcmpMatch> = {
   evaluate(m, p) {
     if (p.protocol !== "icmp" || p.fragment) return outcome(false);
     if (m.icmpType === undefined) return outcome(true);
-    return outcome(icmpTypeHolds(m.icmpType.value, p.icmpType, p.icmpCode, true) !== m.icmpType.negated);
+    return outcome(
+      icmpTypeHolds(m.icmpType.value, p.icmpType, p.icmpCode, true) !== m.icmpType.negated,
+    );
   },
 };

@@ -1,7 +1,13 @@
 /** `-m icmp6 [!] --icmpv6-type {NAME|TYPE[/CODE]}` (IPv6). */
 import type { Negatable } from "../model.js";
 import { fail, outcome, single, type MatchExtension } from "./extension.js";
-import { formatIcmpType, ICMPV6_NAMES, icmpTypeHolds, parseIcmpType, type IcmpTypeSpec } from "./icmp-types.js";
+import {
+  formatIcmpType,
+  ICMPV6_NAMES,
+  icmpTypeHolds,
+  parseIcmpType,
+  type IcmpTypeSpec,
+} from "./icmp-types.js";
 import { requireProtocol } from "./port-match.js";
 
 export interface Icmp6Match {
@@ -21,9 +27,12 @@ export const icmp6Match: MatchExtension<Icmp6Match> = {
     if (spec === undefined) fail(`icmp6: invalid ICMPv6 type "${t.args[0]}"`);
     return { module: "icmp6", icmpType: { value: spec, negated: t.negated } };
   },
-  format: (m) => `${m.icmpType.negated ? "! " : ""}--icmpv6-type ${formatIcmpType(m.icmpType.value, false)}`,
+  format: (m) =>
+    `${m.icmpType.negated ? "! " : ""}--icmpv6-type ${formatIcmpType(m.icmpType.value, false)}`,
   evaluate(m, p) {
     if (p.protocol !== "icmpv6" || p.fragment) return outcome(false);
-    return outcome(icmpTypeHolds(m.icmpType.value, p.icmpType, p.icmpCode, false) !== m.icmpType.negated);
+    return outcome(
+      icmpTypeHolds(m.icmpType.value, p.icmpType, p.icmpCode, false) !== m.icmpType.negated,
+    );
   },
 };

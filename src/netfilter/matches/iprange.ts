@@ -25,7 +25,10 @@ function parseRange(s: string, family: "IPv4" | "IPv6", what: string): AddressRa
 
 function inRange(r: Negatable<AddressRange> | undefined, a: IPAddress): boolean {
   if (r === undefined) return true;
-  const inside = a.family === r.value.from.family && a.value >= r.value.from.value && a.value <= r.value.to.value;
+  const inside =
+    a.family === r.value.from.family &&
+    a.value >= r.value.from.value &&
+    a.value <= r.value.to.value;
   return inside !== r.negated;
 }
 
@@ -36,17 +39,31 @@ export const iprangeMatch: MatchExtension<IprangeMatch> = {
     const o = single(options, "iprange");
     const s = o.get("--src-range");
     const d = o.get("--dst-range");
-    if (s === undefined && d === undefined) fail(`iprange: at least one of --src-range or --dst-range is required`);
+    if (s === undefined && d === undefined)
+      fail(`iprange: at least one of --src-range or --dst-range is required`);
     return {
       module: "iprange",
-      ...(s && { srcRange: { value: parseRange(s.args[0] as string, env.family, "iprange --src-range"), negated: s.negated } }),
-      ...(d && { dstRange: { value: parseRange(d.args[0] as string, env.family, "iprange --dst-range"), negated: d.negated } }),
+      ...(s && {
+        srcRange: {
+          value: parseRange(s.args[0] as string, env.family, "iprange --src-range"),
+          negated: s.negated,
+        },
+      }),
+      ...(d && {
+        dstRange: {
+          value: parseRange(d.args[0] as string, env.family, "iprange --dst-range"),
+          negated: d.negated,
+        },
+      }),
     };
   },
   format(m) {
     const out: string[] = [];
     const f = (name: string, r: Negatable<AddressRange> | undefined): void => {
-      if (r) out.push(`${r.negated ? "! " : ""}${name} ${formatAddr(r.value.from)}-${formatAddr(r.value.to)}`);
+      if (r)
+        out.push(
+          `${r.negated ? "! " : ""}${name} ${formatAddr(r.value.from)}-${formatAddr(r.value.to)}`,
+        );
     };
     f("--src-range", m.srcRange);
     f("--dst-range", m.dstRange);

@@ -67,7 +67,8 @@ export const ipvsMatch: MatchExtension<IpvsMatch> = {
         }
         default: {
           const v = a.toUpperCase();
-          if (v !== "GATE" && v !== "IPIP" && v !== "MASQ") fail(`ipvs: --vmethod: bad value "${a}"`);
+          if (v !== "GATE" && v !== "IPIP" && v !== "MASQ")
+            fail(`ipvs: --vmethod: bad value "${a}"`);
           m.vmethod = { value: v, negated: n };
         }
       }
@@ -90,15 +91,28 @@ export const ipvsMatch: MatchExtension<IpvsMatch> = {
     const v = ctx.ipvs;
     const isIpvs = v?.isIpvs ?? false;
     const onlyProperty =
-      m.vproto === undefined && m.vaddr === undefined && m.vport === undefined && m.vdir === undefined &&
-      m.vmethod === undefined && m.vportctl === undefined;
+      m.vproto === undefined &&
+      m.vaddr === undefined &&
+      m.vport === undefined &&
+      m.vdir === undefined &&
+      m.vmethod === undefined &&
+      m.vportctl === undefined;
     const prop = isIpvs !== (m.ipvs?.negated ?? false);
     if (onlyProperty || !prop) return outcome(prop);
     if (!isIpvs || v === undefined) return outcome(false);
-    const ok = (n: Negatable<unknown> | undefined, t: () => boolean): boolean => n === undefined || t() !== n.negated;
+    const ok = (n: Negatable<unknown> | undefined, t: () => boolean): boolean =>
+      n === undefined || t() !== n.negated;
     return outcome(
-      ok(m.vproto, () => v.vproto !== undefined && packetHasProtocol(v.vproto, protocolCanonical(`${m.vproto?.value}`) ?? "")) &&
-        ok(m.vaddr, () => v.vaddr !== undefined && cidrContains((m.vaddr as Negatable<CIDR>).value, v.vaddr)) &&
+      ok(
+        m.vproto,
+        () =>
+          v.vproto !== undefined &&
+          packetHasProtocol(v.vproto, protocolCanonical(`${m.vproto?.value}`) ?? ""),
+      ) &&
+        ok(
+          m.vaddr,
+          () => v.vaddr !== undefined && cidrContains((m.vaddr as Negatable<CIDR>).value, v.vaddr),
+        ) &&
         ok(m.vport, () => v.vport === m.vport?.value) &&
         (m.vdir === undefined || v.vdir === m.vdir) &&
         // The forwarding method and control port are not part of the IPVS view: only their negations hold.

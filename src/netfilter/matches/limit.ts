@@ -55,7 +55,10 @@ export function formatRate(period: number): string {
 
 export const limitMatch: MatchExtension<LimitMatch> = {
   module: "limit",
-  options: { "--limit": { args: 1, negatable: false }, "--limit-burst": { args: 1, negatable: false } },
+  options: {
+    "--limit": { args: 1, negatable: false },
+    "--limit-burst": { args: 1, negatable: false },
+  },
   build(options) {
     const o = single(options, "limit");
     const l = o.get("--limit");

@@ -14,8 +14,12 @@ export const markMatch: MatchExtension<MarkMatch> = {
   build(options) {
     const o = single(options, "mark").get("--mark");
     if (o === undefined) fail(`mark: "--mark" is required`);
-    return { module: "mark", mark: { value: parseMarkMask(o.args[0] as string, "mark --mark"), negated: o.negated } };
+    return {
+      module: "mark",
+      mark: { value: parseMarkMask(o.args[0] as string, "mark --mark"), negated: o.negated },
+    };
   },
   format: (m) => `${m.mark.negated ? "! " : ""}--mark ${formatMarkMask(m.mark.value)}`,
-  evaluate: (m, p) => outcome((((p.mark & m.mark.value.mask) >>> 0) === m.mark.value.value) !== m.mark.negated),
+  evaluate: (m, p) =>
+    outcome(((p.mark & m.mark.value.mask) >>> 0 === m.mark.value.value) !== m.mark.negated),
 };

@@ -46,15 +46,23 @@ export const multiportMatch: MatchExtension<MultiportMatch> = {
     return { module: "multiport", [key]: value };
   },
   format(m) {
-    const [name, v] = m.sports ? ["--sports", m.sports] : m.dports ? ["--dports", m.dports] : ["--ports", m.ports];
+    const [name, v] = m.sports
+      ? ["--sports", m.sports]
+      : m.dports
+        ? ["--dports", m.dports]
+        : ["--ports", m.ports];
     if (v === undefined) return "";
     return `${v.negated ? "! " : ""}${name} ${v.value.map(formatPortRange).join(",")}`;
   },
   evaluate(m, p) {
-    if ((p.protocol !== "tcp" && p.protocol !== "udp" && p.protocol !== "sctp") || p.fragment) return outcome(false);
+    if ((p.protocol !== "tcp" && p.protocol !== "udp" && p.protocol !== "sctp") || p.fragment)
+      return outcome(false);
     if (m.sports) return outcome(inList(p.sport, m.sports.value) !== m.sports.negated);
     if (m.dports) return outcome(inList(p.dport, m.dports.value) !== m.dports.negated);
-    if (m.ports) return outcome((inList(p.sport, m.ports.value) || inList(p.dport, m.ports.value)) !== m.ports.negated);
+    if (m.ports)
+      return outcome(
+        (inList(p.sport, m.ports.value) || inList(p.dport, m.ports.value)) !== m.ports.negated,
+      );
     return outcome(true);
   },
 };

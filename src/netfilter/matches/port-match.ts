@@ -18,7 +18,8 @@ export const PORT_ALIASES: Readonly<Record<string, string>> = {
 
 export function requireProtocol(env: BuildEnv, proto: string, label: string): void {
   const p = env.protocol;
-  if (p === undefined || p.negated || p.value !== proto) fail(`${label} match requires '-p ${proto}'`);
+  if (p === undefined || p.negated || p.value !== proto)
+    fail(`${label} match requires '-p ${proto}'`);
 }
 
 export function portOption(o: ParsedOption, what: string): Negatable<PortRange> {

@@ -7,21 +7,68 @@
 import type { L4Protocol } from "../model.js";
 
 const ETC_PROTOCOLS: readonly (readonly [string, number])[] = [
-  ["icmp", 1], ["igmp", 2], ["ggp", 3], ["ipencap", 4], ["st", 5], ["tcp", 6], ["egp", 8],
-  ["igp", 9], ["pup", 12], ["udp", 17], ["hmp", 20], ["xns-idp", 22], ["rdp", 27],
-  ["iso-tp4", 29], ["dccp", 33], ["xtp", 36], ["ddp", 37], ["idpr-cmtp", 38], ["ipv6", 41],
-  ["ipv6-route", 43], ["ipv6-frag", 44], ["idrp", 45], ["rsvp", 46], ["gre", 47], ["esp", 50],
-  ["ah", 51], ["skip", 57], ["ipv6-icmp", 58], ["ipv6-nonxt", 59], ["ipv6-opts", 60],
-  ["rspf", 73], ["vmtp", 81], ["eigrp", 88], ["ospf", 89], ["ax.25", 93], ["ipip", 94],
-  ["etherip", 97], ["encap", 98], ["pim", 103], ["ipcomp", 108], ["vrrp", 112], ["l2tp", 115],
-  ["isis", 124], ["sctp", 132], ["fc", 133], ["mobility-header", 135], ["udplite", 136],
-  ["mpls-in-ip", 137], ["manet", 138], ["hip", 139], ["shim6", 140], ["wesp", 141],
-  ["rohc", 142], ["ethernet", 143],
+  ["icmp", 1],
+  ["igmp", 2],
+  ["ggp", 3],
+  ["ipencap", 4],
+  ["st", 5],
+  ["tcp", 6],
+  ["egp", 8],
+  ["igp", 9],
+  ["pup", 12],
+  ["udp", 17],
+  ["hmp", 20],
+  ["xns-idp", 22],
+  ["rdp", 27],
+  ["iso-tp4", 29],
+  ["dccp", 33],
+  ["xtp", 36],
+  ["ddp", 37],
+  ["idpr-cmtp", 38],
+  ["ipv6", 41],
+  ["ipv6-route", 43],
+  ["ipv6-frag", 44],
+  ["idrp", 45],
+  ["rsvp", 46],
+  ["gre", 47],
+  ["esp", 50],
+  ["ah", 51],
+  ["skip", 57],
+  ["ipv6-icmp", 58],
+  ["ipv6-nonxt", 59],
+  ["ipv6-opts", 60],
+  ["rspf", 73],
+  ["vmtp", 81],
+  ["eigrp", 88],
+  ["ospf", 89],
+  ["ax.25", 93],
+  ["ipip", 94],
+  ["etherip", 97],
+  ["encap", 98],
+  ["pim", 103],
+  ["ipcomp", 108],
+  ["vrrp", 112],
+  ["l2tp", 115],
+  ["isis", 124],
+  ["sctp", 132],
+  ["fc", 133],
+  ["mobility-header", 135],
+  ["udplite", 136],
+  ["mpls-in-ip", 137],
+  ["manet", 138],
+  ["hip", 139],
+  ["shim6", 140],
+  ["wesp", 141],
+  ["rohc", 142],
+  ["ethernet", 143],
 ];
 
 /** libxtables' own names, tried after /etc/protocols. */
 const XTABLES_NAMES: readonly (readonly [string, number])[] = [
-  ["all", 0], ["icmpv6", 58], ["ipv6-mh", 135], ["mh", 135],
+  ["all", 0],
+  ["icmpv6", 58],
+  ["ipv6-mh", 135],
+  ["mh", 135],
 ];
 
 const byName = new Map<string, number>();
@@ -54,7 +101,13 @@ export function protocolCanonical(word: string): string | undefined {
   return nameOf.get(n) ?? `${n}`;
 }
 
-const L4_NUMBERS: Readonly<Record<L4Protocol, number>> = { tcp: 6, udp: 17, sctp: 132, icmp: 1, icmpv6: 58 };
+const L4_NUMBERS: Readonly<Record<L4Protocol, number>> = {
+  tcp: 6,
+  udp: 17,
+  sctp: 132,
+  icmp: 1,
+  icmpv6: 58,
+};
 
 /** Whether the packet's protocol is the `-p` value (a canonical name from `protocolCanonical`). */
 export function packetHasProtocol(p: L4Protocol, canonical: string): boolean {

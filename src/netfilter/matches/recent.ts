@@ -65,13 +65,19 @@ export const recentMatch: MatchExtension<RecentMatch> = {
     if ((sec || hit) && action !== "rcheck" && action !== "update")
       fail(`recent: "--seconds" and "--hitcount" can only be used with "--rcheck" or "--update"`);
     if (o.has("--reap") && sec === undefined) fail(`recent: "--reap" requires "--seconds"`);
-    if (o.has("--rsource") && o.has("--rdest")) fail(`recent: "--rsource" and "--rdest" are exclusive`);
+    if (o.has("--rsource") && o.has("--rdest"))
+      fail(`recent: "--rsource" and "--rdest" are exclusive`);
     const name = o.get("--name")?.args[0] ?? "DEFAULT";
-    if (name === "" || name.length > 199 || name.includes("/")) fail(`recent: invalid --name "${name}"`);
+    if (name === "" || name.length > 199 || name.includes("/"))
+      fail(`recent: invalid --name "${name}"`);
     const maskText = o.get("--mask")?.args[0];
-    const seconds = sec === undefined ? undefined : parseUint(sec.args[0] as string, 0xffffffff, "recent --seconds");
+    const seconds =
+      sec === undefined
+        ? undefined
+        : parseUint(sec.args[0] as string, 0xffffffff, "recent --seconds");
     if (seconds === 0) fail(`recent: "--seconds" must be greater than 0`);
-    const hitcount = hit === undefined ? undefined : parseUint(hit.args[0] as string, 255, "recent --hitcount");
+    const hitcount =
+      hit === undefined ? undefined : parseUint(hit.args[0] as string, 255, "recent --hitcount");
     return {
       module: "recent",
       action,
@@ -81,7 +87,10 @@ export const recentMatch: MatchExtension<RecentMatch> = {
       reap: o.has("--reap"),
       ...(hitcount !== undefined && hitcount !== 0 && { hitcount }),
       rttl: o.has("--rttl"),
-      mask: maskText === undefined ? fullMask(env.family) : parseIPOf(maskText, env.family, "recent --mask"),
+      mask:
+        maskText === undefined
+          ? fullMask(env.family)
+          : parseIPOf(maskText, env.family, "recent --mask"),
       side: o.has("--rdest") ? "dest" : "source",
     };
   },
@@ -91,7 +100,11 @@ export const recentMatch: MatchExtension<RecentMatch> = {
     if (m.reap) out.push("--reap");
     if (m.hitcount !== undefined) out.push(`--hitcount ${m.hitcount}`);
     if (m.rttl) out.push("--rttl");
-    out.push(`--name ${m.name}`, `--mask ${formatAddr(m.mask)}`, m.side === "source" ? "--rsource" : "--rdest");
+    out.push(
+      `--name ${m.name}`,
+      `--mask ${formatAddr(m.mask)}`,
+      m.side === "source" ? "--rsource" : "--rdest",
+    );
     return out.join(" ");
   },
   evaluate(m, p, ctx) {

@@ -50,7 +50,8 @@ export const SCTP_CHUNK_NAMES: readonly (readonly [string, number])[] = [
 
 function parseChunkTypes(mode: string, list: string): SctpChunkTypes {
   const m = mode.toLowerCase();
-  if (m !== "all" && m !== "any" && m !== "only") fail(`sctp: --chunk-types: bad match type "${mode}"`);
+  if (m !== "all" && m !== "any" && m !== "only")
+    fail(`sctp: --chunk-types: bad match type "${mode}"`);
   if (list.toUpperCase() === "ALL") return { mode: m, chunks: [], all: true };
   if (list.toUpperCase() === "NONE") return { mode: m, chunks: [], all: false };
   const chunks = new Set<number>();
@@ -66,7 +67,9 @@ function parseChunkTypes(mode: string, list: string): SctpChunkTypes {
 function formatChunkTypes(c: SctpChunkTypes): string {
   if (c.all) return `${c.mode} ALL`;
   if (c.chunks.length === 0) return `${c.mode} NONE`;
-  const names = c.chunks.map((n) => (SCTP_CHUNK_NAMES.find(([, v]) => v === n) as readonly [string, number])[0]);
+  const names = c.chunks.map(
+    (n) => (SCTP_CHUNK_NAMES.find(([, v]) => v === n) as readonly [string, number])[0],
+  );
   return `${c.mode} ${names.join(",")}`;
 }
 
@@ -106,17 +109,27 @@ export const sctpMatch: MatchExtension<SctpMatch> = {
       module: "sctp",
       ...(sport && { sport: portOption(sport, "sctp") }),
       ...(dport && { dport: portOption(dport, "sctp") }),
-      ...(ct && { chunkTypes: { value: parseChunkTypes(ct.args[0] as string, ct.args[1] as string), negated: ct.negated } }),
+      ...(ct && {
+        chunkTypes: {
+          value: parseChunkTypes(ct.args[0] as string, ct.args[1] as string),
+          negated: ct.negated,
+        },
+      }),
     };
   },
   format(m) {
     const out = [...formatPort("--sport", m.sport), ...formatPort("--dport", m.dport)];
-    if (m.chunkTypes) out.push(`${m.chunkTypes.negated ? "! " : ""}--chunk-types ${formatChunkTypes(m.chunkTypes.value)}`);
+    if (m.chunkTypes)
+      out.push(
+        `${m.chunkTypes.negated ? "! " : ""}--chunk-types ${formatChunkTypes(m.chunkTypes.value)}`,
+      );
     return out.join(" ");
   },
   evaluate(m, p) {
-    if (p.protocol !== "sctp" || p.fragment || !portsHold(p, m.sport, m.dport)) return outcome(false);
-    if (m.chunkTypes && chunksHold(m.chunkTypes.value, p) === m.chunkTypes.negated) return outcome(false);
+    if (p.protocol !== "sctp" || p.fragment || !portsHold(p, m.sport, m.dport))
+      return outcome(false);
+    if (m.chunkTypes && chunksHold(m.chunkTypes.value, p) === m.chunkTypes.negated)
+      return outcome(false);
     return outcome(true);
   },
 };

@@ -25,7 +25,8 @@ export const setMatch: MatchExtension<SetMatch> = {
     const parts = (o.args[1] as string).split(",");
     if (parts.length > 6) fail(`set: too many binding flags in "${o.args[1]}"`);
     const flags = parts.map((f) => {
-      if (f !== "src" && f !== "dst") fail(`set: you must specify (the comma separated list of) 'src' or 'dst', got "${f}"`);
+      if (f !== "src" && f !== "dst")
+        fail(`set: you must specify (the comma separated list of) 'src' or 'dst', got "${f}"`);
       return f;
     });
     return { module: "set", name, flags, negated: o.negated };

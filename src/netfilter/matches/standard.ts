@@ -22,7 +22,9 @@ export function ruleMatchesStandard(rule: Rule, packet: Packet): boolean {
   if (source !== undefined && source.value.family !== packet.family) return false;
   if (destination !== undefined && destination.value.family !== packet.family) return false;
   return (
-    neg(protocol, () => packetHasProtocol(packet.protocol, (protocol as Negatable<string>).value)) &&
+    neg(protocol, () =>
+      packetHasProtocol(packet.protocol, (protocol as Negatable<string>).value),
+    ) &&
     neg(source, () => cidrContains(source!.value, packet.src)) &&
     neg(destination, () => cidrContains(destination!.value, packet.dst)) &&
     neg(inInterface, () => interfaceMatches(inInterface!.value, packet.inInterface)) &&

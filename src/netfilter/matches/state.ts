@@ -16,7 +16,13 @@ export const stateMatch: MatchExtension<StateMatch> = {
   build(options) {
     const s = single(options, "state").get("--state");
     if (s === undefined) fail(`state: "--state" is required`);
-    return { module: "state", state: { value: parseNameList(s.args[0] as string, STATES, "state --state"), negated: s.negated } };
+    return {
+      module: "state",
+      state: {
+        value: parseNameList(s.args[0] as string, STATES, "state --state"),
+        negated: s.negated,
+      },
+    };
   },
   format: (m) => `${m.state.negated ? "! " : ""}--state ${sortNames(m.state.value, STATES)}`,
   evaluate: (m, p) => outcome(m.state.value.some((s) => p.ctState.includes(s)) !== m.state.negated),

@@ -73,10 +73,12 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
     if (m === "random") {
       const p = o.get("--probability");
       if (p === undefined) fail(`statistic: --probability is required in random mode`);
-      if (o.has("--every") || o.has("--packet")) fail(`statistic: --every and --packet are for nth mode`);
+      if (o.has("--every") || o.has("--packet"))
+        fail(`statistic: --every and --packet are for nth mode`);
       const text = p.args[0] as string;
       const v = FLOAT.test(text) ? Number(text) : NaN;
-      if (!(v >= 0 && v <= 1)) fail(`statistic: --probability must be between 0 and 1, got "${text}"`);
+      if (!(v >= 0 && v <= 1))
+        fail(`statistic: --probability must be between 0 and 1, got "${text}"`);
       return { module: "statistic", mode: "random", probability: v, negated: p.negated };
     }
     if (m === "nth") {
@@ -86,7 +88,8 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
       const every = parseUint(e.args[0] as string, 0xffffffff, "statistic --every");
       if (every === 0) fail(`statistic: --every must be larger than 0`);
       const pk = o.get("--packet");
-      const packet = pk === undefined ? 0 : parseUint(pk.args[0] as string, 0xffffffff, "statistic --packet");
+      const packet =
+        pk === undefined ? 0 : parseUint(pk.args[0] as string, 0xffffffff, "statistic --packet");
       if (packet > every - 1) fail(`statistic: --packet must be between 0 and --every - 1`);
       return { module: "statistic", mode: "nth", every, packet, negated: e.negated };
     }
@@ -94,7 +97,8 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
   },
   format(m) {
     const n = m.negated ? "! " : "";
-    if (m.mode === "random") return `--mode random ${n}--probability ${formatProbability(m.probability)}`;
+    if (m.mode === "random")
+      return `--mode random ${n}--probability ${formatProbability(m.probability)}`;
     return `--mode nth ${n}--every ${m.every}${m.packet !== 0 ? ` --packet ${m.packet}` : ""}`;
   },
   evaluate(m) {

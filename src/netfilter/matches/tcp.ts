@@ -10,7 +10,14 @@ import {
   type MatchExtension,
   type ParsedOption,
 } from "./extension.js";
-import { formatPorts, PORT_ALIASES, PORT_OPTIONS, portOption, portsHold, requireProtocol } from "./port-match.js";
+import {
+  formatPorts,
+  PORT_ALIASES,
+  PORT_OPTIONS,
+  portOption,
+  portsHold,
+  requireProtocol,
+} from "./port-match.js";
 import { parseUint } from "./values.js";
 
 export interface TcpFlags {
@@ -68,12 +75,18 @@ export function packetTcpFlags(p: Packet): number {
 
 export const tcpMatch: MatchExtension<TcpMatch> = {
   module: "tcp",
-  options: { ...PORT_OPTIONS, "--tcp-flags": { args: 2, negatable: true }, "--syn": NEG_FLAG, "--tcp-option": NEG_ARG },
+  options: {
+    ...PORT_OPTIONS,
+    "--tcp-flags": { args: 2, negatable: true },
+    "--syn": NEG_FLAG,
+    "--tcp-option": NEG_ARG,
+  },
   aliases: PORT_ALIASES,
   build(options: readonly ParsedOption[], env) {
     requireProtocol(env, "tcp", "TCP");
     const o = single(options, "tcp");
-    if (o.has("--syn") && o.has("--tcp-flags")) fail(`tcp: "--syn" and "--tcp-flags" may not be combined`);
+    if (o.has("--syn") && o.has("--tcp-flags"))
+      fail(`tcp: "--syn" and "--tcp-flags" may not be combined`);
     const sport = o.get("--sport");
     const dport = o.get("--dport");
     const fl = o.get("--tcp-flags");
@@ -81,13 +94,20 @@ export const tcpMatch: MatchExtension<TcpMatch> = {
     const opt = o.get("--tcp-option");
     let flags: Negatable<TcpFlags> | undefined;
     if (fl !== undefined)
-      flags = { value: { mask: parseFlags(fl.args[0] as string), comp: parseFlags(fl.args[1] as string) }, negated: fl.negated };
+      flags = {
+        value: { mask: parseFlags(fl.args[0] as string), comp: parseFlags(fl.args[1] as string) },
+        negated: fl.negated,
+      };
     if (syn !== undefined) flags = { value: { mask: 0x17, comp: 0x02 }, negated: syn.negated };
     const m: { -readonly [K in keyof TcpMatch]: TcpMatch[K] } = { module: "tcp" };
     if (sport) m.sport = portOption(sport, "tcp");
     if (dport) m.dport = portOption(dport, "tcp");
     if (flags) m.flags = flags;
-    if (opt) m.option = { value: parseUint(opt.args[0] as string, 255, "tcp --tcp-option"), negated: opt.negated };
+    if (opt)
+      m.option = {
+        value: parseUint(opt.args[0] as string, 255, "tcp --tcp-option"),
+        negated: opt.negated,
+      };
     return m;
   },
   format(m) {
@@ -102,7 +122,10 @@ export const tcpMatch: MatchExtension<TcpMatch> = {
   evaluate(m, p) {
     if (p.protocol !== "tcp" || p.fragment) return outcome(false);
     if (!portsHold(p, m.sport, m.dport)) return outcome(false);
-    if (m.flags && ((packetTcpFlags(p) & m.flags.value.mask) === m.flags.value.comp) === m.flags.negated)
+    if (
+      m.flags &&
+      ((packetTcpFlags(p) & m.flags.value.mask) === m.flags.value.comp) === m.flags.negated
+    )
       return outcome(false);
     // Options are not modelled in a Packet: only "! --tcp-option" (absent option) holds.
     if (m.option && !m.option.negated) return outcome(false);

@@ -2,7 +2,14 @@
 import type { PortRange } from "../../net/index.js";
 import type { Negatable } from "../model.js";
 import { outcome, single, type MatchExtension } from "./extension.js";
-import { formatPorts, PORT_ALIASES, PORT_OPTIONS, portOption, portsHold, requireProtocol } from "./port-match.js";
+import {
+  formatPorts,
+  PORT_ALIASES,
+  PORT_OPTIONS,
+  portOption,
+  portsHold,
+  requireProtocol,
+} from "./port-match.js";
 
 export interface UdpMatch {
   readonly module: "udp";
@@ -26,5 +33,6 @@ export const udpMatch: MatchExtension<UdpMatch> = {
     };
   },
   format: (m) => formatPorts(m.sport, m.dport).join(" "),
-  evaluate: (m, p) => outcome(p.protocol === "udp" && !p.fragment && portsHold(p, m.sport, m.dport)),
+  evaluate: (m, p) =>
+    outcome(p.protocol === "udp" && !p.fragment && portsHold(p, m.sport, m.dport)),
 };

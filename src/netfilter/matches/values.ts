@@ -95,7 +95,8 @@ function maskToPrefix(mask: IPAddress): number | undefined {
   const v = BigInt(mask.value);
   let prefix = 0;
   while (prefix < bits && ((v >> BigInt(bits - 1 - prefix)) & 1n) === 1n) prefix++;
-  for (let i = prefix; i < bits; i++) if (((v >> BigInt(bits - 1 - i)) & 1n) === 1n) return undefined;
+  for (let i = prefix; i < bits; i++)
+    if (((v >> BigInt(bits - 1 - i)) & 1n) === 1n) return undefined;
   return prefix;
 }
 

@@ -68,12 +68,15 @@ function fail(message: string): never {
 
 function parseCounters(s: string): Counters | undefined {
   const m = /^\[([0-9]+):([0-9]+)\]$/.exec(s);
-  return m === null ? undefined : { packets: BigInt(m[1] as string), bytes: BigInt(m[2] as string) };
+  return m === null
+    ? undefined
+    : { packets: BigInt(m[1] as string), bytes: BigInt(m[2] as string) };
 }
 
 function newTable(name: TableName, line: number): TableBuilder {
   const chains = new Map<string, ChainBuilder>();
-  for (const hook of BUILTIN_CHAINS[name]) chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [], jumps: [] });
+  for (const hook of BUILTIN_CHAINS[name])
+    chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [], jumps: [] });
   return { name, chains, line, deleted: [] };
 }
 
@@ -92,7 +95,8 @@ export function sniffFamily(text: string): IPFamily {
 
 function checkChainName(name: string): void {
   if (name.length === 0) fail(`missing chain name`);
-  if (name.length > MAX_CHAIN_NAME) fail(`invalid chain name "${name}" (${MAX_CHAIN_NAME} chars max)`);
+  if (name.length > MAX_CHAIN_NAME)
+    fail(`invalid chain name "${name}" (${MAX_CHAIN_NAME} chars max)`);
   if (name.startsWith("-") || name.startsWith("!")) fail(`invalid chain name "${name}"`);
 }
 
@@ -129,7 +133,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       if (set === undefined) reach.set(name, (set = new Set()));
       if (set.has(hook)) return;
       set.add(hook);
-      for (const to of t.chains.get(name)?.jumps ?? []) if (to !== undefined && t.chains.has(to)) visit(to, hook);
+      for (const to of t.chains.get(name)?.jumps ?? [])
+        if (to !== undefined && t.chains.has(to)) visit(to, hook);
     };
     for (const hook of BUILTIN_CHAINS[t.name]) visit(hook, hook);
     for (const c of t.chains.values()) {
@@ -138,11 +143,25 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       const hooks = [...reached];
       for (const r of c.rules) {
         const kind = r.target?.kind;
-        if (kind === undefined || kind === "jump" || kind === "ACCEPT" || kind === "DROP" || kind === "RETURN") continue;
+        if (
+          kind === undefined ||
+          kind === "jump" ||
+          kind === "ACCEPT" ||
+          kind === "DROP" ||
+          kind === "RETURN"
+        )
+          continue;
         const ext = targetExtension(kind);
-        const bad = ext?.hooks === undefined ? undefined : hooks.find((h) => !(ext.hooks as readonly Hook[]).includes(h));
+        const bad =
+          ext?.hooks === undefined
+            ? undefined
+            : hooks.find((h) => !(ext.hooks as readonly Hook[]).includes(h));
         if (ext !== undefined && bad !== undefined)
-          issues.push({ file, line: r.line ?? lineNo, message: `target "${ext.name}" is not valid in the ${bad} hook (only ${ext.hooks?.join(", ")})` });
+          issues.push({
+            file,
+            line: r.line ?? lineNo,
+            message: `target "${ext.name}" is not valid in the ${bad} hook (only ${ext.hooks?.join(", ")})`,
+          });
       }
     }
   };
@@ -155,8 +174,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         if (to === undefined) continue;
         const target = t.chains.get(to);
         const line = c.rules[k]?.line ?? lineNo;
-        if (target === undefined) issues.push({ file, line, message: `chain "${to}" does not exist (jump from chain "${c.name}")` });
-        else if (target.builtin) issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });
+        if (target === undefined)
+          issues.push({
+            file,
+            line,
+            message: `chain "${to}" does not exist (jump from chain "${c.name}")`,
+          });
+        else if (target.builtin)
+          issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });
       }
     }
     const idx = tables.findIndex((x) => x.name === t.name);
@@ -195,9 +220,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         const chain = chainOf(t, chainName, cmd);
         let start = k + 2;
         let index = cmd === "-A" || cmd === "--append" ? chain.rules.length : 0;
-        if ((cmd === "-I" || cmd === "--insert") && words[start] !== undefined && /^[0-9]+$/.test(words[start] as string)) {
+        if (
+          (cmd === "-I" || cmd === "--insert") &&
+          words[start] !== undefined &&
+          /^[0-9]+$/.test(words[start] as string)
+        ) {
           const n = Number(words[start]);
-          if (n < 1 || n > chain.rules.length + 1) fail(`index of insertion ${n} too big for chain "${chain.name}"`);
+          if (n < 1 || n > chain.rules.length + 1)
+            fail(`index of insertion ${n} too big for chain "${chain.name}"`);
           index = n - 1;
           start++;
         }
@@ -209,9 +239,17 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           throw e;
         }
         const rule = parsed.rule as { -readonly [K in keyof Rule]: Rule[K] };
-        if (rule.inInterface !== undefined && (chain.name === "OUTPUT" || chain.name === "POSTROUTING") && chain.builtin)
+        if (
+          rule.inInterface !== undefined &&
+          (chain.name === "OUTPUT" || chain.name === "POSTROUTING") &&
+          chain.builtin
+        )
           fail(`can't use -i with ${chain.name}`);
-        if (rule.outInterface !== undefined && (chain.name === "PREROUTING" || chain.name === "INPUT") && chain.builtin)
+        if (
+          rule.outInterface !== undefined &&
+          (chain.name === "PREROUTING" || chain.name === "INPUT") &&
+          chain.builtin
+        )
           fail(`can't use -o with ${chain.name}`);
         rule.written = start === raw.length ? [] : raw.slice(start);
         rule.line = lineNo;
@@ -229,24 +267,39 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         if (chainName === undefined) fail(`"${cmd}" requires a chain name`);
         checkChainName(chainName);
         if (t.chains.has(chainName)) fail(`chain "${chainName}" already exists`);
-        t.chains.set(chainName, { name: chainName, builtin: false, rules: [], jumps: [], line: lineNo });
+        t.chains.set(chainName, {
+          name: chainName,
+          builtin: false,
+          rules: [],
+          jumps: [],
+          line: lineNo,
+        });
         return;
       }
       case "-X":
       case "--delete-chain": {
-        const names = chainName === undefined ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.name) : [chainName];
+        const names =
+          chainName === undefined
+            ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.name)
+            : [chainName];
         for (const name of names) {
           const c = chainOf(t, name, cmd);
           if (c.builtin) fail(`cannot delete built-in chain "${name}"`);
-          if (isReferenced(t, name)) fail(`cannot delete chain "${name}": it is referenced by a rule`);
+          if (isReferenced(t, name))
+            fail(`cannot delete chain "${name}": it is referenced by a rule`);
           t.chains.delete(name);
-          t.deleted.push(c.line === undefined ? { name, line: lineNo } : { name, line: lineNo, declaredLine: c.line });
+          t.deleted.push(
+            c.line === undefined
+              ? { name, line: lineNo }
+              : { name, line: lineNo, declaredLine: c.line },
+          );
         }
         return;
       }
       case "-F":
       case "--flush": {
-        const list = chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
+        const list =
+          chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
         for (const c of list) {
           c.rules = [];
           c.jumps = [];
@@ -258,7 +311,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         const c = chainOf(t, chainName, cmd);
         const p = words[k + 2];
         if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.name}"`);
-        if (p !== "ACCEPT" && p !== "DROP") fail(`bad policy "${p ?? ""}": expected ACCEPT or DROP`);
+        if (p !== "ACCEPT" && p !== "DROP")
+          fail(`bad policy "${p ?? ""}": expected ACCEPT or DROP`);
         c.policy = p;
         return;
       }
@@ -272,16 +326,21 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const handleChainLine = (t: TableBuilder, line: string): void => {
-    const parts = line.slice(1).split(/[ \t]+/).filter((p) => p !== "");
+    const parts = line
+      .slice(1)
+      .split(/[ \t]+/)
+      .filter((p) => p !== "");
     const [name, policy, countersText] = parts;
     if (name === undefined) fail(`missing chain name`);
     checkChainName(name);
     if (policy === undefined) fail(`chain "${name}": missing policy`);
     const counters = countersText === undefined ? undefined : parseCounters(countersText);
-    if (countersText !== undefined && counters === undefined) fail(`chain "${name}": bad counters "${countersText}"`);
+    if (countersText !== undefined && counters === undefined)
+      fail(`chain "${name}": bad counters "${countersText}"`);
     const existing = t.chains.get(name);
     if (existing?.builtin === true || BUILTIN_CHAINS[t.name].includes(name as never)) {
-      if (policy !== "ACCEPT" && policy !== "DROP") fail(`bad policy "${policy}" for built-in chain "${name}"`);
+      if (policy !== "ACCEPT" && policy !== "DROP")
+        fail(`bad policy "${policy}" for built-in chain "${name}"`);
       const c = existing as ChainBuilder;
       c.policy = policy;
       if (counters !== undefined) c.counters = counters;
@@ -316,7 +375,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         continue;
       }
       if (c0 === 42 /* * */) {
-        if (current !== undefined) fail(`"${line}": table "${current.name}" was not committed (COMMIT expected)`);
+        if (current !== undefined)
+          fail(`"${line}": table "${current.name}" was not committed (COMMIT expected)`);
         const name = line.slice(1).trim();
         if (!(TABLES as readonly string[]).includes(name)) fail(`table "${name}" does not exist`);
         current = newTable(name as TableName, lineNo);
@@ -329,7 +389,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         continue;
       }
       if (line.trim() === "") continue;
-      if (current === undefined) fail(`"${line.trim().split(/\s+/)[0] ?? ""}" outside of a table: expected "*TABLE" first`);
+      if (current === undefined)
+        fail(`"${line.trim().split(/\s+/)[0] ?? ""}" outside of a table: expected "*TABLE" first`);
       if (c0 === 58 /* : */) handleChainLine(current, line);
       else handleCommand(current, line);
     } catch (e) {

@@ -7,7 +7,12 @@
  */
 import type { CIDR, IPFamily } from "../../net/index.js";
 import type { Counters, Negatable, Rule, TableName } from "../model.js";
-import { ExtensionError, type BuildEnv, type MatchExtension, type ParsedOption } from "../matches/extension.js";
+import {
+  ExtensionError,
+  type BuildEnv,
+  type MatchExtension,
+  type ParsedOption,
+} from "../matches/extension.js";
 import type { Match } from "../matches/index.js";
 import { implicitModule, protocolCanonical } from "../matches/protocol.js";
 import { parseAddressSpec } from "../matches/values.js";
@@ -27,6 +32,8 @@ function bad(message: string): never {
   throw new RuleError(message);
 }
 
+const NO_ARGS: readonly string[] = [];
+
 interface Loaded {
   readonly ext: MatchExtension<Match>;
   readonly options: ParsedOption[];
@@ -40,7 +47,10 @@ export interface ParsedRule {
 
 function lookupOption(
   name: string,
-  owners: readonly { readonly options: Readonly<Record<string, unknown>>; readonly aliases?: Readonly<Record<string, string>> }[],
+  owners: readonly {
+    readonly options: Readonly<Record<string, unknown>>;
+    readonly aliases?: Readonly<Record<string, string>>;
+  }[],
 ): { index: number; canonical: string } | undefined {
   // The most recently loaded module wins: `-m comment --comment a -m comment --comment b`.
   for (let k = owners.length - 1; k >= 0; k--) {
@@ -52,7 +62,10 @@ function lookupOption(
   return undefined;
 }
 
-function lookupLoaded(name: string, loaded: readonly Loaded[]): { index: number; canonical: string } | undefined {
+function lookupLoaded(
+  name: string,
+  loaded: readonly Loaded[],
+): { index: number; canonical: string } | undefined {
   // The most recently loaded module wins: `-m comment --comment a -m comment --comment b`.
   for (let k = loaded.length - 1; k >= 0; k--) {
     const e = (loaded[k] as Loaded).ext;
@@ -93,10 +106,8 @@ export function parseRuleWords(
   let goto = false;
   let neg = false;
   const n = words.length;
-  const next = (i: number, opt: string): string => {
-    if (i >= n) bad(`option "${opt}" requires an argument`);
-    return words[i] as string;
-  };
+  const next = (i: number, opt: string): string =>
+    i < n ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
   const noNeg = (opt: string): void => {
     if (neg) bad(`"!" cannot be used with "${opt}"`);
   };
@@ -126,7 +137,8 @@ export function parseRuleWords(
       case "--src": {
         if (source !== undefined) bad(`multiple -s flags not allowed`);
         const v = next(i + 1, w);
-        if (v.includes(",")) bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
+        if (v.includes(","))
+          bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         source = { value: parseAddressSpec(v, family, "-s"), negated: neg };
         i += 2;
         break;
@@ -136,7 +148,8 @@ export function parseRuleWords(
       case "--dst": {
         if (destination !== undefined) bad(`multiple -d flags not allowed`);
         const v = next(i + 1, w);
-        if (v.includes(",")) bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
+        if (v.includes(","))
+          bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         destination = { value: parseAddressSpec(v, family, "-d"), negated: neg };
         i += 2;
         break;
@@ -175,7 +188,8 @@ export function parseRuleWords(
       case "-g":
       case "--goto": {
         noNeg(w);
-        if (targetExt !== undefined || jumpTo !== undefined) bad(`multiple -j/-g flags not allowed`);
+        if (targetExt !== undefined || jumpTo !== undefined)
+          bad(`multiple -j/-g flags not allowed`);
         const name = next(i + 1, w);
         goto = w === "-g" || w === "--goto";
         const ext = goto ? undefined : targetExtension(name);
@@ -215,10 +229,15 @@ export function parseRuleWords(
           if (found === undefined && protocol !== undefined && !protocol.negated) {
             const implicit = implicitModule(protocol.value);
             const ext = implicit === undefined ? undefined : matchExtension(implicit);
-            if (ext !== undefined && lookupOption(w, [ext]) !== undefined && !loaded.some((l) => l.ext === ext)) {
+            if (
+              ext !== undefined &&
+              lookupOption(w, [ext]) !== undefined &&
+              !loaded.some((l) => l.ext === ext)
+            ) {
               loaded.push({ ext, options: [] });
               found = lookupOption(w, [ext]);
-              if (found !== undefined) found = { index: loaded.length - 1, canonical: found.canonical };
+              if (found !== undefined)
+                found = { index: loaded.length - 1, canonical: found.canonical };
             }
           }
           if (found === undefined) bad(`unknown option "${w}"`);
@@ -229,8 +248,13 @@ export function parseRuleWords(
         }
         if (spec === undefined) bad(`unknown option "${w}"`);
         if (neg && !spec.negatable) bad(`option "${w}" cannot be inverted`);
-        const args: string[] = [];
-        for (let k = 1; k <= spec.args; k++) args.push(next(i + k, w));
+        if (i + spec.args >= n) bad(`option "${w}" requires an argument`);
+        const args =
+          spec.args === 0
+            ? NO_ARGS
+            : spec.args === 1
+              ? [words[i + 1] as string]
+              : words.slice(i + 1, i + 1 + spec.args);
         owner.options.push({ name: canonical, negated: neg, args });
         i += 1 + spec.args;
       }

@@ -17,7 +17,6 @@ export interface SplitLine {
 const SPACE = 32;
 const TAB = 9;
 const QUOTE = 34;
-const BACKSLASH = 92;
 
 function splitSpaces(line: string): string[] {
   const parts = line.split(" ");

@@ -27,10 +27,14 @@ export const connmarkTarget: TargetExtension<Connmark> = {
     const o = single(options, "CONNMARK");
     const sets = SET_OPS.filter((n) => o.has(n));
     const modes = sets.length + (o.has("--save-mark") ? 1 : 0) + (o.has("--restore-mark") ? 1 : 0);
-    if (modes !== 1) fail(`CONNMARK: exactly one of the --set-*, --save-mark or --restore-mark options is required`);
+    if (modes !== 1)
+      fail(
+        `CONNMARK: exactly one of the --set-*, --save-mark or --restore-mark options is required`,
+      );
     const masks = ["--nfmask", "--ctmask", "--mask"].filter((n) => o.has(n));
     if (sets.length === 1) {
-      if (masks.length > 0) fail(`CONNMARK: "${masks[0]}" is only valid with --save-mark or --restore-mark`);
+      if (masks.length > 0)
+        fail(`CONNMARK: "${masks[0]}" is only valid with --save-mark or --restore-mark`);
       const op = sets[0] as (typeof SET_OPS)[number];
       const { value, mask } = markOperation(op, o.get(op)?.args[0] as string, `CONNMARK ${op}`);
       return { kind: "CONNMARK", op: "set", value, mask, nfmask: 0xffffffff, ctmask: mask };
@@ -44,7 +48,14 @@ export const connmarkTarget: TargetExtension<Connmark> = {
     const both = num("--mask");
     const nfmask = both ?? num("--nfmask") ?? 0xffffffff;
     const ctmask = both ?? num("--ctmask") ?? 0xffffffff;
-    return { kind: "CONNMARK", op: o.has("--save-mark") ? "save" : "restore", value: 0, mask: ctmask, nfmask, ctmask };
+    return {
+      kind: "CONNMARK",
+      op: o.has("--save-mark") ? "save" : "restore",
+      value: 0,
+      mask: ctmask,
+      nfmask,
+      ctmask,
+    };
   },
   format(t) {
     if (t.op === "set") return `--set-xmark ${hex(t.value)}/${hex(t.mask)}`;

@@ -11,7 +11,11 @@ export const dnatTarget: TargetExtension<Dnat> = {
   kind: "DNAT",
   tables: ["nat"],
   hooks: ["PREROUTING", "OUTPUT"],
-  options: { "--to-destination": { args: 1, negatable: false }, "--random": FLAG, "--persistent": FLAG },
+  options: {
+    "--to-destination": { args: 1, negatable: false },
+    "--random": FLAG,
+    "--persistent": FLAG,
+  },
   build(options, env) {
     const o = single(options, "DNAT");
     const to = o.get("--to-destination");

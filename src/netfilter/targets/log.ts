@@ -10,7 +10,13 @@ import type { TargetExtension } from "./extension.js";
 type Log = { readonly kind: "LOG"; readonly options: readonly string[] };
 
 const LEVELS = ["emerg", "alert", "crit", "error", "warning", "notice", "info", "debug"];
-const FLAGS = ["--log-tcp-sequence", "--log-tcp-options", "--log-ip-options", "--log-uid", "--log-macdecode"];
+const FLAGS = [
+  "--log-tcp-sequence",
+  "--log-tcp-options",
+  "--log-ip-options",
+  "--log-uid",
+  "--log-macdecode",
+];
 
 function level(s: string): number {
   if (/^[0-7]$/.test(s)) return Number(s);
@@ -23,7 +29,11 @@ function level(s: string): number {
 export const logTarget: TargetExtension<Log> = {
   name: "LOG",
   kind: "LOG",
-  options: { "--log-prefix": ARG, "--log-level": ARG, ...Object.fromEntries(FLAGS.map((f) => [f, FLAG])) },
+  options: {
+    "--log-prefix": ARG,
+    "--log-level": ARG,
+    ...Object.fromEntries(FLAGS.map((f) => [f, FLAG])),
+  },
   build(options) {
     const o = single(options, "LOG");
     const words: string[] = [];

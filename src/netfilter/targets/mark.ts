@@ -11,7 +11,11 @@ type Mark = Extract<Target, { kind: "MARK" }>;
 const OPS = ["--set-xmark", "--set-mark", "--and-mark", "--or-mark", "--xor-mark"] as const;
 
 /** The (value, mask) pair a MARK/CONNMARK operation reduces to. */
-export function markOperation(op: (typeof OPS)[number], word: string, what: string): { value: number; mask: number } {
+export function markOperation(
+  op: (typeof OPS)[number],
+  word: string,
+  what: string,
+): { value: number; mask: number } {
   switch (op) {
     case "--set-xmark":
       return parseMarkMask(word, what);

@@ -11,7 +11,11 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
   kind: "MASQUERADE",
   tables: ["nat"],
   hooks: ["POSTROUTING"],
-  options: { "--to-ports": { args: 1, negatable: false }, "--random": FLAG, "--random-fully": FLAG },
+  options: {
+    "--to-ports": { args: 1, negatable: false },
+    "--random": FLAG,
+    "--random-fully": FLAG,
+  },
   build(options, env) {
     const o = single(options, "MASQUERADE");
     const p = o.get("--to-ports");
@@ -25,7 +29,10 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
   },
   format(t) {
     const out: string[] = [];
-    if (t.toPorts) out.push(`--to-ports ${t.toPorts.from}${t.toPorts.to !== t.toPorts.from ? `-${t.toPorts.to}` : ""}`);
+    if (t.toPorts)
+      out.push(
+        `--to-ports ${t.toPorts.from}${t.toPorts.to !== t.toPorts.from ? `-${t.toPorts.to}` : ""}`,
+      );
     if (t.random) out.push("--random");
     if (t.randomFully) out.push("--random-fully");
     return out.join(" ");

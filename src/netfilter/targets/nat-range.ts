@@ -15,7 +15,8 @@ export function parsePortRangeDash(s: string, what: string): PortRange {
   const dash = s.indexOf("-");
   const from = parsePortNumber(dash === -1 ? s : s.slice(0, dash));
   const to = dash === -1 ? from : parsePortNumber(s.slice(dash + 1));
-  if (from === undefined || to === undefined || from === 0 || from > to) fail(`${what}: invalid port range "${s}"`);
+  if (from === undefined || to === undefined || from === 0 || from > to)
+    fail(`${what}: invalid port range "${s}"`);
   return { from, to };
 }
 
@@ -70,7 +71,8 @@ function parseNatRangeUncached(s: string, env: BuildEnv, what: string): NatRange
     requirePortProtocol(env, what);
     range.ports = parsePortRangeDash(portPart, what);
   }
-  if (range.ipFrom === undefined && range.ports === undefined) fail(`${what}: invalid range "${s}"`);
+  if (range.ipFrom === undefined && range.ports === undefined)
+    fail(`${what}: invalid range "${s}"`);
   return range;
 }
 
@@ -83,6 +85,7 @@ export function formatNatRange(r: NatRange, family: IPFamily): string {
     if (r.ipTo !== undefined && r.ipTo.value !== r.ipFrom.value) out += `-${formatAddr(r.ipTo)}`;
     out += brackets ? "]" : "";
   }
-  if (r.ports !== undefined) out += r.ports.from === r.ports.to ? `:${r.ports.from}` : `:${r.ports.from}-${r.ports.to}`;
+  if (r.ports !== undefined)
+    out += r.ports.from === r.ports.to ? `:${r.ports.from}` : `:${r.ports.from}-${r.ports.to}`;
   return out;
 }

@@ -12,7 +12,13 @@ type Nflog = { readonly kind: "NFLOG"; readonly options: readonly string[] };
 export const nflogTarget: TargetExtension<Nflog> = {
   name: "NFLOG",
   kind: "NFLOG",
-  options: { "--nflog-group": ARG, "--nflog-prefix": ARG, "--nflog-size": ARG, "--nflog-range": ARG, "--nflog-threshold": ARG },
+  options: {
+    "--nflog-group": ARG,
+    "--nflog-prefix": ARG,
+    "--nflog-size": ARG,
+    "--nflog-range": ARG,
+    "--nflog-threshold": ARG,
+  },
   build(options) {
     const o = single(options, "NFLOG");
     const words: string[] = [];
@@ -24,9 +30,11 @@ export const nflogTarget: TargetExtension<Nflog> = {
     const g = o.get("--nflog-group")?.args[0];
     const group = g === undefined ? 0 : parseUint(g, 65535, "NFLOG --nflog-group");
     if (group !== 0) words.push("--nflog-group", `${group}`);
-    if (o.has("--nflog-size") && o.has("--nflog-range")) fail(`NFLOG: --nflog-size and --nflog-range are exclusive`);
+    if (o.has("--nflog-size") && o.has("--nflog-range"))
+      fail(`NFLOG: --nflog-size and --nflog-range are exclusive`);
     const size = o.get("--nflog-size")?.args[0];
-    if (size !== undefined) words.push("--nflog-size", `${parseUint(size, 0xffffffff, "NFLOG --nflog-size")}`);
+    if (size !== undefined)
+      words.push("--nflog-size", `${parseUint(size, 0xffffffff, "NFLOG --nflog-size")}`);
     const range = o.get("--nflog-range")?.args[0];
     if (range !== undefined) {
       const n = parseUint(range, 0xffffffff, "NFLOG --nflog-range");

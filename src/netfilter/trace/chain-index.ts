@@ -36,6 +36,8 @@ export interface CompiledChain {
   /** Precomputed `table/CHAIN#n` labels. */
   readonly labels: readonly string[];
   readonly index?: DestinationIndex;
+  /** Jump targets by rule position, resolved on first use. */
+  readonly jumpTargets: (CompiledChain | undefined)[];
 }
 
 export interface CompiledTable {
@@ -143,6 +145,7 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     rules: chain.rules,
     labels,
     ...(index !== undefined ? { index } : {}),
+    jumpTargets: [],
   };
 }
 

@@ -123,7 +123,7 @@ function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table
       s0.ipvs === undefined
         ? (plainEnv ??= { dp: r.dp, evaluate: r.evaluate, explain: r.explain, table: compiledTable, ctx: context(r, hook, table) })
         : { dp: r.dp, evaluate: r.evaluate, explain: r.explain, table: compiledTable, ctx: context(r, hook, table, s0.ipvs) };
-    const s = chain.rules.length > 0 ? step(env, s0, { kind: "hook", hook, table }) : s0;
+    const s = r.explain && chain.rules.length > 0 ? step(env, s0, { kind: "hook", hook, table }) : s0;
     for (const exit of runChain(env, chain, s)) {
       switch (exit.end) {
         case "ACCEPT":
@@ -140,7 +140,7 @@ function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table
             out.push(exit.state);
             break;
           }
-          const st = step(env, exit.state, { kind: "policy", table, chain: hook, policy });
+          const st = r.explain ? step(env, exit.state, { kind: "policy", table, chain: hook, policy }) : exit.state;
           r.finals.push({ state: st, stoppedBy: "DROP", delivery: "stopped" });
           break;
         }

@@ -33,21 +33,16 @@ function conntrackOf(proto: TraceProtocol, original: WalkState["pkt"], s: WalkSt
   };
 }
 
-export function buildOutcome(
-  f: FinalBranch,
-  proto: TraceProtocol,
-  original: WalkState["pkt"],
-  scale = 1,
-): BuiltOutcome {
+function buildOutcome(f: FinalBranch, proto: TraceProtocol, original: WalkState["pkt"]): BuiltOutcome {
   const s = f.state;
   const verdict = verdictOf(f);
-  const stepsList = toArray(s.steps);
+  const stepsList: TraceStep[] = toArray(s.steps);
   stepsList.push({ kind: "verdict", verdict, where: f.delivery });
   const outcome: TraceOutcome = {
     verdict,
     ...(s.dnat ? { destination: joinHostPort(formatIP(s.pkt.dst), s.pkt.dport) } : {}),
     masquerade: s.snat,
-    probability: s.prob * scale,
+    probability: s.prob,
     path: toArray(s.path),
     mark: hex(s.pkt.mark),
     ...(s.snat ? { source: joinHostPort(formatIP(s.pkt.src), s.pkt.sport) } : {}),
@@ -61,21 +56,38 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Merges equal (verdict, destination, masquerade) outcomes and sorts them. */
-export function mergeOutcomes(list: readonly BuiltOutcome[]): BuiltOutcome[] {
-  const byKey = new Map<string, { outcome: TraceOutcome; steps: readonly TraceStep[] }>();
-  for (const b of list) {
-    if (b.outcome.probability <= 0) continue;
-    const key = `${b.outcome.verdict}|${b.outcome.destination ?? ""}|${b.outcome.masquerade}`;
-    const prev = byKey.get(key);
-    if (prev === undefined) byKey.set(key, { outcome: b.outcome, steps: b.steps });
-    else
-      byKey.set(key, {
-        outcome: { ...prev.outcome, probability: prev.outcome.probability + b.outcome.probability },
-        steps: prev.steps,
-      });
+export interface WeightedFinal {
+  readonly final: FinalBranch;
+  /** Multiplies the branch's own probability (the repeat scenario's weighting). */
+  readonly scale: number;
+}
+
+/**
+ * Merges final branches with equal (verdict, destination, masquerade), summing probabilities,
+ * and builds one outcome per group (from its first branch), sorted by destination. Grouping
+ * before building keeps the printing work per outcome, not per branch.
+ */
+export function mergeFinals(
+  list: readonly WeightedFinal[],
+  proto: TraceProtocol,
+  original: WalkState["pkt"],
+): BuiltOutcome[] {
+  const groups = new Map<string, { first: FinalBranch; probability: number }>();
+  for (const { final, scale } of list) {
+    const p = final.state.prob * scale;
+    if (p <= 0) continue;
+    const s = final.state;
+    const key = `${verdictOf(final)}|${s.dnat ? `${s.pkt.dst.value}/${s.pkt.dport}` : ""}|${s.snat}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { first: final, probability: p });
+    else g.probability += p;
   }
-  return [...byKey.values()].sort(
+  const built: BuiltOutcome[] = [];
+  for (const g of groups.values()) {
+    const b = buildOutcome(g.first, proto, original);
+    built.push({ outcome: { ...b.outcome, probability: g.probability }, steps: b.steps });
+  }
+  return built.sort(
     (a, b) =>
       compareStrings(a.outcome.destination ?? "", b.outcome.destination ?? "") ||
       compareStrings(a.outcome.verdict, b.outcome.verdict) ||

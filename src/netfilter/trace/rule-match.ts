@@ -20,6 +20,8 @@ export function ruleHolds(
   if (!ruleMatchesStandard(rule, packet)) return NO_MATCH;
   let probability = 1;
   for (const m of rule.matches) {
+    // Comments always hold; kube-proxy puts one on nearly every rule.
+    if (m.module === "comment") continue;
     const o = evaluate(m, packet, ctx);
     if (o.kind === "no-match") return NO_MATCH;
     if (o.kind === "branch") probability *= o.probability;

@@ -14,7 +14,7 @@ import { interfaceFor, isLocalAddress, route } from "./addressing.js";
 import { compileRuleSet, type CompiledRuleSet } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { runHook, routeBranch, type FinalBranch, type HookRunner, type NatMode } from "./hooks.js";
-import { buildOutcome, mergeOutcomes, type BuiltOutcome } from "./outcomes.js";
+import { mergeFinals, type BuiltOutcome, type WeightedFinal } from "./outcomes.js";
 import { parsePacketSpec, TraceInputError } from "./packet-spec.js";
 import type {
   ConntrackEntry,
@@ -180,20 +180,21 @@ export function trace(dp: NodeDataplane, spec: PacketSpec, opts: TraceOptions = 
   const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
   const nat: NatMode = { kind: "new" };
   const first = walkPacket(dp, prep, nat, opts, undefined);
-  const firstBuilt = first.finals.map((f) => buildOutcome(f, printed.proto, prep.packet));
+  const firstBuilt = mergeFinals(first.finals.map((final) => ({ final, scale: 1 })), printed.proto, prep.packet);
   let repeat: BuiltOutcome[] | undefined;
   if (first.recentConsulted) {
-    repeat = [];
+    const weighted: WeightedFinal[] = [];
     for (const f of first.finals) {
       if (f.state.recentUpdates === undefined) {
-        repeat.push(buildOutcome(f, printed.proto, prep.packet));
+        weighted.push({ final: f, scale: 1 });
         continue;
       }
       const again = walkPacket(dp, prep, nat, opts, f.state.recentUpdates);
-      for (const g of again.finals) repeat.push(buildOutcome(g, printed.proto, prep.packet, f.state.prob));
+      for (const g of again.finals) weighted.push({ final: g, scale: f.state.prob });
     }
+    repeat = mergeFinals(weighted, printed.proto, prep.packet);
   }
-  return assemble(printed, prep, mergeOutcomes(firstBuilt), repeat === undefined ? undefined : mergeOutcomes(repeat));
+  return assemble(printed, prep, firstBuilt, repeat);
 }
 
 /**
@@ -229,8 +230,8 @@ export function traceEstablished(
   const withCt: Packet = { ...packet, ctState: states, ctOrig: { src: parse(o.src), dst: parse(o.dst), sport: o.sport, dport: o.dport } };
   const prep = prepare(dp, withCt, undefined, undefined, opts.indexed ?? true);
   const run = walkPacket(dp, prep, nat, opts, undefined);
-  const built = run.finals.map((f) => buildOutcome(f, printed.proto, prep.packet));
-  return assemble(printed, prep, mergeOutcomes(built), undefined);
+  const built = mergeFinals(run.finals.map((final) => ({ final, scale: 1 })), printed.proto, prep.packet);
+  return assemble(printed, prep, built, undefined);
 }
 
 export { TraceInputError, toArray };

@@ -60,8 +60,9 @@ const PARAMS: Readonly<Record<string, boolean>> = {
 
 type Parsed = ReadonlyMap<string, Value>;
 
-/** Reads a rule's words as the upstream non-strict parser does. */
-export function parseUpstreamWords(words: readonly string[]): Parsed {
+/** Reads a rule's words as the upstream non-strict parser does (quotes trimmed off each word). */
+export function parseUpstreamWords(written: readonly string[]): Parsed {
+  const words = written.map((w) => w.replace(/^"+|"+$/g, ""));
   const out = new Map<string, Value>();
   let negated = false;
   for (let w = 0; w < words.length; ) {

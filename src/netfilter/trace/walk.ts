@@ -42,6 +42,7 @@ export class TraceError extends Error {
 
 const MAX_DEPTH = 256;
 
+/** Adds an explanation step; callers check `env.explain` first so nothing is built otherwise. */
 export function step(env: WalkEnv, state: WalkState, s: TraceStep): WalkState {
   if (!env.explain) return state;
   return { ...state, steps: { head: s, tail: state.steps } };
@@ -69,10 +70,13 @@ export function runChain(
   return out;
 }
 
-function lookupChain(env: WalkEnv, name: string, from: CompiledChain): CompiledChain {
+function lookupChain(env: WalkEnv, name: string, from: CompiledChain, i: number): CompiledChain {
+  const cached = from.jumpTargets[i];
+  if (cached !== undefined) return cached;
   const c = env.table.chains.get(name);
   if (c === undefined)
     throw new TraceError(`${from.table}/${from.name}: jump to missing chain ${name}`);
+  from.jumpTargets[i] = c;
   return c;
 }
 
@@ -109,13 +113,15 @@ function runFrom(
     if (holds.kind === "branch") {
       const p = holds.probability;
       taken = { ...state, prob: state.prob * p };
-      state = step(env, { ...state, prob: state.prob * (1 - p) }, {
-        kind: "branch-not-taken",
-        table: chain.table,
-        chain: chain.name,
-        index: i + 1,
-        probability: 1 - p,
-      });
+      state = { ...state, prob: state.prob * (1 - p) };
+      if (env.explain)
+        state = step(env, state, {
+          kind: "branch-not-taken",
+          table: chain.table,
+          chain: chain.name,
+          index: i + 1,
+          probability: 1 - p,
+        });
       const stop = applyRule(env, chain, i, rule, taken, holds.probability, depth, out);
       if (stop === "continue") continue;
       runFrom(env, chain, i + 1, stop, depth, out);
@@ -179,7 +185,7 @@ function applyRule(
       out.push({ state, end: "RETURN" });
       return "continue";
     case "jump": {
-      const sub = lookupChain(env, target.chain, chain);
+      const sub = lookupChain(env, target.chain, chain, i);
       for (const exit of runChain(env, sub, state, depth + 1)) {
         if (exit.end === "RETURN" || exit.end === "FALLTHROUGH") {
           if (target.goto) out.push({ state: exit.state, end: "RETURN" });
@@ -191,13 +197,14 @@ function applyRule(
     case "DNAT": {
       const ip = target.to.ipFrom ?? state.pkt.dst;
       const port = target.to.ports?.from ?? state.pkt.dport;
-      const from = hostPort(state.pkt.dst, state.pkt.dport);
+      const before = state.pkt;
       state = {
         ...state,
         pkt: { ...state.pkt, dst: ip, dport: port, ctState: withState(state.pkt.ctState, "DNAT") },
         dnat: true,
       };
-      state = step(env, state, { kind: "dnat", from, to: hostPort(ip, port) });
+      if (env.explain)
+        state = step(env, state, { kind: "dnat", from: hostPort(before.dst, before.dport), to: hostPort(ip, port) });
       out.push({ state, end: "ACCEPT" });
       return "continue";
     }
@@ -216,9 +223,9 @@ function applyRule(
     case "MARK": {
       const mark = ((state.pkt.mark & ~target.mask) ^ target.value) >>> 0;
       if (mark === state.pkt.mark) return state;
-      const from = hex(state.pkt.mark);
+      const from = state.pkt.mark;
       state = { ...state, pkt: { ...state.pkt, mark } };
-      return step(env, state, { kind: "mark", from, to: hex(mark) });
+      return env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state;
     }
     case "CONNMARK": {
       const { mark, connmark } = state.pkt;
@@ -254,13 +261,13 @@ function withState(
 }
 
 function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
-  const from = hostPort(state.pkt.src, state.pkt.sport);
   const next: WalkState = {
     ...state,
     pkt: { ...state.pkt, src: ip, sport: port, ctState: withState(state.pkt.ctState, "SNAT") },
     snat: true,
   };
-  return step(env, next, { kind: "snat", from, to: hostPort(ip, port) });
+  if (!env.explain) return next;
+  return step(env, next, { kind: "snat", from: hostPort(state.pkt.src, state.pkt.sport), to: hostPort(ip, port) });
 }
 
 export function hex(n: number): string {

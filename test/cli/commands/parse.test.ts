@@ -1,18 +1,28 @@
 import { describe, expect, test } from "@jest/globals";
 import { runCli } from "../../../src/cli/program.js";
 
-async function run(argv: string[], stdin = ""): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  argv: string[],
+  stdin = "",
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
   process.exitCode = undefined;
-  const code = await runCli(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => stdin });
+  const code = await runCli(argv, {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    readStdin: () => stdin,
+  });
   process.exitCode = undefined;
   return { code, out, err };
 }
 
 describe("kube-netsim parse", () => {
   test("prints the canonical iptables-save form (kernel-checked spelling)", async () => {
-    const r = await run(["parse", "-"], "*nat\n:X - [0:0]\n-A X -m comment --comment ns/svc:p -m tcp -p tcp -d 10.96.0.1 --dport 443 -j MARK --or-mark 0x4000\nCOMMIT\n");
+    const r = await run(
+      ["parse", "-"],
+      "*nat\n:X - [0:0]\n-A X -m comment --comment ns/svc:p -m tcp -p tcp -d 10.96.0.1 --dport 443 -j MARK --or-mark 0x4000\nCOMMIT\n",
+    );
     expect(r.code).toBe(0);
     expect(r.out).toBe(
       "*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n:X - [0:0]\n" +
@@ -33,7 +43,10 @@ describe("kube-netsim parse", () => {
     ]);
   });
   test("--family ipv6 and a bad family", async () => {
-    const ok = await run(["parse", "--family", "ipv6", "-"], "*filter\n-A INPUT -s fd00::1 -j ACCEPT\nCOMMIT\n");
+    const ok = await run(
+      ["parse", "--family", "ipv6", "-"],
+      "*filter\n-A INPUT -s fd00::1 -j ACCEPT\nCOMMIT\n",
+    );
     expect(ok.out).toContain("-A INPUT -s fd00::1/128 -j ACCEPT\n");
     const bad = await run(["parse", "--family", "ipv5", "-"], "");
     expect(bad.code).toBe(2);

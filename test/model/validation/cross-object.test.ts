@@ -17,7 +17,9 @@ metadata: {name: e, namespace: ns, labels: {kubernetes.io/service-name: gone}}
 addressType: IPv4
 endpoints: []
 `),
-    ).toEqual(["EndpointSlice ns/e: metadata.labels: warning: Service ns/gone named by label kubernetes.io/service-name is not in the manifests"]);
+    ).toEqual([
+      "EndpointSlice ns/e: metadata.labels: warning: Service ns/gone named by label kubernetes.io/service-name is not in the manifests",
+    ]);
   });
 
   test("Pod on a Node that is not declared (when Nodes are declared at all)", () => {
@@ -35,13 +37,18 @@ endpoints: []
           POD("b", "spec: {containers: [{name: c}]}\nstatus: {podIP: 10.0.0.5}") +
           POD("h", "spec: {hostNetwork: true, containers: [{name: c}]}\nstatus: {podIP: 10.0.0.5}"),
       ),
-    ).toEqual(["Pod ns/b: status.podIPs[0].ip: warning: pod IP 10.0.0.5 is also the IP of pod ns/a"]);
+    ).toEqual([
+      "Pod ns/b: status.podIPs[0].ip: warning: pod IP 10.0.0.5 is also the IP of pod ns/a",
+    ]);
   });
 
   test("NetworkPolicy named port that no pod it applies to declares (name and protocol)", () => {
     const pods =
       POD("web", "spec: {containers: [{name: c, ports: [{name: http, containerPort: 80}]}]}") +
-      POD("dns", "spec: {containers: [{name: c, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]}");
+      POD(
+        "dns",
+        "spec: {containers: [{name: c, ports: [{name: dns, containerPort: 53, protocol: UDP}]}]}",
+      );
     expect(
       messages(`${pods}apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy

@@ -10,7 +10,11 @@ const S = "EndpointSlice ns/e: ";
 describe("EndpointSlice validation", () => {
   test.each<[string, string, string[]]>([
     ["addressType required", "endpoints: []", [`${S}addressType: Required value`]],
-    ["unsupported addressType", "addressType: IP\nendpoints: []", [`${S}addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"`]],
+    [
+      "unsupported addressType",
+      "addressType: IP\nendpoints: []",
+      [`${S}addressType: Unsupported value: "IP": supported values: "FQDN", "IPv4", "IPv6"`],
+    ],
     [
       "endpoint addresses: at least one, of the slice's family, not special",
       "addressType: IPv4\nendpoints: [{addresses: []}, {addresses: ['fd00::1']}, {addresses: [127.0.0.1]}, {addresses: [169.254.1.1]}, {addresses: [0.0.0.0]}]",
@@ -42,7 +46,10 @@ describe("EndpointSlice validation", () => {
     [
       "port names unique (empty included), protocol supported",
       "addressType: IPv4\nendpoints: []\nports: [{port: 80}, {port: 81}, {name: x, port: 82, protocol: QUIC}]",
-      [`${S}ports[1].name: Duplicate value: ""`, `${S}ports[2].protocol: Unsupported value: "QUIC": supported values: "SCTP", "TCP", "UDP"`],
+      [
+        `${S}ports[1].name: Duplicate value: ""`,
+        `${S}ports[2].protocol: Unsupported value: "QUIC": supported values: "SCTP", "TCP", "UDP"`,
+      ],
     ],
     [
       "too many endpoints",

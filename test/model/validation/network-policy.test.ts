@@ -13,7 +13,9 @@ describe("NetworkPolicy validation", () => {
     [
       "protocol (networking lists TCP, UDP, SCTP in that order)",
       "{podSelector: {}, ingress: [{ports: [{protocol: SCTPX, port: 80}]}]}",
-      [`${N}spec.ingress[0].ports[0].protocol: Unsupported value: "SCTPX": supported values: "TCP", "UDP", "SCTP"`],
+      [
+        `${N}spec.ingress[0].ports[0].protocol: Unsupported value: "SCTPX": supported values: "TCP", "UDP", "SCTP"`,
+      ],
     ],
     [
       "numeric port range",
@@ -37,12 +39,17 @@ describe("NetworkPolicy validation", () => {
     [
       "named port must be an IANA service name",
       "{podSelector: {}, ingress: [{ports: [{port: my-long-port-name}]}]}",
-      [`${N}spec.ingress[0].ports[0].port: Invalid value: "my-long-port-name": must be no more than 15 characters`],
+      [
+        `${N}spec.ingress[0].ports[0].port: Invalid value: "my-long-port-name": must be no more than 15 characters`,
+      ],
     ],
     [
       "a peer needs a selector or ipBlock; ipBlock is exclusive",
       "{podSelector: {}, ingress: [{from: [{}, {podSelector: {}, ipBlock: {cidr: 10.0.0.0/8}}]}]}",
-      [`${N}spec.ingress[0].from[0]: Required value: must specify a peer`, `${N}spec.ingress[0].from[1]: Forbidden: may not specify both ipBlock and another peer`],
+      [
+        `${N}spec.ingress[0].from[0]: Required value: must specify a peer`,
+        `${N}spec.ingress[0].from[1]: Forbidden: may not specify both ipBlock and another peer`,
+      ],
     ],
     [
       "ipBlock cidr required and valid; except a strict subset",
@@ -79,14 +86,20 @@ describe("NetworkPolicy validation", () => {
     [
       "more than two policyTypes",
       "{podSelector: {}, policyTypes: [Ingress, Egress, Ingress]}",
-      [`${N}spec.policyTypes: Invalid value: ["Ingress","Egress","Ingress"]: may not specify more than two policyTypes`],
+      [
+        `${N}spec.policyTypes: Invalid value: ["Ingress","Egress","Ingress"]: may not specify more than two policyTypes`,
+      ],
     ],
   ])("%s", (_n, spec, expected) => {
     expect(messages(np(spec))).toEqual(expected);
   });
 
   test("with StrictIPCIDRValidation off, a CIDR with host bits is the old ambiguity warning", () => {
-    expect(messages(np("{podSelector: {}, egress: [{to: [{ipBlock: {cidr: 10.0.1.1/4}}]}]}"), { featureGates: { StrictIPCIDRValidation: false } })).toEqual([
+    expect(
+      messages(np("{podSelector: {}, egress: [{to: [{ipBlock: {cidr: 10.0.1.1/4}}]}]}"), {
+        featureGates: { StrictIPCIDRValidation: false },
+      }),
+    ).toEqual([
       `${N}spec.egress[0].to[0].ipBlock.cidr: warning: spec.egress[0].to[0].ipBlock.cidr: CIDR value "10.0.1.1/4" is ambiguous in this context (should be "0.0.0.0/4" or "10.0.1.1/32"?)`,
     ]);
   });
@@ -99,10 +112,32 @@ metadata: {name: ${name}}
 spec: ${spec}
 `;
   test.each<[string, string, string[]]>([
-    ["priority above 1000", "{priority: 1001, subject: {namespaces: {}}}", ['AdminNetworkPolicy a: spec.priority: Invalid value: 1001: spec.priority in body should be less than or equal to 1000']],
-    ["negative priority", "{priority: -1, subject: {namespaces: {}}}", ['AdminNetworkPolicy a: spec.priority: Invalid value: -1: spec.priority in body should be greater than or equal to 0']],
-    ["priority required", "{subject: {namespaces: {}}}", ["AdminNetworkPolicy a: spec.priority: Required value"]],
-    ["subject: exactly one of", "{priority: 1, subject: {}}", ["AdminNetworkPolicy a: spec.subject: Invalid value: 0: spec.subject in body should have at least 1 properties"]],
+    [
+      "priority above 1000",
+      "{priority: 1001, subject: {namespaces: {}}}",
+      [
+        "AdminNetworkPolicy a: spec.priority: Invalid value: 1001: spec.priority in body should be less than or equal to 1000",
+      ],
+    ],
+    [
+      "negative priority",
+      "{priority: -1, subject: {namespaces: {}}}",
+      [
+        "AdminNetworkPolicy a: spec.priority: Invalid value: -1: spec.priority in body should be greater than or equal to 0",
+      ],
+    ],
+    [
+      "priority required",
+      "{subject: {namespaces: {}}}",
+      ["AdminNetworkPolicy a: spec.priority: Required value"],
+    ],
+    [
+      "subject: exactly one of",
+      "{priority: 1, subject: {}}",
+      [
+        "AdminNetworkPolicy a: spec.subject: Invalid value: 0: spec.subject in body should have at least 1 properties",
+      ],
+    ],
     [
       "subject: not both",
       "{priority: 1, subject: {namespaces: {}, pods: {namespaceSelector: {}, podSelector: {}}}}",
@@ -123,7 +158,9 @@ spec: ${spec}
     [
       "egress networks must be CIDRs",
       "{priority: 1, subject: {namespaces: {}}, egress: [{action: Deny, to: [{networks: [10.0.0.0/8, 10.0.0.1]}]}]}",
-      ['AdminNetworkPolicy a: spec.egress[0].to[0].networks[1]: Invalid value: "10.0.0.1": Invalid CIDR format provided'],
+      [
+        'AdminNetworkPolicy a: spec.egress[0].to[0].networks[1]: Invalid value: "10.0.0.1": Invalid CIDR format provided',
+      ],
     ],
   ])("%s", (_n, spec, expected) => {
     expect(messages(anp(spec))).toEqual(expected);
@@ -145,7 +182,9 @@ spec:
   });
 
   test("SCTP ports are accepted; rejected with SCTPSupport=false", () => {
-    const text = anp("{priority: 1, subject: {namespaces: {}}, ingress: [{action: Allow, from: [{namespaces: {}}], ports: [{portNumber: {protocol: SCTP, port: 9003}}]}]}");
+    const text = anp(
+      "{priority: 1, subject: {namespaces: {}}, ingress: [{action: Allow, from: [{namespaces: {}}], ports: [{portNumber: {protocol: SCTP, port: 9003}}]}]}",
+    );
     expect(messages(text)).toEqual([]);
     expect(messages(text, { featureGates: { SCTPSupport: false } })).toEqual([
       'AdminNetworkPolicy a: spec.ingress[0].ports[0].portNumber.protocol: Unsupported value: "SCTP": supported values: "TCP", "UDP"',

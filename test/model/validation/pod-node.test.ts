@@ -45,25 +45,33 @@ describe("Pod validation", () => {
       "hostNetwork: hostPort must equal containerPort",
       "{hostNetwork: true, containers: [{name: a, ports: [{containerPort: 80, hostPort: 81}]}]}",
       "",
-      [`${P}spec.containers[0].ports[0].containerPort: Invalid value: 80: must match \`hostPort\` when \`hostNetwork\` is true`],
+      [
+        `${P}spec.containers[0].ports[0].containerPort: Invalid value: 80: must match \`hostPort\` when \`hostNetwork\` is true`,
+      ],
     ],
     [
       "status IPs: valid, one per family, no duplicates",
       "{containers: [{name: c}]}",
       "status: {podIPs: [{ip: 10.0.0.1}, {ip: 10.0.0.2}, {ip: bogus}]}",
-      [`${P}status.podIPs[2].ip: Invalid value: "bogus": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`],
+      [
+        `${P}status.podIPs[2].ip: Invalid value: "bogus": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+      ],
     ],
     [
       "status IPs: two of one family",
       "{containers: [{name: c}]}",
       "status: {podIPs: [{ip: 10.0.0.1}, {ip: 10.0.0.2}]}",
-      [`${P}status.podIPs: Invalid value: [{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}]: may specify no more than one IP for each IP family`],
+      [
+        `${P}status.podIPs: Invalid value: [{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}]: may specify no more than one IP for each IP family`,
+      ],
     ],
     [
       "podIP disagreeing with podIPs[0] is a warning",
       "{containers: [{name: c}]}",
       "status: {podIP: 10.0.0.9, podIPs: [{ip: 10.0.0.1}]}",
-      [`${P}status.podIP: warning: status.podIP "10.0.0.9" differs from status.podIPs[0] "10.0.0.1"; podIPs wins`],
+      [
+        `${P}status.podIP: warning: status.podIP "10.0.0.9" differs from status.podIPs[0] "10.0.0.1"; podIPs wins`,
+      ],
     ],
     [
       "a port name used by two containers is the API server's warning",
@@ -108,7 +116,11 @@ spec: {containers: [{name: c}]}
   });
 
   test("a label value longer than 63 characters", () => {
-    expect(messages(`apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {x: ${"v".repeat(64)}}}\n`)).toEqual([
+    expect(
+      messages(
+        `apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {x: ${"v".repeat(64)}}}\n`,
+      ),
+    ).toEqual([
       `Namespace a: metadata.labels: Invalid value: "${"v".repeat(64)}": must be no more than 63 characters`,
     ]);
   });
@@ -123,16 +135,26 @@ spec: {containers: [{name: c}]}
 describe("Node validation", () => {
   const node = (rest: string) => `apiVersion: v1\nkind: Node\nmetadata: {name: n}\n${rest}`;
   test.each<[string, string, string[]]>([
-    ["bad podCIDR", "spec: {podCIDR: 10.244.1.0/33}", [`Node n: spec.podCIDRs[0]: Invalid value: "10.244.1.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`]],
+    [
+      "bad podCIDR",
+      "spec: {podCIDR: 10.244.1.0/33}",
+      [
+        `Node n: spec.podCIDRs[0]: Invalid value: "10.244.1.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`,
+      ],
+    ],
     [
       "host bits set beyond the prefix",
       "spec: {podCIDR: 10.244.1.1/24}",
-      [`Node n: spec.podCIDRs[0]: Invalid value: "10.244.1.1/24": must not have bits set beyond the prefix length`],
+      [
+        `Node n: spec.podCIDRs[0]: Invalid value: "10.244.1.1/24": must not have bits set beyond the prefix length`,
+      ],
     ],
     [
       "two CIDRs of one family",
       "spec: {podCIDRs: [10.244.1.0/24, 10.244.2.0/24]}",
-      [`Node n: spec.podCIDRs: Invalid value: ["10.244.1.0/24","10.244.2.0/24"]: may specify no more than one CIDR for each IP family`],
+      [
+        `Node n: spec.podCIDRs: Invalid value: ["10.244.1.0/24","10.244.2.0/24"]: may specify no more than one CIDR for each IP family`,
+      ],
     ],
     [
       "node addresses are checked as warnings",

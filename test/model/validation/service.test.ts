@@ -17,7 +17,9 @@ describe("Service validation", () => {
     [
       "unsupported protocol (sorted list, as sets.List prints it)",
       "{ports: [{port: 80, protocol: SCTPX}]}",
-      [`${P}spec.ports[0].protocol: Unsupported value: "SCTPX": supported values: "SCTP", "TCP", "UDP"`],
+      [
+        `${P}spec.ports[0].protocol: Unsupported value: "SCTPX": supported values: "SCTP", "TCP", "UDP"`,
+      ],
     ],
     [
       "port 0 and 65536",
@@ -44,7 +46,9 @@ describe("Service validation", () => {
     [
       "named targetPort must be an IANA service name",
       "{ports: [{port: 80, targetPort: http--x}]}",
-      [`${P}spec.ports[0].targetPort: Invalid value: "http--x": must not contain consecutive hyphens`],
+      [
+        `${P}spec.ports[0].targetPort: Invalid value: "http--x": must not contain consecutive hyphens`,
+      ],
     ],
     [
       "duplicate port/protocol pairs",
@@ -61,21 +65,33 @@ describe("Service validation", () => {
       "{type: NodePort, ports: [{name: a, port: 80, nodePort: 30080}, {name: b, port: 81, nodePort: 30080}]}",
       [`${P}spec.ports[1].nodePort: Duplicate value: 30080`],
     ],
-    ["unsupported type", "{type: Ingress, ports: [{port: 80}]}", [`${P}spec.type: Unsupported value: "Ingress": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`]],
+    [
+      "unsupported type",
+      "{type: Ingress, ports: [{port: 80}]}",
+      [
+        `${P}spec.type: Unsupported value: "Ingress": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`,
+      ],
+    ],
     [
       "unsupported sessionAffinity",
       "{sessionAffinity: Sticky, ports: [{port: 80}]}",
-      [`${P}spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"`],
+      [
+        `${P}spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"`,
+      ],
     ],
     [
       "ClientIP timeout out of range",
       "{sessionAffinity: ClientIP, sessionAffinityConfig: {clientIP: {timeoutSeconds: 86401}}, ports: [{port: 80}]}",
-      [`${P}spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 86401: must be greater than 0 and less than 86400`],
+      [
+        `${P}spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 86401: must be greater than 0 and less than 86400`,
+      ],
     ],
     [
       "bad clusterIP",
       "{clusterIP: 10.96.0.300, ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs[0]: Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`],
+      [
+        `${P}spec.clusterIPs[0]: Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+      ],
     ],
     [
       "leading zeros in an IP (StrictIPCIDRValidation)",
@@ -85,12 +101,16 @@ describe("Service validation", () => {
     [
       "IPv4-mapped IPv6",
       "{clusterIP: '::ffff:10.96.0.1', ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs[0]: Invalid value: "::ffff:10.96.0.1": must not be an IPv4-mapped IPv6 address`],
+      [
+        `${P}spec.clusterIPs[0]: Invalid value: "::ffff:10.96.0.1": must not be an IPv4-mapped IPv6 address`,
+      ],
     ],
     [
       "two IPs of one family",
       "{clusterIP: 10.96.0.1, clusterIPs: [10.96.0.1, 10.96.0.2], ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs: Invalid value: ["10.96.0.1","10.96.0.2"]: may specify no more than one IP for each IP family`],
+      [
+        `${P}spec.clusterIPs: Invalid value: ["10.96.0.1","10.96.0.2"]: may specify no more than one IP for each IP family`,
+      ],
     ],
     [
       "clusterIPs[0] must match clusterIP",
@@ -100,7 +120,9 @@ describe("Service validation", () => {
     [
       "IP of the wrong family for ipFamilies",
       "{clusterIP: 10.96.0.1, ipFamilies: [IPv6], ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs[0]: Invalid value: "10.96.0.1": expected an IPv6 value as indicated by \`ipFamilies[0]\``],
+      [
+        `${P}spec.clusterIPs[0]: Invalid value: "10.96.0.1": expected an IPv6 value as indicated by \`ipFamilies[0]\``,
+      ],
     ],
     [
       "unsupported and duplicate families",
@@ -113,37 +135,52 @@ describe("Service validation", () => {
     [
       "SingleStack with two families",
       "{ipFamilyPolicy: SingleStack, clusterIP: 10.96.0.1, clusterIPs: [10.96.0.1, 'fd00::1'], ports: [{port: 80}]}",
-      [`${P}spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`],
+      [
+        `${P}spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`,
+      ],
     ],
     [
       "headless NodePort",
       "{type: NodePort, clusterIP: None, ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for NodePort services`],
+      [
+        `${P}spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for NodePort services`,
+      ],
     ],
     [
       "ExternalName with a cluster IP and no name",
       "{type: ExternalName, clusterIP: 10.96.0.1}",
-      [`${P}spec.clusterIPs: Forbidden: may not be set for ExternalName services`, `${P}spec.externalName: Required value`],
+      [
+        `${P}spec.clusterIPs: Forbidden: may not be set for ExternalName services`,
+        `${P}spec.externalName: Required value`,
+      ],
     ],
     [
       "externalTrafficPolicy on a ClusterIP service",
       "{externalTrafficPolicy: Local, ports: [{port: 80}]}",
-      [`${P}spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services`],
+      [
+        `${P}spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services`,
+      ],
     ],
     [
       "unsupported externalTrafficPolicy",
       "{type: NodePort, externalTrafficPolicy: Global, ports: [{port: 80}]}",
-      [`${P}spec.externalTrafficPolicy: Unsupported value: "Global": supported values: "Cluster", "Local"`],
+      [
+        `${P}spec.externalTrafficPolicy: Unsupported value: "Global": supported values: "Cluster", "Local"`,
+      ],
     ],
     [
       "healthCheckNodePort without LoadBalancer + Local",
       "{type: NodePort, healthCheckNodePort: 32000, ports: [{port: 80}]}",
-      [`${P}spec.healthCheckNodePort: Invalid value: 32000: may only be set when \`type\` is 'LoadBalancer' and \`externalTrafficPolicy\` is 'Local'`],
+      [
+        `${P}spec.healthCheckNodePort: Invalid value: 32000: may only be set when \`type\` is 'LoadBalancer' and \`externalTrafficPolicy\` is 'Local'`,
+      ],
     ],
     [
       "unsupported internalTrafficPolicy",
       "{internalTrafficPolicy: Node, ports: [{port: 80}]}",
-      [`${P}spec.internalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`],
+      [
+        `${P}spec.internalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`,
+      ],
     ],
     [
       "loadBalancerSourceRanges only for LoadBalancer, valid CIDRs",
@@ -156,7 +193,9 @@ describe("Service validation", () => {
     [
       "externalIPs",
       "{externalIPs: [1.2.3], ports: [{port: 80}]}",
-      [`${P}spec.externalIPs[0]: Invalid value: "1.2.3": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`],
+      [
+        `${P}spec.externalIPs[0]: Invalid value: "1.2.3": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+      ],
     ],
     [
       "selector labels",
@@ -176,7 +215,11 @@ describe("Service validation", () => {
   });
 
   test("with StrictIPCIDRValidation off, leading zeros are the old warning and the service loads", () => {
-    expect(messages(svc("{clusterIP: 172.30.0.041, ports: [{port: 80}]}"), { featureGates: { StrictIPCIDRValidation: false } })).toEqual([
+    expect(
+      messages(svc("{clusterIP: 172.30.0.041, ports: [{port: 80}]}"), {
+        featureGates: { StrictIPCIDRValidation: false },
+      }),
+    ).toEqual([
       `${P}spec.clusterIPs[0]: warning: spec.clusterIPs[0]: non-standard IP address "172.30.0.041" will be considered invalid in a future Kubernetes release: use "172.30.0.41"`,
     ]);
   });
@@ -188,7 +231,11 @@ describe("Service validation", () => {
   });
 
   test("SCTPSupport=false rejects SCTP as old API servers did", () => {
-    expect(messages(svc("{ports: [{port: 80, protocol: SCTP}]}"), { featureGates: { SCTPSupport: false } })).toEqual([
+    expect(
+      messages(svc("{ports: [{port: 80, protocol: SCTP}]}"), {
+        featureGates: { SCTPSupport: false },
+      }),
+    ).toEqual([
       `${P}spec.ports[0].protocol: Unsupported value: "SCTP": supported values: "TCP", "UDP"`,
     ]);
     expect(messages(svc("{ports: [{port: 80, protocol: SCTP}]}"))).toEqual([]);
@@ -196,7 +243,12 @@ describe("Service validation", () => {
 
   test("LoadBalancer status: ingress IPs and ipMode", () => {
     expect(
-      messages(svc("{type: LoadBalancer, ports: [{port: 80}]}", "status: {loadBalancer: {ingress: [{ip: 300.1.1.1}, {hostname: x.example.com, ipMode: Proxy}, {ip: 1.1.1.1, ipMode: Tunnel}]}}")),
+      messages(
+        svc(
+          "{type: LoadBalancer, ports: [{port: 80}]}",
+          "status: {loadBalancer: {ingress: [{ip: 300.1.1.1}, {hostname: x.example.com, ipMode: Proxy}, {ip: 1.1.1.1, ipMode: Tunnel}]}}",
+        ),
+      ),
     ).toEqual([
       `${P}status.loadBalancer.ingress[0].ip: Invalid value: "300.1.1.1": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
       `${P}status.loadBalancer.ingress[1].ipMode: Forbidden: may not be specified when \`ip\` is not set`,

@@ -19,25 +19,33 @@ spec:
   publishNotReadyAddresses: "yes"
 `),
     ).toEqual([
-      't.yaml:5:12: Service default/web: metadata.labels.version: Invalid value: 2: must be of type string',
+      "t.yaml:5:12: Service default/web: metadata.labels.version: Invalid value: 2: must be of type string",
       't.yaml:8:7: Service default/web: spec.ports[0].port: Invalid value: "eighty": must be of type integer',
-      't.yaml:12:7: Service default/web: spec.ports[1].targetPort: Invalid value: [1]: must be of type integer or string',
+      "t.yaml:12:7: Service default/web: spec.ports[1].targetPort: Invalid value: [1]: must be of type integer or string",
       't.yaml:13:3: Service default/web: spec.publishNotReadyAddresses: Invalid value: "yes": must be of type boolean',
       // The dropped port is then missing, as Go's zero value would be.
-      't.yaml:8:7: Service default/web: spec.ports[0].name: Required value',
-      't.yaml:8:7: Service default/web: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
-      't.yaml:8:7: Service default/web: spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+      "t.yaml:8:7: Service default/web: spec.ports[0].name: Required value",
+      "t.yaml:8:7: Service default/web: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+      "t.yaml:8:7: Service default/web: spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive",
     ]);
   });
 
   test("integers beyond int32", () => {
-    expect(messages("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 4294967376}]}\n")[0]).toBe(
+    expect(
+      messages(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 4294967376}]}\n",
+      )[0],
+    ).toBe(
       "Service default/s: spec.ports[0].port: Invalid value: 4294967376: must fit in a 32-bit integer",
     );
   });
 
   test("a list item of the wrong type keeps later indices", () => {
-    expect(messages("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [80, {port: 81, name: b}]}\n")).toEqual([
+    expect(
+      messages(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [80, {port: 81, name: b}]}\n",
+      ),
+    ).toEqual([
       "Service default/s: spec.ports[0]: Invalid value: 80: must be of type object",
       "Service default/s: spec.ports[0].name: Required value",
       "Service default/s: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
@@ -46,7 +54,9 @@ spec:
   });
 
   test("null is the zero value", () => {
-    const c = load("apiVersion: v1\nkind: Service\nmetadata: {name: s, labels: {a: null}}\nspec: {selector: null, ports: [{port: 80, name: null}]}\n");
+    const c = load(
+      "apiVersion: v1\nkind: Service\nmetadata: {name: s, labels: {a: null}}\nspec: {selector: null, ports: [{port: 80, name: null}]}\n",
+    );
     expect(c.services[0]?.metadata?.labels).toEqual({ a: "" });
     expect(c.services[0]?.spec?.selector).toBeUndefined();
   });
@@ -84,7 +94,10 @@ status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
   });
 
   test("--validation=warn turns every error into a warning and keeps the objects", () => {
-    const c = load("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 0, protocol: QUIC}]}\n", { validation: "warn" });
+    const c = load(
+      "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 0, protocol: QUIC}]}\n",
+      { validation: "warn" },
+    );
     expect(c.services).toHaveLength(1);
     expect(c.warnings.every((w) => w.severity === "warning")).toBe(true);
     expect(c.warnings.map((w) => w.message)).toEqual([
@@ -95,15 +108,32 @@ status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
   });
 
   test("kube-netsim's own config kinds next to manifests are skipped silently", () => {
-    expect(messages("apiVersion: kube-netsim.dev/v1alpha1\nkind: NodeEnvironment\nnodeName: n\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n")).toEqual([]);
+    expect(
+      messages(
+        "apiVersion: kube-netsim.dev/v1alpha1\nkind: NodeEnvironment\nnodeName: n\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n",
+      ),
+    ).toEqual([]);
   });
 
   test("anchors and aliases are expanded; an alias bomb is an error, not a hang", () => {
-    const c = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: &l {a: b}}\nspec: {containers: [{name: c}], nodeSelector: *l}\n");
+    const c = load(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: &l {a: b}}\nspec: {containers: [{name: c}], nodeSelector: *l}\n",
+    );
     expect(c.pods[0]?.metadata?.labels).toEqual({ a: "b" });
     const bomb = ["a: &a [x,x,x,x,x,x,x,x,x,x]"]
-      .concat(["b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]", "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]", "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]", "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]", "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]", "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]"])
+      .concat([
+        "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+        "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+        "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+        "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]",
+        "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]",
+        "g: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]",
+      ])
       .join("\n");
-    expect(issueLines(bomb)).toEqual([expect.stringMatching(/^t\.yaml:\d+:\d+: YAML (syntax error: .*|document too large after alias expansion)$/)]);
+    expect(issueLines(bomb)).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:\d+:\d+: YAML (syntax error: .*|document too large after alias expansion)$/,
+      ),
+    ]);
   });
 });

@@ -11,13 +11,53 @@ const proto = fc.constantFrom("tcp:", "udp:", "sctp:", "");
 const port = fc.integer({ min: 1, max: 65535 });
 
 const setText = fc.oneof(
-  fc.tuple(fc.array(v4, { maxLength: 4 }), fc.boolean()).map(([ips, c]) => ["create S hash:ip family inet hashsize 1024 maxelem 65536" + (c ? " comment" : ""), ...ips.map((ip) => `add S ${ip}${c ? ' comment "a b"' : ""}`)]),
-  fc.array(fc.tuple(v6, proto, port), { maxLength: 4 }).map((es) => ["create S hash:ip,port family inet6 hashsize 1024 maxelem 65536", ...es.map(([a, p, n]) => `add S ${a},${p}${n}`)]),
-  fc.array(fc.tuple(v4, proto, port, v4), { maxLength: 4 }).map((es) => ["create S hash:ip,port,ip family inet hashsize 1024 maxelem 65536", ...es.map(([a, p, n, b]) => `add S ${a},${p}${n},${b}`)]),
-  fc.array(fc.tuple(v4, proto, port, v4, fc.integer({ min: 1, max: 32 }), fc.boolean()), { maxLength: 4 }).map((es) => ["create S hash:ip,port,net family inet hashsize 1024 maxelem 65536", ...es.map(([a, p, n, b, l, nm]) => `add S ${a},${p}${n},${b}/${l}${nm ? " nomatch" : ""}`)]),
-  fc.array(fc.tuple(v4, fc.integer({ min: 1, max: 32 }), fc.boolean()), { maxLength: 4 }).map((es) => ["create S hash:net family inet hashsize 1024 maxelem 65536", ...es.map(([a, l, nm]) => `add S ${a}/${l}${nm ? " nomatch" : ""}`)]),
-  fc.array(fc.tuple(v4, fc.integer({ min: 1, max: 32 }), proto, port, fc.integer({ min: 0, max: 2 })), { maxLength: 3 }).map((es) => ["create S hash:net,port family inet hashsize 1024 maxelem 65536", ...es.map(([a, l, p, n, r]) => `add S ${a}/${l},${p}${n}${r > 0 && n + r <= 65535 ? `-${n + r}` : ""}`)]),
-  fc.array(port, { maxLength: 4 }).map((ps) => ["create S bitmap:port range 0-65535", ...ps.map((p) => `add S ${p}`)]),
+  fc
+    .tuple(fc.array(v4, { maxLength: 4 }), fc.boolean())
+    .map(([ips, c]) => [
+      "create S hash:ip family inet hashsize 1024 maxelem 65536" + (c ? " comment" : ""),
+      ...ips.map((ip) => `add S ${ip}${c ? ' comment "a b"' : ""}`),
+    ]),
+  fc
+    .array(fc.tuple(v6, proto, port), { maxLength: 4 })
+    .map((es) => [
+      "create S hash:ip,port family inet6 hashsize 1024 maxelem 65536",
+      ...es.map(([a, p, n]) => `add S ${a},${p}${n}`),
+    ]),
+  fc
+    .array(fc.tuple(v4, proto, port, v4), { maxLength: 4 })
+    .map((es) => [
+      "create S hash:ip,port,ip family inet hashsize 1024 maxelem 65536",
+      ...es.map(([a, p, n, b]) => `add S ${a},${p}${n},${b}`),
+    ]),
+  fc
+    .array(fc.tuple(v4, proto, port, v4, fc.integer({ min: 1, max: 32 }), fc.boolean()), {
+      maxLength: 4,
+    })
+    .map((es) => [
+      "create S hash:ip,port,net family inet hashsize 1024 maxelem 65536",
+      ...es.map(([a, p, n, b, l, nm]) => `add S ${a},${p}${n},${b}/${l}${nm ? " nomatch" : ""}`),
+    ]),
+  fc
+    .array(fc.tuple(v4, fc.integer({ min: 1, max: 32 }), fc.boolean()), { maxLength: 4 })
+    .map((es) => [
+      "create S hash:net family inet hashsize 1024 maxelem 65536",
+      ...es.map(([a, l, nm]) => `add S ${a}/${l}${nm ? " nomatch" : ""}`),
+    ]),
+  fc
+    .array(
+      fc.tuple(v4, fc.integer({ min: 1, max: 32 }), proto, port, fc.integer({ min: 0, max: 2 })),
+      { maxLength: 3 },
+    )
+    .map((es) => [
+      "create S hash:net,port family inet hashsize 1024 maxelem 65536",
+      ...es.map(
+        ([a, l, p, n, r]) =>
+          `add S ${a}/${l},${p}${n}${r > 0 && n + r <= 65535 ? `-${n + r}` : ""}`,
+      ),
+    ]),
+  fc
+    .array(port, { maxLength: 4 })
+    .map((ps) => ["create S bitmap:port range 0-65535", ...ps.map((p) => `add S ${p}`)]),
 );
 
 function normalize(text: string): string[] {
@@ -28,31 +68,38 @@ function normalize(text: string): string[] {
     .sort();
 }
 
-kernelTest("ipset restore → ipset save equals formatIpsetSave(parseIpsetSave())", ["root", "ip", "ipset"], async () => {
-  await withNetns(
-    1,
-    ([ns]) => {
-      fc.assert(
-        fc.property(setText, (lines) => {
-          const text = `${lines.join("\n")}\n`;
-          ns!.run("ipset", ["destroy"]);
-          const r = ns!.run("ipset", ["-exist", "restore"], text);
-          let ours: string | Error;
-          try {
-            ours = formatIpsetSave(parseIpsetSave(text));
-          } catch (e) {
-            ours = e as Error;
-          }
-          if (r.status !== 0) {
-            expect({ kernel: r.stderr, accepted: !(ours instanceof Error) }).toMatchObject({ accepted: false });
-            return;
-          }
-          if (ours instanceof Error) throw new Error(`ipset accepted, we rejected: ${ours.message}\n${text}`);
-          expect(normalize(ours)).toEqual(normalize(ns!.exec("ipset", ["save"])));
-        }),
-        { numRuns: 60 },
-      );
-    },
-    "kns-nf",
-  );
-});
+kernelTest(
+  "ipset restore → ipset save equals formatIpsetSave(parseIpsetSave())",
+  ["root", "ip", "ipset"],
+  async () => {
+    await withNetns(
+      1,
+      ([ns]) => {
+        fc.assert(
+          fc.property(setText, (lines) => {
+            const text = `${lines.join("\n")}\n`;
+            ns!.run("ipset", ["destroy"]);
+            const r = ns!.run("ipset", ["-exist", "restore"], text);
+            let ours: string | Error;
+            try {
+              ours = formatIpsetSave(parseIpsetSave(text));
+            } catch (e) {
+              ours = e as Error;
+            }
+            if (r.status !== 0) {
+              expect({ kernel: r.stderr, accepted: !(ours instanceof Error) }).toMatchObject({
+                accepted: false,
+              });
+              return;
+            }
+            if (ours instanceof Error)
+              throw new Error(`ipset accepted, we rejected: ${ours.message}\n${text}`);
+            expect(normalize(ours)).toEqual(normalize(ns!.exec("ipset", ["save"])));
+          }),
+          { numRuns: 60 },
+        );
+      },
+      "kns-nf",
+    );
+  },
+);

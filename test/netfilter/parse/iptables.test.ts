@@ -2,7 +2,13 @@
 import { describe, expect } from "@jest/globals";
 import { fc, test } from "@fast-check/jest";
 import { readFileSync } from "node:fs";
-import { formatIptablesRestore, formatIptablesSave, IptablesParseError, parseIptables, splitRestoreWords } from "../../../src/netfilter/index.js";
+import {
+  formatIptablesRestore,
+  formatIptablesSave,
+  IptablesParseError,
+  parseIptables,
+  splitRestoreWords,
+} from "../../../src/netfilter/index.js";
 
 function issues(text: string): string[] {
   try {
@@ -17,25 +23,36 @@ function issues(text: string): string[] {
 describe("parseIptables", () => {
   test("restore commands: -N, -I [n], -F, -X, redeclared chains", () => {
     // iptables-restore: INPUT = DROP, FOO, ACCEPT; a redeclared user chain is flushed.
-    const rs = parseIptables("*filter\n:INPUT ACCEPT [0:0]\n-N FOO\n-A INPUT -j ACCEPT\n-I INPUT -j DROP\n-I INPUT 2 -j FOO\n-A FOO -j RETURN\n:A - [0:0]\n-A A -j ACCEPT\n:A - [0:0]\n-A A -j DROP\n:B - [0:0]\n-X B\nCOMMIT\n");
+    const rs = parseIptables(
+      "*filter\n:INPUT ACCEPT [0:0]\n-N FOO\n-A INPUT -j ACCEPT\n-I INPUT -j DROP\n-I INPUT 2 -j FOO\n-A FOO -j RETURN\n:A - [0:0]\n-A A -j ACCEPT\n:A - [0:0]\n-A A -j DROP\n:B - [0:0]\n-X B\nCOMMIT\n",
+    );
     expect(formatIptablesSave(rs)).toBe(
       "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:A - [0:0]\n:FOO - [0:0]\n-A INPUT -j DROP\n-A INPUT -j FOO\n-A INPUT -j ACCEPT\n-A A -j DROP\n-A FOO -j RETURN\nCOMMIT\n",
     );
   });
   test.each([
-    ["-A INPUT -j ACCEPT\n", "f:1: \"-A\" outside of a table"],
+    ["-A INPUT -j ACCEPT\n", 'f:1: "-A" outside of a table'],
     ["*filter\n-A INPUT -j ACCEPT\n", "f:3: COMMIT expected"],
-    ["*filter\n-A INPUT -j ACCEPT\n*nat\nCOMMIT\n", "f:3: \"*nat\": table \"filter\" was not committed"],
-    ["*filter\n:A - [0:0]\n-N A\nCOMMIT\n", "f:3: chain \"A\" already exists"],
-    ["*filter\n:A - [0:0]\n-A INPUT -j A\n-X A\nCOMMIT\n", "f:4: cannot delete chain \"A\""],
-    ["*filter\n-X NOPE\nCOMMIT\n", "f:2: chain \"NOPE\" does not exist"],
-    ["*filter\n-A NOPE -j ACCEPT\nCOMMIT\n", "f:2: chain \"NOPE\" does not exist"],
+    [
+      "*filter\n-A INPUT -j ACCEPT\n*nat\nCOMMIT\n",
+      'f:3: "*nat": table "filter" was not committed',
+    ],
+    ["*filter\n:A - [0:0]\n-N A\nCOMMIT\n", 'f:3: chain "A" already exists'],
+    ["*filter\n:A - [0:0]\n-A INPUT -j A\n-X A\nCOMMIT\n", 'f:4: cannot delete chain "A"'],
+    ["*filter\n-X NOPE\nCOMMIT\n", 'f:2: chain "NOPE" does not exist'],
+    ["*filter\n-A NOPE -j ACCEPT\nCOMMIT\n", 'f:2: chain "NOPE" does not exist'],
     ["*filter\n-A OUTPUT -i eth0 -j ACCEPT\nCOMMIT\n", "f:2: can't use -i with OUTPUT"],
-    ["*nat\n-A PREROUTING -j MASQUERADE\nCOMMIT\n", "f:2: target \"MASQUERADE\" is not valid in the PREROUTING hook"],
-    ["*filter\n-A INPUT -s 1.2.3.4/33 -j ACCEPT\nCOMMIT\n", "f:2: -s: invalid address \"1.2.3.4/33\""],
-    ["*bogus\nCOMMIT\n", "f:1: table \"bogus\" does not exist"],
+    [
+      "*nat\n-A PREROUTING -j MASQUERADE\nCOMMIT\n",
+      'f:2: target "MASQUERADE" is not valid in the PREROUTING hook',
+    ],
+    [
+      "*filter\n-A INPUT -s 1.2.3.4/33 -j ACCEPT\nCOMMIT\n",
+      'f:2: -s: invalid address "1.2.3.4/33"',
+    ],
+    ["*bogus\nCOMMIT\n", 'f:1: table "bogus" does not exist'],
     ["*filter\n:X ACCEPT [0:0]\nCOMMIT\n", "f:2: cannot set policy"],
-    ["*filter\n-A INPUT -j ACCEPT extra\nCOMMIT\n", "f:2: bad argument \"extra\""],
+    ["*filter\n-A INPUT -j ACCEPT extra\nCOMMIT\n", 'f:2: bad argument "extra"'],
   ])("rejects %j", (text, message) => {
     expect(issues(text)[0]).toContain(message);
   });
@@ -60,7 +77,12 @@ describe("splitRestoreWords (iptables-restore's add_param_to_argv)", () => {
   ])("%s", (line, words) => {
     expect(splitRestoreWords(line).words).toEqual(words);
   });
-  test.prop([fc.array(fc.string().filter((s) => !/[ \t\n"]/.test(s)), { maxLength: 8 })])("unquoted words split on spaces", (ws) => {
+  test.prop([
+    fc.array(
+      fc.string().filter((s) => !/[ \t\n"]/.test(s)),
+      { maxLength: 8 },
+    ),
+  ])("unquoted words split on spaces", (ws) => {
     const nonEmpty = ws.filter((w) => w !== "");
     expect(splitRestoreWords(nonEmpty.join(" ")).words).toEqual(nonEmpty);
   });
@@ -72,7 +94,8 @@ describe("formatIptablesRestore", () => {
     expect(formatIptablesRestore(parseIptables(text))).toBe(text);
   });
   test("-X lines and declarations keep their place", () => {
-    const text = "*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-SVC-OLD - [0:0]\n-A KUBE-SERVICES -j RETURN\n-X KUBE-SVC-OLD\nCOMMIT\n";
+    const text =
+      "*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-SVC-OLD - [0:0]\n-A KUBE-SERVICES -j RETURN\n-X KUBE-SVC-OLD\nCOMMIT\n";
     expect(formatIptablesRestore(parseIptables(text))).toBe(text);
   });
 });

@@ -2,7 +2,21 @@ import { extensionContract } from "../contract.js";
 
 extensionContract("LOG/NFLOG/NOTRACK/CT", {
   table: "raw",
-  canonical: ['-j LOG --log-prefix "a b" --log-level 6', "-j LOG --log-uid", "-j NFLOG --nflog-prefix x --nflog-group 3", "-j NOTRACK", "-j CT --notrack", "-j CT --zone 3"],
-  normalizes: [["-j LOG --log-level warning", "-j LOG"], ["-j LOG --log-level info", "-j LOG --log-level 6"]],
-  invalid: [["-j LOG --log-level loud", "unknown"], [`-j LOG --log-prefix ${"p".repeat(30)}`, "29"], ["-j CT --notrack --zone 1", "cannot be combined"]],
+  canonical: [
+    '-j LOG --log-prefix "a b" --log-level 6',
+    "-j LOG --log-uid",
+    "-j NFLOG --nflog-prefix x --nflog-group 3",
+    "-j NOTRACK",
+    "-j CT --notrack",
+    "-j CT --zone 3",
+  ],
+  normalizes: [
+    ["-j LOG --log-level warning", "-j LOG"],
+    ["-j LOG --log-level info", "-j LOG --log-level 6"],
+  ],
+  invalid: [
+    ["-j LOG --log-level loud", "unknown"],
+    [`-j LOG --log-prefix ${"p".repeat(30)}`, "29"],
+    ["-j CT --notrack --zone 1", "cannot be combined"],
+  ],
 });

@@ -2,8 +2,18 @@ import { extensionContract } from "../contract.js";
 
 extensionContract("DNAT/SNAT/MASQUERADE", {
   table: "nat",
-  canonical: ["-p tcp -j DNAT --to-destination 10.0.0.1:80", "-j DNAT --to-destination 10.0.0.1-10.0.0.5 --random", "-j SNAT --to-source 1.2.3.4 --random-fully", "-j MASQUERADE --random-fully", "-p udp -j MASQUERADE --to-ports 1000-2000"],
-  invalid: [["-j DNAT --to-destination 10.0.0.1:80", "port specification"], ["-j DNAT", "--to-destination"], ["-j DNAT --to-destination 10.0.0.300", "invalid address"]],
+  canonical: [
+    "-p tcp -j DNAT --to-destination 10.0.0.1:80",
+    "-j DNAT --to-destination 10.0.0.1-10.0.0.5 --random",
+    "-j SNAT --to-source 1.2.3.4 --random-fully",
+    "-j MASQUERADE --random-fully",
+    "-p udp -j MASQUERADE --to-ports 1000-2000",
+  ],
+  invalid: [
+    ["-j DNAT --to-destination 10.0.0.1:80", "port specification"],
+    ["-j DNAT", "--to-destination"],
+    ["-j DNAT --to-destination 10.0.0.300", "invalid address"],
+  ],
 });
 extensionContract("DNAT (IPv6)", {
   family: "IPv6",

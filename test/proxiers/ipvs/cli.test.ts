@@ -6,7 +6,11 @@ import { ACCEPTANCE_IPVS } from "./helpers.js";
 
 const EXAMPLE = join(__dirname, "../../../examples/sctp-nodeport");
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[]) {
+  return runRaw(["render", "ipvs", ...args]);
+}
+
+async function runRaw(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const io: CliIO = {
@@ -14,7 +18,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
     stderr: (s) => (stderr += s),
     readStdin: () => "",
   };
-  const code = await runCli(["render", "ipvs", ...args], io);
+  const code = await runCli(args, io);
   return { code, stdout, stderr };
 }
 
@@ -46,6 +50,19 @@ describe("render ipvs", () => {
     );
     const a = await run([...caseArgs, "--only", "addresses"]);
     expect(a.stdout).toBe("10.20.30.41/32\n");
+  });
+
+  test("--ipvs-format list prints the table as ipvsadm -Ln", async () => {
+    const r = await run([...caseArgs, "--only", "ipvs", "--ipvs-format", "list"]);
+    expect(r.stdout).toBe(
+      "IP Virtual Server version 1.2.1 (size=4096)\n" +
+        "Prot LocalAddress:Port Scheduler Flags\n" +
+        "  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n" +
+        "UDP  10.20.30.41:80 rr\n" +
+        "  -> 10.180.0.1:80                Masq    1      0          0         \n" +
+        "UDP  100.101.102.103:3001 rr\n" +
+        "  -> 10.180.0.1:80                Masq    1      0          0         \n",
+    );
   });
 
   test("--output json has one key per section", async () => {
@@ -82,5 +99,61 @@ describe("render ipvs", () => {
     const bad = await run([...caseArgs, "--output", "yaml"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--output: unsupported value "yaml"');
+  });
+});
+
+describe("the worked example of docs/ipvs-proxier.md", () => {
+  const traceArgs = (mode: string, src: string, dst: string, dport: number, proto = "sctp") => [
+    "trace",
+    "-f",
+    join(EXAMPLE, "cluster.yaml"),
+    "--node-env",
+    join(EXAMPLE, "node.yaml"),
+    "--proxy-config",
+    join(EXAMPLE, `proxy-${mode}.yaml`),
+    "--proto",
+    proto,
+    "--src",
+    src,
+    "--dst",
+    dst,
+    "--dport",
+    String(dport),
+    "--output",
+    "json",
+  ];
+  const outcomes = async (args: string[]) => {
+    const r = await runRaw(args);
+    expect(r.stderr).toBe("");
+    const data = JSON.parse(r.stdout) as {
+      outcomes: {
+        verdict: string;
+        destination?: string;
+        masquerade: boolean;
+        probability: number;
+      }[];
+    };
+    return data.outcomes.map((o) => [o.verdict, o.destination, o.masquerade, o.probability]);
+  };
+
+  test("the SCTP NodePort reaches the same endpoints, masqueraded, in both modes", async () => {
+    const expected = [
+      ["DNAT", "10.244.1.10:5000", true, 0.5],
+      ["DNAT", "10.244.2.10:5000", true, 0.5],
+    ];
+    for (const mode of ["iptables", "ipvs"])
+      expect(await outcomes(traceArgs(mode, "203.0.113.7", "192.168.1.10", 30500))).toEqual(
+        expected,
+      );
+  });
+
+  test("§9.4 and §9.1 as the document shows them", async () => {
+    expect(await outcomes(traceArgs("ipvs", "127.0.0.1", "127.0.0.1", 30500))).toEqual([
+      ["NONE", undefined, false, 1],
+    ]);
+    expect((await outcomes(traceArgs("iptables", "127.0.0.1", "127.0.0.1", 30500))).length).toBe(2);
+    expect(await outcomes(traceArgs("ipvs", "10.244.1.5", "10.96.0.50", 22, "tcp"))).toEqual([
+      ["REJECT", undefined, false, 1],
+    ]);
   });
 });

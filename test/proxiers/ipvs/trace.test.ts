@@ -43,21 +43,28 @@ describe("tracing the acceptance cases in IPVS mode", () => {
       expect(r.outcomes[0]?.delivery).toBe("ipvs");
     }
     // The ClusterIP VS, from a pod: no masquerade (no detector, src,dst only matches VIP sources).
-    expect(summary(dp, { proto: "sctp", src: "10.180.0.7", dst: "10.20.30.41", dport: 80 })).toEqual([
+    expect(
+      summary(dp, { proto: "sctp", src: "10.180.0.7", dst: "10.20.30.41", dport: 80 }),
+    ).toEqual([
       { verdict: "DNAT", destination: "10.180.0.1:80", masquerade: false, probability: 1 },
     ]);
   });
 
   test("UDP NodePort from outside: DNAT to the endpoint, masqueraded by KUBE-NODE-PORT-UDP", () => {
     const dp = caseDataplane("nodeport-udp");
-    expect(summary(dp, { proto: "udp", src: "203.0.113.9", dst: "100.101.102.103", dport: 3001 })).toEqual([
+    expect(
+      summary(dp, { proto: "udp", src: "203.0.113.9", dst: "100.101.102.103", dport: 3001 }),
+    ).toEqual([
       { verdict: "DNAT", destination: "10.180.0.1:80", masquerade: true, probability: 1 },
     ]);
     // TCP on the same node port: not a virtual server, no service.
     expect(
-      trace(dp, { proto: "tcp", src: "203.0.113.9", dst: "100.101.102.103", dport: 3001 }).outcomes.map(
-        (o) => o.destination,
-      ),
+      trace(dp, {
+        proto: "tcp",
+        src: "203.0.113.9",
+        dst: "100.101.102.103",
+        dport: 3001,
+      }).outcomes.map((o) => o.destination),
     ).toEqual([undefined]);
   });
 });
@@ -130,7 +137,9 @@ ports: [{name: p, port: 8080, protocol: TCP}]
   });
 
   test("externalTrafficPolicy Local NodePort: local endpoint only, no masquerade (LOCAL set RETURNs first)", () => {
-    expect(summary(dp, { proto: "tcp", src: "198.18.0.1", dst: "100.101.102.103", dport: 3001 })).toEqual([
+    expect(
+      summary(dp, { proto: "tcp", src: "198.18.0.1", dst: "100.101.102.103", dport: 3001 }),
+    ).toEqual([
       { verdict: "DNAT", destination: "10.180.0.1:8080", masquerade: false, probability: 1 },
     ]);
   });
@@ -150,7 +159,13 @@ ports: [{name: p, port: 8080, protocol: TCP}]
   });
 
   test("the node reaching the LB VIP from the VIP itself is dropped by KUBE-IPVS-OUT-FILTER", () => {
-    const r = trace(dp, { proto: "tcp", src: "1.2.3.4", dst: "1.2.3.4", dport: 80, origin: "local" });
+    const r = trace(dp, {
+      proto: "tcp",
+      src: "1.2.3.4",
+      dst: "1.2.3.4",
+      dport: 80,
+      origin: "local",
+    });
     expect(r.outcomes.map((o) => [o.verdict, o.path.at(-1)])).toEqual([
       ["DROP", "filter/KUBE-IPVS-OUT-FILTER#1"],
     ]);

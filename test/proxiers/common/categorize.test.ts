@@ -1,0 +1,128 @@
+/** Endpoint selection (spec §1.3, §1.4, §5.13; upstream topology.go CategorizeEndpoints). */
+import { describe, expect, test } from "@jest/globals";
+import { categorizeEndpoints } from "../../../src/proxiers/common/categorize.js";
+import {
+  endpointsByServicePort,
+  servicePortKey,
+  type Endpoint,
+} from "../../../src/proxiers/common/endpoint.js";
+import {
+  servicePortsForFamily,
+  type ServicePort,
+} from "../../../src/proxiers/common/service-port.js";
+import type { EndpointSlice, Service } from "../../../src/model/kinds.js";
+
+const topology = { nodeName: "here", zone: "", preferSameTrafficDistribution: true };
+
+function ep(ip: string, o: Partial<Endpoint> = {}): Endpoint {
+  return {
+    ip,
+    port: 80,
+    endpoint: `${ip}:80`,
+    nodeName: "",
+    zone: "",
+    isLocal: false,
+    ready: true,
+    serving: true,
+    terminating: false,
+    zoneHints: [],
+    nodeHints: [],
+    ...o,
+  };
+}
+
+function sp(spec: Service["spec"]): ServicePort {
+  const svc: Service = {
+    metadata: { namespace: "ns", name: "s" },
+    spec: { clusterIP: "10.96.0.1", ...spec },
+  };
+  return servicePortsForFamily(svc, "IPv4")[0]!;
+}
+
+describe("categorizeEndpoints", () => {
+  const cluster = sp({ ports: [{ port: 80 }] });
+  const etpLocal = sp({
+    type: "NodePort",
+    externalTrafficPolicy: "Local",
+    ports: [{ port: 80, nodePort: 30000 }],
+  });
+  const itpLocal = sp({ internalTrafficPolicy: "Local", ports: [{ port: 80 }] });
+
+  test("ready endpoints only; not-ready, not-serving ones never", () => {
+    const r = categorizeEndpoints(
+      [ep("1.1.1.1"), ep("1.1.1.2", { ready: false, serving: false })],
+      cluster,
+      topology,
+    );
+    expect(r.clusterEndpoints.map((e) => e.ip)).toEqual(["1.1.1.1"]);
+    expect(r.localEndpoints).toEqual([]);
+    expect(r.hasAnyEndpoints).toBe(true);
+  });
+
+  test("Local policy falls back to local serving+terminating endpoints", () => {
+    const r = categorizeEndpoints(
+      [
+        ep("1.1.1.1", { isLocal: true, ready: false, terminating: true }),
+        ep("1.1.1.2", { ready: true }),
+      ],
+      etpLocal,
+      topology,
+    );
+    expect(r.localEndpoints.map((e) => e.ip)).toEqual(["1.1.1.1"]);
+    expect(r.clusterEndpoints.map((e) => e.ip)).toEqual(["1.1.1.2"]);
+    expect(r.allReachable.map((e) => e.ip)).toEqual(["1.1.1.1", "1.1.1.2"]);
+  });
+
+  test("iTP Local with endpoints only elsewhere: usable somewhere, none here", () => {
+    const r = categorizeEndpoints([ep("1.1.1.2")], itpLocal, topology);
+    expect(r.hasAnyEndpoints).toBe(true);
+    expect(r.clusterEndpoints).toEqual([]);
+    expect(r.allReachable).toEqual([]);
+  });
+
+  test("PreferSameNode needs the feature gate", () => {
+    const eps = [ep("1.1.1.1", { nodeHints: ["here"] }), ep("1.1.1.2", { nodeHints: ["there"] })];
+    expect(categorizeEndpoints(eps, cluster, topology).topologyMode).toBe("PreferSameNode");
+    const off = categorizeEndpoints(eps, cluster, {
+      ...topology,
+      preferSameTrafficDistribution: false,
+    });
+    expect(off.topologyMode).toBe("");
+    expect(off.clusterEndpoints).toHaveLength(2);
+  });
+});
+
+describe("endpointsByServicePort", () => {
+  const slice = (
+    name: string,
+    nodeName: string | undefined,
+    extra: Partial<EndpointSlice> = {},
+  ): EndpointSlice => ({
+    metadata: { namespace: "ns", name, labels: { "kubernetes.io/service-name": "s" } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["10.0.0.01"], ...(nodeName === undefined ? {} : { nodeName }) }],
+    ports: [{ name: "p", protocol: "UDP", port: 53 }],
+    ...extra,
+  });
+
+  test("matched by port name and protocol; addresses normalised; a local duplicate wins", () => {
+    const m = endpointsByServicePort([slice("b", "here"), slice("a", undefined)], "IPv4", "here");
+    const eps = m.get(servicePortKey("ns", "s", "p", "UDP"))!;
+    expect(eps).toHaveLength(1);
+    expect(eps[0]).toMatchObject({ ip: "10.0.0.1", endpoint: "10.0.0.1:53", isLocal: true });
+    expect(m.get(servicePortKey("ns", "s", "p", "TCP"))).toBeUndefined();
+  });
+
+  test("slices without the service label, of another family, or ports without a name are ignored", () => {
+    const m = endpointsByServicePort(
+      [
+        slice("a", undefined, { metadata: { namespace: "ns", name: "a" } }),
+        slice("b", undefined, { addressType: "IPv6", endpoints: [{ addresses: ["fd00::1"] }] }),
+        slice("c", undefined, { ports: [{ protocol: "UDP", port: 53 }] }),
+      ],
+      "IPv4",
+      "here",
+    );
+    expect([...m.values()].flat()).toEqual([]);
+  });
+});
