@@ -25,9 +25,18 @@ const node: NodeEnvironment = {
     { name: "lo", addresses: ["127.0.0.1/8"] },
     { name: "eth0", addresses: ["192.168.0.2/24"] },
   ],
-  kernel: { iptablesRandomFully: true, nfacct: [], conntrackTCPBeLiberal: true, ipvs: true, sctp: true },
+  kernel: {
+    iptablesRandomFully: true,
+    nfacct: [],
+    conntrackTCPBeLiberal: true,
+    ipvs: true,
+    sctp: true,
+  },
 };
-const iptablesConfig: KubeProxyConfiguration = { ...DEFAULT_PROXY_CONFIG, clusterCIDR: "10.0.0.0/8" };
+const iptablesConfig: KubeProxyConfiguration = {
+  ...DEFAULT_PROXY_CONFIG,
+  clusterCIDR: "10.0.0.0/8",
+};
 const ipvsConfig: KubeProxyConfiguration = { ...iptablesConfig, mode: "ipvs" };
 const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
 
@@ -45,11 +54,22 @@ function cluster(n: number): Cluster {
         clusterIP: ip(172, i + 1),
         clusterIPs: [ip(172, i + 1)],
         ipFamilies: ["IPv4"],
-        ports: [{ name: "p", protocol, port: 80, ...(i % 2 === 0 ? { nodePort: 30000 + (i % 2700) } : {}) }],
+        ports: [
+          {
+            name: "p",
+            protocol,
+            port: 80,
+            ...(i % 2 === 0 ? { nodePort: 30000 + (i % 2700) } : {}),
+          },
+        ],
       },
     });
     slices.push({
-      metadata: { name: `s${i}-1`, namespace: "default", labels: { "kubernetes.io/service-name": `s${i}` } },
+      metadata: {
+        name: `s${i}-1`,
+        namespace: "default",
+        labels: { "kubernetes.io/service-name": `s${i}` },
+      },
       addressType: "IPv4",
       endpoints: [0, 1, 2, 3].map((j) => ({
         addresses: [ip(10, i * 4 + j + 1)],
@@ -73,15 +93,23 @@ function time(fn: () => void, repeat = 3): number {
 }
 
 const sizes = process.argv.includes("--quick") ? [100, 400] : [250, 1000, 2000];
-console.log("services  render iptables  render ipvs (ratio)  dataplane ipt / ipvs  trace 1/svc ipt / ipvs");
+console.log(
+  "services  render iptables  render ipvs (ratio)  dataplane ipt / ipvs  trace 1/svc ipt / ipvs",
+);
 for (const n of sizes) {
   const c = cluster(n);
   const tIpt = time(() => renderIptables(c, { node, proxyConfig: iptablesConfig }));
   const tIpvs = time(() => renderIpvs(c, { node, proxyConfig: ipvsConfig }));
   let dpIpt = buildNodeDataplane(c, { node, proxyConfig: iptablesConfig, hostports: false });
   let dpIpvs = buildNodeDataplane(c, { node, proxyConfig: ipvsConfig, hostports: false });
-  const bIpt = time(() => (dpIpt = buildNodeDataplane(c, { node, proxyConfig: iptablesConfig, hostports: false })), 1);
-  const bIpvs = time(() => (dpIpvs = buildNodeDataplane(c, { node, proxyConfig: ipvsConfig, hostports: false })), 1);
+  const bIpt = time(
+    () => (dpIpt = buildNodeDataplane(c, { node, proxyConfig: iptablesConfig, hostports: false })),
+    1,
+  );
+  const bIpvs = time(
+    () => (dpIpvs = buildNodeDataplane(c, { node, proxyConfig: ipvsConfig, hostports: false })),
+    1,
+  );
   const packets = Array.from({ length: n }, (_, i) => ({
     proto: PROTOCOLS[i % 3]!.toLowerCase() as "tcp" | "udp" | "sctp",
     src: "192.168.0.77",

@@ -37,9 +37,8 @@ import {
 } from "./host-sockets.js";
 import {
   NatRestoreError,
+  editNatTable,
   emptyNatTable,
-  ensureChain,
-  ensureRule,
   formatNatTable,
   restoreNoflush,
   type NatTable,
@@ -126,7 +125,7 @@ export class HostportManager {
       this.#nat = restoreNoflush(
         this.#nat,
         [...chainLines, ...ruleLines].join("\n") + "\n",
-        normalizeRule,
+        existing.normalize,
       );
     } catch (e) {
       if (!(e instanceof NatRestoreError)) throw e;
@@ -150,7 +149,7 @@ export class HostportManager {
     lines.push(...existing.rules.filter((r) => !targets.some((c) => r.includes(c))));
     for (const c of new Set(targets)) if (existing.chains.includes(c)) lines.push(`-X ${c}`);
     lines.push("COMMIT");
-    this.#nat = restoreNoflush(this.#nat, lines.join("\n") + "\n", normalizeRule);
+    this.#nat = restoreNoflush(this.#nat, lines.join("\n") + "\n", existing.normalize);
     const toClose = hostportMappings.flatMap((pm) => {
       const s = this.#socketFor(pm);
       return s === undefined ? [] : [s];
@@ -181,20 +180,16 @@ export class HostportManager {
   }
 
   #ensureStaticRules(): void {
-    let t = ensureChain(this.#nat, KUBE_HOSTPORTS_CHAIN);
     const portals = `-m comment --comment ${PORTALS_COMMENT} -m addrtype --dst-type LOCAL -j ${KUBE_HOSTPORTS_CHAIN}`;
-    t = ensureRule(t, "append", "OUTPUT", portals);
-    t = ensureRule(t, "append", "PREROUTING", portals);
-    if (this.natInterfaceName !== "" && this.natInterfaceName !== "lo") {
-      const loopback = this.family === "IPv4" ? "127.0.0.0/8" : "::1/128";
-      t = ensureRule(
-        t,
-        "append",
-        "POSTROUTING",
-        `-m comment --comment ${LOCALHOST_SNAT_COMMENT} -o ${this.natInterfaceName} -s ${loopback} -j MASQUERADE`,
-      );
-    }
-    this.#nat = t;
+    const loopback = this.family === "IPv4" ? "127.0.0.0/8" : "::1/128";
+    const snat = `-m comment --comment ${LOCALHOST_SNAT_COMMENT} -o ${this.natInterfaceName} -s ${loopback} -j MASQUERADE`;
+    this.#nat = editNatTable(this.#nat, (e) => {
+      e.ensureChain(KUBE_HOSTPORTS_CHAIN);
+      e.ensureRule("append", "OUTPUT", portals);
+      e.ensureRule("append", "PREROUTING", portals);
+      if (this.natInterfaceName !== "" && this.natInterfaceName !== "lo")
+        e.ensureRule("append", "POSTROUTING", snat);
+    });
   }
 
   #socketFor(pm: PortMapping): HostSocket | undefined {
@@ -235,13 +230,25 @@ export class HostportManager {
     this.#sockets = this.#sockets.filter((h) => !list.some((s) => sameSocket(s, h)));
   }
 
-  /** What `iptables-save -t nat` shows of hostport chains and rules, as the manager reads it. */
-  #existingHostportState(): { chains: string[]; rules: string[] } {
+  /**
+   * What `iptables-save -t nat` shows of hostport chains and rules, as the manager reads it,
+   * and a normalizer that skips the saved rules (already normalized; normalizing is idempotent).
+   */
+  #existingHostportState(): {
+    chains: string[];
+    rules: string[];
+    normalize: (rule: string) => string;
+  } {
     const chains = this.#nat.chains.map((c) => c.name).filter(isHostportChainName);
     const rules: string[] = [];
+    const saved = new Set<string>();
     for (const c of this.#nat.chains)
-      if (isHostportChainName(c.name)) for (const r of c.rules) rules.push(`-A ${c.name} ${r}`);
-    return { chains, rules };
+      if (isHostportChainName(c.name))
+        for (const r of c.rules) {
+          rules.push(`-A ${c.name} ${r}`);
+          saved.add(r);
+        }
+    return { chains, rules, normalize: (r) => (saved.has(r) ? r : normalizeRule(r)) };
   }
 }
 

@@ -21,15 +21,7 @@ import {
   CNI_HOSTPORT_SETMARK_CHAIN,
   portmapDnatChainName,
 } from "./chain-names.js";
-import {
-  deleteChain,
-  deleteRule,
-  ensureChain,
-  findChain,
-  flushChain,
-  ensureRule,
-  type NatTable,
-} from "./nat-table.js";
+import { editNatTable, findChain, type NatEditor, type NatTable } from "./nat-table.js";
 import { formatWords } from "./rule-words.js";
 
 export interface PortmapConfig {
@@ -211,33 +203,21 @@ export function dnatChain(
 }
 
 /** `chain.setup`: ensure the chain, insert-unique its rules, then its entry rules. */
-export function setupChain(t: NatTable, c: PortmapChain): NatTable {
-  let table = ensureChain(t, c.name);
-  for (const r of c.rules) table = ensureRule(table, "append", c.name, formatWords(r));
+export function setupChain(e: NatEditor, c: PortmapChain): void {
+  e.ensureChain(c.name);
+  for (const r of c.rules) e.ensureRule("append", c.name, formatWords(r));
   for (const entry of c.entryChains)
     for (const r of c.entryRules)
-      table = ensureRule(
-        table,
-        c.prependEntry ? "prepend" : "append",
-        entry,
-        formatWords([...r, "-j", c.name]),
-      );
-  return table;
+      e.ensureRule(c.prependEntry ? "prepend" : "append", entry, formatWords([...r, "-j", c.name]));
 }
 
 /** `chain.teardown`: flush, drop every entry rule jumping to it, delete. */
-export function teardownChain(
-  t: NatTable,
-  c: Pick<PortmapChain, "name" | "entryChains">,
-): NatTable {
-  let table = ensureChain(t, c.name);
-  table = flushChain(table, c.name);
-  for (const entry of c.entryChains) {
-    const chain = findChain(table, entry);
-    for (const r of chain?.rules ?? [])
-      if (r.endsWith(`-j ${c.name}`)) table = deleteRule(table, entry, r);
-  }
-  return deleteChain(table, c.name);
+export function teardownChain(e: NatEditor, c: Pick<PortmapChain, "name" | "entryChains">): void {
+  e.ensureChain(c.name);
+  e.flushChain(c.name);
+  for (const entry of c.entryChains)
+    for (const r of [...e.rules(entry)]) if (r.endsWith(`-j ${c.name}`)) e.deleteRule(entry, r);
+  e.deleteChain(c.name);
 }
 
 /** The container address family's ADD: returns the nat table afterwards. */
@@ -249,20 +229,22 @@ export function portmapAdd(
   entries: readonly PortmapEntry[],
 ): NatTable {
   validatePortmapConfig(config, entries);
-  let table = t;
-  if ((config.snat ?? true) && config.externalSetMarkChain === undefined) {
-    table = setupChain(table, setMarkChain(config.markMasqBit));
-    table = setupChain(table, markMasqChain(config.markMasqBit));
-  }
-  table = setupChain(table, toplevelDnatChain());
-  return setupChain(table, dnatChain(config, containerID, containerNet, entries));
+  const dnat = dnatChain(config, containerID, containerNet, entries);
+  return editNatTable(t, (e) => {
+    if ((config.snat ?? true) && config.externalSetMarkChain === undefined) {
+      setupChain(e, setMarkChain(config.markMasqBit));
+      setupChain(e, markMasqChain(config.markMasqBit));
+    }
+    setupChain(e, toplevelDnatChain());
+    setupChain(e, dnat);
+  });
 }
 
 /** DEL: the container's chain and its jumps go; the shared chains stay. */
 export function portmapDel(t: NatTable, config: PortmapConfig, containerID: string): NatTable {
   const name = portmapDnatChainName(config.name, containerID);
   if (findChain(t, name) === undefined) return t;
-  return teardownChain(t, { name, entryChains: [CNI_HOSTPORT_DNAT_CHAIN] });
+  return editNatTable(t, (e) => teardownChain(e, { name, entryChains: [CNI_HOSTPORT_DNAT_CHAIN] }));
 }
 
 export function portmapFamilyOf(containerNet: string): IPFamily | undefined {

@@ -115,6 +115,7 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
         });
         continue;
       }
+      const perItem = splitItemPositions(positions);
       value["items"].forEach((item: unknown, i: number) => {
         const prefix = formatFieldPath(["items", i]);
         const itemPos = positions[prefix] ?? docPos;
@@ -128,7 +129,7 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
           });
           return;
         }
-        objects.push({ file: input.file, value: item, positions: rebase(positions, prefix) });
+        objects.push({ file: input.file, value: item, positions: perItem.get(i) ?? {} });
       });
       continue;
     }
@@ -140,13 +141,21 @@ function firstLine(s: string): string {
   return (s.split("\n")[0] ?? s).trim();
 }
 
-/** Positions under `prefix`, with the prefix removed. */
-function rebase(positions: Record<string, SourcePosition>, prefix: string): FieldPositions {
-  const out: Record<string, SourcePosition> = {};
+/** Positions of `items[i]...` keys, per item, with the `items[i]` prefix removed (one pass). */
+function splitItemPositions(
+  positions: Record<string, SourcePosition>,
+): Map<number, Record<string, SourcePosition>> {
+  const out = new Map<number, Record<string, SourcePosition>>();
   for (const [k, v] of Object.entries(positions)) {
-    if (k === prefix) out[""] = v;
-    else if (k.startsWith(prefix) && (k[prefix.length] === "." || k[prefix.length] === "["))
-      out[k.slice(prefix.length).replace(/^\./, "")] = v;
+    const m = /^items\[(\d+)\]/.exec(k);
+    if (m === null) continue;
+    const i = Number(m[1]);
+    let item = out.get(i);
+    if (item === undefined) {
+      item = {};
+      out.set(i, item);
+    }
+    item[k.slice(m[0].length).replace(/^\./, "")] = v;
   }
   return out;
 }

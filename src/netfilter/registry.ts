@@ -70,7 +70,7 @@ export const MATCH_EXTENSIONS: MatchExtensions = {
 /** The extension of a `-m` word, or undefined for a module kube-netsim does not model. */
 export function matchExtension(module: string): MatchExtension<Match> | undefined {
   return Object.hasOwn(MATCH_EXTENSIONS, module)
-    ? (MATCH_EXTENSIONS[module as MatchModule] as unknown as MatchExtension<Match>)
+    ? (MATCH_EXTENSIONS[module as MatchModule])
     : undefined;
 }
 
@@ -90,7 +90,7 @@ export const TARGET_EXTENSIONS: readonly TargetExtension<Target>[] = [
   nflogTarget,
   notrackTarget,
   ctTarget,
-] as unknown as readonly TargetExtension<Target>[];
+];
 
 const targetsByName = new Map<string, TargetExtension<Target>>(
   TARGET_EXTENSIONS.map((t) => [t.name, t]),

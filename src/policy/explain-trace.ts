@@ -90,7 +90,10 @@ export interface AdminOutcome {
   readonly hit?: { policy: CompiledAdminPolicy; rule: AdminRule };
 }
 
-export function traceAdmin(policies: readonly CompiledAdminPolicy[], ctx: DirectionContext): AdminOutcome {
+export function traceAdmin(
+  policies: readonly CompiledAdminPolicy[],
+  ctx: DirectionContext,
+): AdminOutcome {
   const traces: AdminPolicyTrace[] = [];
   for (const p of policies) {
     const rules: RuleTrace[] = [];

@@ -2,13 +2,7 @@
  * The explaining path: the same steps as `verdict.ts`, recording every policy, rule, peer and port
  * looked at. Used for one connection at a time (`evaluatePolicy`), never for truth tables.
  */
-import type {
-  AdminRule,
-  CompiledAdminPolicy,
-  CompiledPolicies,
-  Direction,
-  NetworkPolicyRule,
-} from "./compiled.js";
+import type { CompiledPolicies, Direction } from "./compiled.js";
 import {
   connectionAddresses,
   isAdminPolicyPod,
@@ -22,22 +16,13 @@ import type {
   AdminPolicyTrace,
   Decision,
   DirectionExplanation,
-  EntryMatch,
   ImplementationChoice,
   NetworkPolicyTrace,
   PassTrace,
   PolicyExplanation,
-  RuleTrace,
 } from "./explanation.js";
 import type { PodFacts } from "./facts.js";
-import {
-  adminPeerMatches,
-  adminPortMatches,
-  makeDirectionContext,
-  networkPolicyPeerMatches,
-  policyPortMatches,
-  type DirectionContext,
-} from "./match.js";
+import { makeDirectionContext, type DirectionContext } from "./match.js";
 import type { PolicyOptions } from "./options.js";
 import { rulesFor, selectPolicies } from "./select.js";
 import { isLocalNodeIngress } from "./verdict.js";

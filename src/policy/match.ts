@@ -32,6 +32,18 @@ export interface DirectionContext {
   readonly protocol: Protocol;
 }
 
+// Pod IP objects live as long as their compiled cluster; their text is needed only for ANP
+// `nodes` peers but asked for on every context, so it is memoized per address object.
+const ipTexts = new WeakMap<IPAddress, string>();
+function ipText(ip: IPAddress): string {
+  let t = ipTexts.get(ip);
+  if (t === undefined) {
+    t = formatIP(ip);
+    ipTexts.set(ip, t);
+  }
+  return t;
+}
+
 export function makeDirectionContext(
   direction: Direction,
   subject: PodFacts,
@@ -45,7 +57,7 @@ export function makeDirectionContext(
     subject,
     peer,
     peerIP,
-    peerIPText: peerIP === undefined ? undefined : formatIP(peerIP),
+    peerIPText: peerIP === undefined ? undefined : ipText(peerIP),
     dstPod: direction === "Ingress" ? subject : peer.kind === "pod" ? peer.pod : undefined,
     port,
     protocol,
@@ -99,14 +111,24 @@ function servesNamedPort(
 }
 
 export function policyPortMatches(p: PolicyPort, ctx: DirectionContext): boolean {
-  if (p.protocol !== ctx.protocol) return false;
+  return policyPortMatchesAt(p, ctx.port, ctx.protocol, ctx.dstPod);
+}
+
+/** `policyPortMatches` with the probe spelled out (truth tables vary only these). */
+export function policyPortMatchesAt(
+  p: PolicyPort,
+  port: number,
+  protocol: Protocol,
+  dstPod: PodFacts | undefined,
+): boolean {
+  if (p.protocol !== protocol) return false;
   switch (p.kind) {
     case "range":
-      return ctx.port >= p.from && ctx.port <= p.to;
+      return port >= p.from && port <= p.to;
     case "protocol":
       return true;
     case "named":
-      return servesNamedPort(ctx.dstPod, p.name, ctx.port, p.protocol);
+      return servesNamedPort(dstPod, p.name, port, p.protocol);
     default:
       return assertNever(p);
   }
@@ -146,14 +168,22 @@ export function adminPeerMatches(
 }
 
 export function adminPortMatches(p: AdminPort, ctx: DirectionContext): boolean {
+  return adminPortMatchesAt(p, ctx.port, ctx.protocol, ctx.dstPod);
+}
+
+export function adminPortMatchesAt(
+  p: AdminPort,
+  port: number,
+  protocol: Protocol,
+  dstPod: PodFacts | undefined,
+): boolean {
   switch (p.kind) {
     case "range":
-      return p.protocol === ctx.protocol && ctx.port >= p.from && ctx.port <= p.to;
+      return p.protocol === protocol && port >= p.from && port <= p.to;
     case "named": {
-      const pod = ctx.dstPod;
-      if (pod === undefined) return false;
-      for (const cp of pod.containerPorts)
-        if (cp.name === p.name && cp.port === ctx.port && cp.protocol === ctx.protocol) return true;
+      if (dstPod === undefined) return false;
+      for (const cp of dstPod.containerPorts)
+        if (cp.name === p.name && cp.port === port && cp.protocol === protocol) return true;
       return false;
     }
     case "invalid":

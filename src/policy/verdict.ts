@@ -21,11 +21,14 @@ import type { PodFacts } from "./facts.js";
 import {
   adminPeerMatches,
   adminPortMatches,
+  adminPortMatchesAt,
   makeDirectionContext,
   networkPolicyPeerMatches,
   policyPortMatches,
+  policyPortMatchesAt,
   type DirectionContext,
 } from "./match.js";
+import type { Protocol } from "../net/port.js";
 import type { PolicyOptions } from "./options.js";
 import { rulesFor, selectPolicies, type SubjectPolicies } from "./select.js";
 
@@ -136,15 +139,10 @@ export function connectionAllowed(
   return true;
 }
 
-interface PeerMatchedRule {
-  readonly action: AdminRule["action"];
-  readonly ports: AdminRule["ports"];
-}
-
 /**
  * Bulk form of `directionAllowed` for truth tables: the verdicts of one (subject, peer) pair for
- * many probes, as bits (bit k of word k/30). Peers are matched once per rule, ports per probe;
- * the tier logic is the same as `directionAllowed` (tests compare the two on random clusters).
+ * many probes, as bits (bit k % 30 of word k / 30). Peers are matched once per rule, ports per
+ * probe; the tier logic is that of `directionAllowed` (tests compare the two on random clusters).
  */
 export function directionMask(
   selected: SubjectPolicies,
@@ -152,56 +150,74 @@ export function directionMask(
   subject: PodFacts,
   peer: Party,
   peerIP: DirectionContext["peerIP"],
-  probes: readonly { readonly port: number; readonly protocol: DirectionContext["protocol"] }[],
+  probes: readonly { readonly port: number; readonly protocol: Protocol }[],
   opts: PolicyOptions,
   out: Uint32Array,
   offset: number,
 ): void {
-  const ctx0 = makeDirectionContext(direction, subject, peer, peerIP, 0, "TCP");
-  const adminHits: PeerMatchedRule[] = [];
+  const ctx = makeDirectionContext(direction, subject, peer, peerIP, 0, "TCP");
+  const dstPod = ctx.dstPod;
+  // Rules whose peers match, per tier, in evaluation order.
+  const adminHits: AdminRule[] = [];
   for (const p of selected.admin)
     for (const r of rulesFor(p, direction))
-      if (r.peers.some((x) => adminPeerMatches(x, r.action, ctx0))) adminHits.push(r);
+      for (const x of r.peers)
+        if (adminPeerMatches(x, r.action, ctx)) {
+          adminHits.push(r);
+          break;
+        }
+  const isolated = selected.network.length > 0;
   const npHits: NetworkPolicyRule["ports"][] = [];
   for (const p of selected.network)
-    for (const r of rulesFor(p, direction) ?? [])
-      if (
-        r.peers === "all" ||
-        r.peers.some((x) => networkPolicyPeerMatches(x, p.namespace, ctx0, opts))
-      )
-        npHits.push(r.ports);
-  const banpHits: PeerMatchedRule[] = [];
-  if (selected.network.length === 0)
+    for (const r of rulesFor(p, direction) ?? []) {
+      if (r.peers === "all") npHits.push(r.ports);
+      else
+        for (const x of r.peers)
+          if (networkPolicyPeerMatches(x, p.namespace, ctx, opts)) {
+            npHits.push(r.ports);
+            break;
+          }
+    }
+  const banpHits: AdminRule[] = [];
+  if (!isolated)
     for (const p of selected.baseline)
       for (const r of rulesFor(p, direction))
-        if (r.peers.some((x) => adminPeerMatches(x, r.action, ctx0))) banpHits.push(r);
+        for (const x of r.peers)
+          if (adminPeerMatches(x, r.action, ctx)) {
+            banpHits.push(r);
+            break;
+          }
+  const firstAdmin = (
+    hits: readonly AdminRule[],
+    port: number,
+    protocol: Protocol,
+  ): AdminRule | undefined => {
+    for (const r of hits) {
+      if (r.ports === "all") return r;
+      for (const x of r.ports) if (adminPortMatchesAt(x, port, protocol, dstPod)) return r;
+    }
+    return undefined;
+  };
   const words = Math.ceil(probes.length / 30);
   for (let w = 0; w < words; w++) out[offset + w] = 0;
   for (let k = 0; k < probes.length; k++) {
-    const probe = probes[k] as (typeof probes)[number];
-    const ctx: DirectionContext = { ...ctx0, port: probe.port, protocol: probe.protocol };
-    let allowed: boolean | undefined;
-    for (const r of adminHits)
-      if (r.ports === "all" || r.ports.some((x) => adminPortMatches(x, ctx))) {
-        allowed = r.action === "Allow" ? true : r.action === "Deny" ? false : undefined;
-        break;
+    const { port, protocol } = probes[k] as (typeof probes)[number];
+    const admin = adminHits.length > 0 ? firstAdmin(adminHits, port, protocol) : undefined;
+    let allowed: boolean;
+    if (admin !== undefined && admin.action !== "Pass") allowed = admin.action === "Allow";
+    else if (isolated) {
+      allowed = false;
+      for (const ports of npHits) {
+        if (ports === "all") allowed = true;
+        else
+          for (const x of ports) if (policyPortMatchesAt(x, port, protocol, dstPod)) allowed = true;
+        if (allowed) break;
       }
-    if (allowed === undefined) {
-      if (selected.network.length > 0)
-        allowed = npHits.some(
-          (ports) => ports === "all" || ports.some((x) => policyPortMatches(x, ctx)),
-        );
-      else {
-        allowed = true;
-        for (const r of banpHits)
-          if (r.ports === "all" || r.ports.some((x) => adminPortMatches(x, ctx))) {
-            allowed = r.action !== "Deny";
-            break;
-          }
-      }
+    } else
+      allowed = banpHits.length === 0 || firstAdmin(banpHits, port, protocol)?.action !== "Deny";
+    if (allowed) {
+      const w = offset + Math.floor(k / 30);
+      out[w] = ((out[w] as number) | (1 << (k % 30))) >>> 0;
     }
-    if (allowed)
-      out[offset + Math.floor(k / 30)] =
-        ((out[offset + Math.floor(k / 30)] as number) | (1 << (k % 30))) >>> 0;
   }
 }

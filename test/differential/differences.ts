@@ -6,8 +6,8 @@
  * probabilities, dumps) are listed too, with `endpointSets: "equal"`, and each has its own test
  * in differences.test.ts.
  */
-import { cidrContains, parseCIDR, parseIP } from "../../src/net/index.js";
-import { NODE_IP, type PacketScenario } from "./scenario.js";
+import { cidrContains, joinHostPort, parseCIDR, parseIP } from "../../src/net/index.js";
+import type { PacketScenario } from "./scenario.js";
 
 /** What one dataplane did with one packet. */
 export interface Observed {
@@ -32,9 +32,9 @@ export interface DocumentedDifference {
 const EXTERNAL_DESTINATIONS = new Set(["node-port", "external-ip", "load-balancer"]);
 const isSubset = (a: ReadonlySet<string>, b: ReadonlySet<string>) => [...a].every((x) => b.has(x));
 const clusterEndpoints = (p: PacketScenario) =>
-  new Set(p.service.endpointIPs.map((e) => `${e.ip}:8080`));
+  new Set(p.service.endpointIPs.map((e) => joinHostPort(e.ip, 8080)));
 const localEndpoints = (p: PacketScenario) =>
-  new Set(p.service.endpointIPs.filter((e) => e.local).map((e) => `${e.ip}:8080`));
+  new Set(p.service.endpointIPs.filter((e) => e.local).map((e) => joinHostPort(e.ip, 8080)));
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) =>
   a.size === b.size && isSubset(a, b);
 const hasLocal = (p: PacketScenario) => p.service.endpointIPs.some((e) => e.local);
@@ -63,7 +63,9 @@ export const DIFFERENCES: readonly DocumentedDifference[] = [
       p.source === "node" &&
       p.destination === "load-balancer" &&
       p.service.sourceRanges.length > 0 &&
-      !p.service.sourceRanges.some((r) => cidrContains(parseCIDR(r)!, parseIP(NODE_IP)!)),
+      !p.service.sourceRanges.some((r) =>
+        cidrContains(parseCIDR(r)!, parseIP(p.service.plan.nodeIP)!),
+      ),
     relation: (ipt, ipvs) => ipt.endpoints.size === 0 && ipvs.endpoints.size > 0,
   },
   {

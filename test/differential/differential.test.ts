@@ -9,7 +9,7 @@ import { afterAll, describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
 import { DIFFERENCES, explainDisagreement } from "./differences.js";
 import { dataplanesFor, show, traceBoth } from "./observe.js";
-import { clusterOf, packetsFor, scenarioOf, serviceSpecArb } from "./scenario.js";
+import { V4, V6, clusterOf, packetsFor, scenarioOf, serviceSpecArb } from "./scenario.js";
 
 interface Tally {
   packets: number;
@@ -27,58 +27,62 @@ function tally(proto: string): Tally {
   return t;
 }
 
-describe("iptables and IPVS proxiers agree on the endpoints a packet reaches", () => {
-  it.prop([fc.array(serviceSpecArb, { minLength: 1, maxLength: 3 })], { numRuns: 80 })(
-    "random clusters, every destination from pod, node and outside",
-    (specs) => {
-      const services = scenarioOf(specs);
-      const dp = dataplanesFor(clusterOf(services));
-      for (const s of services) {
-        for (const p of packetsFor(s)) {
-          const r = traceBoth(dp, p);
-          const t = tally(p.proto.toUpperCase());
-          t.packets++;
-          const same =
-            r.iptables.endpoints.size === r.ipvs.endpoints.size &&
-            [...r.iptables.endpoints].every((e) => r.ipvs.endpoints.has(e));
-          if (same) {
-            t.agreed++;
-            if (r.ipvs.endpoints.size > 0) t.nonEmptyAgreed++;
-            continue;
+describe.each([
+  [V4.family, V4, 80],
+  [V6.family, V6, 40],
+] as const)(
+  "%s: iptables and IPVS proxiers agree on the endpoints a packet reaches",
+  (family, plan, numRuns) => {
+    it.prop([fc.array(serviceSpecArb, { minLength: 1, maxLength: 3 })], { numRuns })(
+      "random clusters, every destination from pod, node and outside",
+      (specs) => {
+        const services = scenarioOf(specs, plan);
+        const dp = dataplanesFor(clusterOf(services), plan);
+        for (const s of services) {
+          for (const p of packetsFor(s)) {
+            const r = traceBoth(dp, p);
+            const t = tally(`${p.proto.toUpperCase()}/${family}`);
+            t.packets++;
+            const same =
+              r.iptables.endpoints.size === r.ipvs.endpoints.size &&
+              [...r.iptables.endpoints].every((e) => r.ipvs.endpoints.has(e));
+            if (same) {
+              t.agreed++;
+              if (r.ipvs.endpoints.size > 0) t.nonEmptyAgreed++;
+              continue;
+            }
+            const why = explainDisagreement(p, r.iptables, r.ipvs);
+            if (why.length === 0) {
+              throw new Error(
+                `undocumented difference: ${p.proto} ${p.src} -> ${p.dst}:${p.dport} ` +
+                  `(${p.source} to ${p.destination} of ${JSON.stringify({ ...s, endpointIPs: s.endpointIPs })}): ` +
+                  `iptables ${show(r.iptables)}, ipvs ${show(r.ipvs)}`,
+              );
+            }
+            for (const d of why) t.documented.set(d.id, (t.documented.get(d.id) ?? 0) + 1);
           }
-          const why = explainDisagreement(p, r.iptables, r.ipvs);
-          if (why.length === 0) {
-            throw new Error(
-              `undocumented difference: ${p.proto} ${p.src} -> ${p.dst}:${p.dport} ` +
-                `(${p.source} to ${p.destination} of ${JSON.stringify({ ...s, endpointIPs: s.endpointIPs })}): ` +
-                `iptables ${show(r.iptables)}, ipvs ${show(r.ipvs)}`,
-            );
-          }
-          for (const d of why) t.documented.set(d.id, (t.documented.get(d.id) ?? 0) + 1);
         }
-      }
-    },
-  );
+      },
+    );
+  },
+);
 
-  afterAll(() => {
-    const lines = [
-      "differential iptables vs IPVS, per protocol (packets: agreed [non-empty] / documented differences):",
-    ];
-    for (const proto of ["TCP", "UDP", "SCTP"]) {
-      const t = tallies.get(proto);
-      if (t === undefined) continue;
-      const docs = [...t.documented].map(([id, n]) => `${id} ${n}`).join(", ");
-      lines.push(
-        `  ${proto.padEnd(4)} ${t.packets} packets: ${t.agreed} agreed [${t.nonEmptyAgreed} delivered], ` +
-          `${t.packets - t.agreed} documented${docs === "" ? "" : ` (${docs})`}`,
-      );
-    }
-    console.log(lines.join("\n"));
-    // Every protocol was exercised, and agreement is the rule, not the exception.
-    for (const proto of ["TCP", "UDP", "SCTP"]) {
-      const t = tallies.get(proto);
-      expect(t?.nonEmptyAgreed ?? 0).toBeGreaterThan(0);
-    }
-    expect(DIFFERENCES.length).toBeGreaterThanOrEqual(13);
-  });
+afterAll(() => {
+  const lines = [
+    "differential iptables vs IPVS, per protocol (packets: agreed [non-empty] / documented differences):",
+  ];
+  for (const key of ["TCP/IPv4", "UDP/IPv4", "SCTP/IPv4", "TCP/IPv6", "UDP/IPv6", "SCTP/IPv6"]) {
+    const t = tallies.get(key);
+    if (t === undefined) continue;
+    const docs = [...t.documented].map(([id, n]) => `${id} ${n}`).join(", ");
+    lines.push(
+      `  ${key.padEnd(9)} ${t.packets} packets: ${t.agreed} agreed [${t.nonEmptyAgreed} delivered], ` +
+        `${t.packets - t.agreed} documented${docs === "" ? "" : ` (${docs})`}`,
+    );
+  }
+  console.log(lines.join("\n"));
+  // Every protocol was exercised, and agreement is the rule, not the exception.
+  for (const key of ["TCP/IPv4", "UDP/IPv4", "SCTP/IPv4", "TCP/IPv6", "UDP/IPv6", "SCTP/IPv6"])
+    expect(tallies.get(key)?.nonEmptyAgreed ?? 0).toBeGreaterThan(0);
+  expect(DIFFERENCES.length).toBeGreaterThanOrEqual(13);
 });

@@ -3,21 +3,25 @@ import { buildNodeDataplane } from "../../src/backends/simulator/node-dataplane.
 import type { Cluster } from "../../src/model/cluster.js";
 import { trace, type NodeDataplane, type TraceResult } from "../../src/netfilter/trace/index.js";
 import type { Observed } from "./differences.js";
-import { IPTABLES_CONFIG, IPVS_CONFIG, NODE, type PacketScenario } from "./scenario.js";
+import { V4, type AddressPlan, type PacketScenario } from "./scenario.js";
 
 export interface Dataplanes {
   readonly iptables: NodeDataplane;
   readonly ipvs: NodeDataplane;
 }
 
-export function dataplanesFor(cluster: Cluster): Dataplanes {
+export function dataplanesFor(cluster: Cluster, plan: AddressPlan = V4): Dataplanes {
   return {
     iptables: buildNodeDataplane(cluster, {
-      proxyConfig: IPTABLES_CONFIG,
-      node: NODE,
+      proxyConfig: plan.iptablesConfig,
+      node: plan.node,
       hostports: false,
     }),
-    ipvs: buildNodeDataplane(cluster, { proxyConfig: IPVS_CONFIG, node: NODE, hostports: false }),
+    ipvs: buildNodeDataplane(cluster, {
+      proxyConfig: plan.ipvsConfig,
+      node: plan.node,
+      hostports: false,
+    }),
   };
 }
 

@@ -238,7 +238,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
           throw e;
         }
-        const rule = parsed.rule as { -readonly [K in keyof Rule]: Rule[K] };
+        const rule = parsed.rule;
         if (
           rule.inInterface !== undefined &&
           (chain.name === "OUTPUT" || chain.name === "POSTROUTING") &&
@@ -251,7 +251,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           chain.builtin
         )
           fail(`can't use -o with ${chain.name}`);
-        rule.written = start === raw.length ? [] : raw.slice(start);
+        rule.setSource(line, start);
         rule.line = lineNo;
         if (index === chain.rules.length) {
           chain.rules.push(rule);

@@ -11,7 +11,7 @@
  * untracked); later packets get the recorded translation at the same places instead.
  */
 import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
-import type { EvalContext, Hook, IpvsMatchView, TableName } from "../model.js";
+import type { AddrType, EvalContext, Hook, IpsetKey, IpvsMatchView, TableName } from "../model.js";
 import { addrTypeOf, route } from "./addressing.js";
 import type { CompiledRuleSet } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
@@ -19,6 +19,7 @@ import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { runChain, step, type WalkEnv } from "./walk.js";
 import type { WalkState } from "./walk-state.js";
+import { patch } from "./walk-state.js";
 
 export interface FinalBranch {
   readonly state: WalkState;
@@ -49,19 +50,34 @@ export interface HookRunner {
   readonly finals: FinalBranch[];
 }
 
+/** What matches may consult, for one hook and table (a class: no closures per packet). */
+class HookContext implements EvalContext {
+  readonly ipvs?: IpvsMatchView;
+  constructor(
+    private readonly r: HookRunner,
+    readonly hook: Hook,
+    readonly table: TableName,
+    ipvs: IpvsMatchView | undefined,
+  ) {
+    if (ipvs !== undefined) this.ipvs = ipvs;
+  }
+  addrType(ip: IPAddress, iface?: string): AddrType {
+    return addrTypeOf(this.r.dp, ip, iface);
+  }
+  ipsetTest(name: string, key: IpsetKey): boolean | undefined {
+    return this.r.dp.ipsets?.test(name, key);
+  }
+  recentSeen(name: string, addr: IPAddress): boolean {
+    this.r.recentConsulted = true;
+    return this.r.recentHas(name, addr);
+  }
+  nfacctExists(name: string): boolean {
+    return this.r.dp.nfacct.has(name);
+  }
+}
+
 function context(r: HookRunner, hook: Hook, table: TableName, ipvs?: IpvsMatchView): EvalContext {
-  return {
-    hook,
-    table,
-    addrType: (ip, iface) => addrTypeOf(r.dp, ip, iface),
-    ipsetTest: (name, key) => r.dp.ipsets?.test(name, key),
-    recentSeen: (name, addr) => {
-      r.recentConsulted = true;
-      return r.recentHas(name, addr);
-    },
-    nfacctExists: (name) => r.dp.nfacct.has(name),
-    ...(ipvs !== undefined ? { ipvs } : {}),
-  };
+  return new HookContext(r, hook, table, ipvs);
 }
 
 const isFirstPacket = (s: WalkState): boolean => !s.untracked && s.pkt.ctState.includes("NEW");
@@ -76,10 +92,10 @@ function applyRecordedNat(r: HookRunner, s: WalkState, manip: "dst" | "src"): Wa
   const from = joinHostPort(formatIP(manip === "dst" ? pkt.dst : pkt.src), manip === "dst" ? pkt.dport : pkt.sport);
   const next: WalkState =
     manip === "dst"
-      ? { ...s, pkt: { ...pkt, dst: ip, dport: port }, dnat: true }
-      : { ...s, pkt: { ...pkt, src: ip, sport: port }, snat: true };
+      ? patch(s, { pkt: { ...pkt, dst: ip, dport: port }, dnat: true })
+      : patch(s, { pkt: { ...pkt, src: ip, sport: port }, snat: true });
   const t: TraceStep = { kind: manip === "dst" ? "dnat" : "snat", from, to: joinHostPort(formatIP(ip), port) };
-  return r.explain ? { ...next, steps: { head: t, tail: next.steps } } : next;
+  return r.explain ? patch(next, { steps: { head: t, tail: next.steps } }) : next;
 }
 
 /**
@@ -152,9 +168,9 @@ function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table
 
 export function routeBranch(r: HookRunner, s: WalkState): { state: WalkState; local: boolean } {
   const d = route(r.dp, s.pkt.dst);
-  const next: WalkState = { ...s, pkt: { ...s.pkt, outInterface: d.outInterface } };
+  const next: WalkState = patch(s, { pkt: { ...s.pkt, outInterface: d.outInterface } });
   const st = r.explain
-    ? { ...next, steps: { head: { kind: "route", decision: d.local ? "local" : "forward", outInterface: d.outInterface } as TraceStep, tail: next.steps } }
+    ? patch(next, { steps: { head: { kind: "route", decision: d.local ? "local" : "forward", outInterface: d.outInterface } as TraceStep, tail: next.steps } })
     : next;
   return { state: st, local: d.local };
 }

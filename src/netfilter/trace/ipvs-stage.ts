@@ -8,6 +8,7 @@ import { formatIP, joinHostPort } from "../../net/index.js";
 import type { HookRunner } from "./hooks.js";
 import type { TraceStep } from "./result.js";
 import type { WalkState } from "./walk-state.js";
+import { patch } from "./walk-state.js";
 
 /** undefined = IPVS does not take this packet. */
 export function ipvsStage(
@@ -35,7 +36,7 @@ export function ipvsStage(
   const total = usable.reduce((a, rs) => a + rs.weight, 0);
   if (usable.length === 0) {
     const t: TraceStep = { kind: "ipvs-no-real-servers", virtualServer: vsText };
-    const st = r.explain ? { ...s, steps: { head: t, tail: s.steps } } : s;
+    const st = r.explain ? patch(s, { steps: { head: t, tail: s.steps } }) : s;
     r.finals.push({ state: st, stoppedBy: "REJECT", delivery: "stopped" });
     return [];
   }
@@ -47,8 +48,7 @@ export function ipvsStage(
       realServer: joinHostPort(formatIP(rs.address), rs.port),
       probability,
     };
-    const next: WalkState = {
-      ...s,
+    const next: WalkState = patch(s, {
       prob: s.prob * probability,
       dnat: true,
       pkt: {
@@ -58,7 +58,7 @@ export function ipvsStage(
         ctState: p.ctState.includes("DNAT") ? p.ctState : [...p.ctState, "DNAT"],
       },
       ipvs: { isIpvs: true, vaddr: vs.address, vport: vs.port, vproto: vs.protocol, vdir: "ORIGINAL" },
-    };
-    return r.explain ? { ...next, steps: { head: t, tail: next.steps } } : next;
+    });
+    return r.explain ? patch(next, { steps: { head: t, tail: next.steps } }) : next;
   });
 }

@@ -28,6 +28,7 @@ import type { MatchEvaluator } from "./rule-match.js";
 import { defaultMatchEvaluator } from "./match-evaluator.js";
 import { ipvsStage } from "./ipvs-stage.js";
 import { initialState, toArray, type Cons, type RecentUpdate, type WalkState } from "./walk-state.js";
+import { patch } from "./walk-state.js";
 
 export interface TraceOptions {
   /** Use the destination index (default true); false walks every rule (the reference). */
@@ -86,7 +87,7 @@ function walkPacket(
     const toForward: WalkState[] = [];
     for (const s of pre) {
       const d = routeBranch(r, s);
-      (d.local ? toInput : toForward).push(d.local ? { ...d.state, pkt: { ...d.state.pkt, outInterface: "" } } : d.state);
+      (d.local ? toInput : toForward).push(d.local ? patch(d.state, { pkt: { ...d.state.pkt, outInterface: "" } }) : d.state);
     }
     const input = runHook(r, toInput, "INPUT", ["mangle", "filter", "security", "nat"], "src");
     for (const s of input) {
@@ -99,7 +100,7 @@ function walkPacket(
     for (const s of post) r.finals.push({ state: s, delivery: "forward" });
   } else {
     const first = route(dp, prep.packet.dst);
-    const s0: WalkState = { ...start, pkt: { ...start.pkt, outInterface: first.outInterface } };
+    const s0: WalkState = patch(start, { pkt: { ...start.pkt, outInterface: first.outInterface } });
     // IPVS takes locally generated packets at LOCAL_OUT between nat (-100) and filter (0)
     // (ip_vs_local_request4, NF_IP_PRI_NAT_DST + 2), so filter OUTPUT (KUBE-IPVS-OUT-FILTER's
     // `-m ipvs`) sees the packet IPVS has already scheduled.
@@ -116,7 +117,7 @@ function walkPacket(
     const post = runHook(r, routed, "POSTROUTING", ["mangle", "nat"], "src");
     const loop: WalkState[] = [];
     for (const s of post) {
-      if (s.pkt.outInterface === "lo") loop.push({ ...s, pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } });
+      if (s.pkt.outInterface === "lo") loop.push(patch(s, { pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } }));
       else r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "forward" });
     }
     const pre = runHook(r, loop, "PREROUTING", ["raw", "mangle"], "none");

@@ -37,7 +37,61 @@ export interface WalkState {
   readonly untracked: boolean;
   /** Addresses this packet put into `recent` lists (`--set`, `--update`). */
   readonly recentUpdates: Cons<RecentUpdate> | undefined;
-  readonly ipvs?: IpvsMatchView;
+  readonly ipvs: IpvsMatchView | undefined;
+}
+
+type StatePatch = { -readonly [K in keyof WalkState]?: WalkState[K] };
+
+/**
+ * A copy of `s` with `c` applied. Written out field by field (not `{ ...s, ...c }`) so every
+ * state has the same shape: object spread over states of varying shapes was the tracer's
+ * hottest spot. A patch never clears a field to undefined.
+ */
+export function patch(s: WalkState, c: StatePatch): WalkState {
+  return {
+    pkt: c.pkt ?? s.pkt,
+    prob: c.prob ?? s.prob,
+    path: c.path ?? s.path,
+    steps: c.steps ?? s.steps,
+    dnat: c.dnat ?? s.dnat,
+    snat: c.snat ?? s.snat,
+    accepted: c.accepted ?? s.accepted,
+    untracked: c.untracked ?? s.untracked,
+    recentUpdates: c.recentUpdates ?? s.recentUpdates,
+    ipvs: c.ipvs ?? s.ipvs,
+  };
+}
+
+/** `patch(s, { path: label :: s.path })` without the patch object (the hot path). */
+export function withPath(s: WalkState, label: string): WalkState {
+  return {
+    pkt: s.pkt,
+    prob: s.prob,
+    path: { head: label, tail: s.path },
+    steps: s.steps,
+    dnat: s.dnat,
+    snat: s.snat,
+    accepted: s.accepted,
+    untracked: s.untracked,
+    recentUpdates: s.recentUpdates,
+    ipvs: s.ipvs,
+  };
+}
+
+/** `patch(s, { prob })` without the patch object. */
+export function withProb(s: WalkState, prob: number): WalkState {
+  return {
+    pkt: s.pkt,
+    prob,
+    path: s.path,
+    steps: s.steps,
+    dnat: s.dnat,
+    snat: s.snat,
+    accepted: s.accepted,
+    untracked: s.untracked,
+    recentUpdates: s.recentUpdates,
+    ipvs: s.ipvs,
+  };
 }
 
 export function initialState(pkt: Packet): WalkState {
@@ -51,5 +105,6 @@ export function initialState(pkt: Packet): WalkState {
     accepted: false,
     untracked: false,
     recentUpdates: undefined,
+    ipvs: undefined,
   };
 }

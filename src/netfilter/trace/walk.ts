@@ -17,6 +17,7 @@ import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
 import type { WalkState } from "./walk-state.js";
+import { patch, withPath, withProb } from "./walk-state.js";
 
 export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
 
@@ -45,7 +46,7 @@ const MAX_DEPTH = 256;
 /** Adds an explanation step; callers check `env.explain` first so nothing is built otherwise. */
 export function step(env: WalkEnv, state: WalkState, s: TraceStep): WalkState {
   if (!env.explain) return state;
-  return { ...state, steps: { head: s, tail: state.steps } };
+  return patch(state, { steps: { head: s, tail: state.steps } });
 }
 
 function hostPort(ip: IPAddress, port: number): string {
@@ -112,8 +113,8 @@ function runFrom(
     let taken = state;
     if (holds.kind === "branch") {
       const p = holds.probability;
-      taken = { ...state, prob: state.prob * p };
-      state = { ...state, prob: state.prob * (1 - p) };
+      taken = withProb(state, state.prob * p);
+      state = withProb(state, state.prob * (1 - p));
       if (env.explain)
         state = step(env, state, {
           kind: "branch-not-taken",
@@ -159,11 +160,11 @@ function applyRule(
   if (updates.length > 0) {
     let list = state.recentUpdates;
     for (const u of updates) list = { head: u, tail: list };
-    state = { ...state, recentUpdates: list };
+    state = patch(state, { recentUpdates: list });
   }
   const target = rule.target;
   if (target === undefined) return state;
-  state = { ...state, path: { head: chain.labels[i]!, tail: state.path } };
+  state = withPath(state, chain.labels[i]!);
   if (env.explain)
     state = step(env, state, {
       kind: "rule",
@@ -175,7 +176,7 @@ function applyRule(
     });
   switch (target.kind) {
     case "ACCEPT":
-      out.push({ state: { ...state, accepted: true }, end: "ACCEPT" });
+      out.push({ state: patch(state, { accepted: true }), end: "ACCEPT" });
       return "continue";
     case "DROP":
     case "REJECT":
@@ -198,11 +199,10 @@ function applyRule(
       const ip = target.to.ipFrom ?? state.pkt.dst;
       const port = target.to.ports?.from ?? state.pkt.dport;
       const before = state.pkt;
-      state = {
-        ...state,
+      state = patch(state, {
         pkt: { ...state.pkt, dst: ip, dport: port, ctState: withState(state.pkt.ctState, "DNAT") },
         dnat: true,
-      };
+      });
       if (env.explain)
         state = step(env, state, { kind: "dnat", from: hostPort(before.dst, before.dport), to: hostPort(ip, port) });
       out.push({ state, end: "ACCEPT" });
@@ -224,7 +224,7 @@ function applyRule(
       const mark = ((state.pkt.mark & ~target.mask) ^ target.value) >>> 0;
       if (mark === state.pkt.mark) return state;
       const from = state.pkt.mark;
-      state = { ...state, pkt: { ...state.pkt, mark } };
+      state = patch(state, { pkt: { ...state.pkt, mark } });
       return env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state;
     }
     case "CONNMARK": {
@@ -235,7 +235,7 @@ function applyRule(
       else if (target.op === "save")
         ncm = ((connmark & ~target.ctmask) ^ (mark & target.nfmask)) >>> 0;
       else nm = ((mark & ~target.nfmask) ^ (connmark & target.ctmask)) >>> 0;
-      return { ...state, pkt: { ...state.pkt, mark: nm, connmark: ncm } };
+      return patch(state, { pkt: { ...state.pkt, mark: nm, connmark: ncm } });
     }
     case "LOG":
     case "NFLOG":
@@ -250,7 +250,7 @@ function applyRule(
 }
 
 function untrack(state: WalkState): WalkState {
-  return { ...state, untracked: true, pkt: { ...state.pkt, ctState: ["UNTRACKED"] } };
+  return patch(state, { untracked: true, pkt: { ...state.pkt, ctState: ["UNTRACKED"] } });
 }
 
 function withState(
@@ -261,11 +261,10 @@ function withState(
 }
 
 function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
-  const next: WalkState = {
-    ...state,
+  const next: WalkState = patch(state, {
     pkt: { ...state.pkt, src: ip, sport: port, ctState: withState(state.pkt.ctState, "SNAT") },
     snat: true,
-  };
+  });
   if (!env.explain) return next;
   return step(env, next, { kind: "snat", from: hostPort(state.pkt.src, state.pkt.sport), to: hostPort(ip, port) });
 }

@@ -3,7 +3,7 @@
  * A–Z2–7) base32 encoding of the SHA-256 of the UTF-8 input. Both the iptables and the IPVS
  * proxier name per-service chains with it (spec §3).
  */
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
@@ -27,5 +27,13 @@ export function base32(bytes: Uint8Array): string {
 /** The 16-character hash suffix of a chain name. */
 export function chainHash(input: string): string {
   // 16 base32 characters are exactly the first 10 bytes of the digest.
-  return base32(createHash("sha256").update(input, "utf8").digest().subarray(0, 10));
+  return base32(sha256(input).subarray(0, 10));
 }
+
+type OneShotHash = (algorithm: string, data: string, encoding: "buffer") => Buffer;
+// crypto.hash (Node >= 20.12) skips the Hash object; fall back to createHash elsewhere.
+const oneShot = (crypto as unknown as { hash?: OneShotHash }).hash;
+const sha256 = (input: string): Buffer =>
+  oneShot !== undefined
+    ? oneShot("sha256", input, "buffer")
+    : crypto.createHash("sha256").update(input, "utf8").digest();

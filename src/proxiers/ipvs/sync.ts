@@ -63,6 +63,11 @@ function ipPortEntry(address: string, protocol: LowerProtocol, port: number, thi
     : `${address},${protocol}:${port},${third}`;
 }
 
+/** A net as `ipset save` prints it: a host prefix (/32, /128) without its length. */
+function ipsetNet(cidr: string): string {
+  return cidr.endsWith("/32") || cidr.endsWith("/128") ? cidr.slice(0, cidr.lastIndexOf("/")) : cidr;
+}
+
 function realServersFor(endpoints: readonly Endpoint[]) {
   return endpoints.map((e) => makeRealServer({ address: ip(e.ip), port: e.port }));
 }
@@ -146,7 +151,7 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
       if (sp.loadBalancerSourceRanges.length > 0) {
         add("LOAD-BALANCER-FW", entry);
         for (const cidr of sp.loadBalancerSourceRanges)
-          add("LOAD-BALANCER-SOURCE-CIDR", ipPortEntry(vip, proto, sp.port, cidr));
+          add("LOAD-BALANCER-SOURCE-CIDR", ipPortEntry(vip, proto, sp.port, ipsetNet(cidr)));
         if (p.allowFromNode) add("LOAD-BALANCER-SOURCE-IP", ipPortEntry(vip, proto, sp.port, vip));
         else noNodeAccess.push({ ip: vip, protocol: proto, port: sp.port });
       }

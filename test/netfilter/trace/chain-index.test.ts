@@ -3,6 +3,8 @@ import { fc, it } from "@fast-check/jest";
 import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
 import { buildDestinationIndex, compileRuleSet, candidateRules } from "../../../src/netfilter/trace/chain-index.js";
 import type { Rule } from "../../../src/netfilter/model.js";
+import { standardOptionsHold } from "../../../src/netfilter/trace/rule-match.js";
+import { ruleMatchesStandard } from "../../../src/netfilter/matches/standard.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 import { parseIP } from "../../../src/net/index.js";
 import {
@@ -108,6 +110,33 @@ describe("destination index", () => {
         const expected = rules.flatMap((r, i) => (r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value ? [i] : []));
         expect(candidateRules(c, parseIP(ip)!, 80)).toEqual(expected);
       }
+    },
+  );
+});
+
+describe("standard options", () => {
+  const cidrs = ["10.0.0.0/8", "10.1.2.3", "192.168.0.0/16", "fd00::/8", "0.0.0.0/0"];
+  const ruleOpts = fc.record(
+    {
+      p: fc.constantFrom("tcp", "udp", "all", "6", "17", "icmp"),
+      s: fc.constantFrom(...cidrs),
+      notS: fc.constantFrom(...cidrs),
+      d: fc.constantFrom(...cidrs),
+      i: fc.constantFrom("eth0", "eth+", "lo", "veth+"),
+      o: fc.constantFrom("eth1", "eth+", "cbr0"),
+    },
+    { requiredKeys: [] },
+  );
+  it.prop([ruleOpts, fc.constantFrom("10.1.2.3", "192.168.3.4", "8.8.8.8"), fc.constantFrom("tcp" as const, "udp" as const), fc.constantFrom("eth0", "lo", "veth12", "")])(
+    "the tracer's closure-free check agrees with matches/standard.ts",
+    (o, ip, protocol, iface) => {
+      const { s, notS, ...rest } = o;
+      const r = rule(ACCEPT, { ...rest, ...(s !== undefined ? { s } : notS !== undefined ? { notS } : {}) });
+      const packet = {
+        family: "IPv4" as const, protocol, src: parseIP(ip)!, sport: 1, dst: parseIP("10.9.9.9")!, dport: 2,
+        inInterface: iface, outInterface: "eth1", mark: 0, connmark: 0, ctState: ["NEW" as const], fragment: false,
+      };
+      expect(standardOptionsHold(r, packet)).toBe(ruleMatchesStandard(r, packet));
     },
   );
 });

@@ -27,7 +27,7 @@ spec:
   externalIPs: [50.60.70.81]
   externalTrafficPolicy: Local
   healthCheckNodePort: 30000
-  loadBalancerSourceRanges: [1.2.3.0/24, 100.101.0.0/16]
+  loadBalancerSourceRanges: [1.2.3.0/24, 100.101.0.0/16, 198.18.0.7/32]
   ports: [{name: a, port: 80, protocol: TCP, nodePort: 3001}, {name: b, port: 81, protocol: SCTP, nodePort: 3002}, {name: c, port: 82, protocol: UDP, nodePort: 3003}]
 status: {loadBalancer: {ingress: [{ip: 1.2.3.4}]}}
 ---
