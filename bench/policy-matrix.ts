@@ -216,10 +216,13 @@ const cluster = makeCluster({
 const policyCount =
   networkPolicies.length + adminNetworkPolicies.length + baselineAdminNetworkPolicies.length;
 
-function time<T>(fn: () => T): { ms: number; value: T } {
+/** Wall time, and CPU time of this process (what matters when other processes share the cores). */
+function time<T>(fn: () => T): { ms: number; cpuMs: number; value: T } {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const value = fn();
-  return { ms: performance.now() - t0, value };
+  const c = process.cpuUsage(c0);
+  return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, value };
 }
 
 const runs = [0, 1, 2].map(() =>
@@ -228,7 +231,7 @@ const runs = [0, 1, 2].map(() =>
     return computePolicyMatrix(cp, { ports: PORTS, protocols: PROTOCOLS });
   }),
 );
-const best = runs.reduce((a, b) => (a.ms <= b.ms ? a : b));
+const best = runs.reduce((a, b) => (a.cpuMs <= b.cpuMs ? a : b));
 const m = best.value;
 const probes = m.pods.length * m.pods.length * m.probes.length;
 
@@ -256,20 +259,20 @@ const equal = Buffer.from(classSubset.value.verdicts).equals(Buffer.from(naive.v
 let allowed = 0;
 for (const v of m.verdicts) allowed += v;
 
-const perProbeNaive = naive.ms / naiveProbes;
+const perProbeNaive = naive.cpuMs / naiveProbes;
 console.log(
   `policy matrix: ${m.pods.length} pods, ${NAMESPACES} namespaces, ${policyCount} policies, ${m.probes.length} probes per pair`,
 );
 console.log(
-  `  class-based: ${probes.toLocaleString("en")} probes in ${best.ms.toFixed(0)} ms (best of 3; target < 2000 ms), ${m.classes} classes, ${((100 * allowed) / probes).toFixed(1)}% allowed`,
+  `  class-based: ${probes.toLocaleString("en")} probes in ${best.ms.toFixed(0)} ms wall, ${best.cpuMs.toFixed(0)} ms CPU (best of 3; target < 2000 ms), ${m.classes} classes, ${((100 * allowed) / probes).toFixed(1)}% allowed`,
 );
 console.log(
-  `  naive, 200-pod subset: ${naiveProbes.toLocaleString("en")} probes in ${naive.ms.toFixed(0)} ms (${(perProbeNaive * 1e6).toFixed(0)} ns/probe)`,
+  `  naive, 200-pod subset: ${naiveProbes.toLocaleString("en")} probes in ${naive.ms.toFixed(0)} ms wall, ${naive.cpuMs.toFixed(0)} ms CPU (${(perProbeNaive * 1e6).toFixed(0)} ns CPU/probe)`,
 );
 console.log(
-  `  class-based, same subset: ${classSubset.ms.toFixed(0)} ms -> ${(naive.ms / classSubset.ms).toFixed(1)}x faster than naive; verdicts equal: ${equal}`,
+  `  class-based, same subset: ${classSubset.cpuMs.toFixed(0)} ms CPU -> ${(naive.cpuMs / classSubset.cpuMs).toFixed(1)}x faster than naive; verdicts equal: ${equal}`,
 );
 console.log(
-  `  naive extrapolated to ${probes.toLocaleString("en")} probes: ${(perProbeNaive * probes).toFixed(0)} ms -> class-based is ${((perProbeNaive * probes) / best.ms).toFixed(1)}x faster`,
+  `  naive extrapolated to ${probes.toLocaleString("en")} probes: ${(perProbeNaive * probes).toFixed(0)} ms CPU -> class-based is ${((perProbeNaive * probes) / best.cpuMs).toFixed(1)}x faster`,
 );
 if (!equal) process.exitCode = 1;

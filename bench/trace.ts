@@ -14,22 +14,23 @@ import { kubeProxyDump } from "./iptables-parse.js";
 /** The §2.2 jumps from the built-in chains (what `iptables-save` shows on a node). */
 const BUILTIN_JUMPS = {
   filter: [
-    "-A INPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes externally-visible service portals\" -j KUBE-EXTERNAL-SERVICES",
-    "-A INPUT -m comment --comment \"kubernetes health check service ports\" -j KUBE-NODEPORTS",
-    "-A FORWARD -m comment --comment \"kubernetes forwarding rules\" -j KUBE-FORWARD",
-    "-A FORWARD -m conntrack --ctstate NEW -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES",
-    "-A OUTPUT -m conntrack --ctstate NEW -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES",
+    '-A INPUT -m conntrack --ctstate NEW -m comment --comment "kubernetes externally-visible service portals" -j KUBE-EXTERNAL-SERVICES',
+    '-A INPUT -m comment --comment "kubernetes health check service ports" -j KUBE-NODEPORTS',
+    '-A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD',
+    '-A FORWARD -m conntrack --ctstate NEW -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    '-A OUTPUT -m conntrack --ctstate NEW -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
   ],
   nat: [
-    "-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES",
-    "-A OUTPUT -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES",
-    "-A POSTROUTING -m comment --comment \"kubernetes postrouting rules\" -j KUBE-POSTROUTING",
+    '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    '-A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
   ],
 };
 
 function withJumps(dump: string): string {
   const [filter, nat] = dump.split("*nat\n") as [string, string];
-  const addBefore = (section: string, lines: readonly string[]) => section.replace(/COMMIT\n$/, `${lines.join("\n")}\nCOMMIT\n`);
+  const addBefore = (section: string, lines: readonly string[]) =>
+    section.replace(/COMMIT\n$/, `${lines.join("\n")}\nCOMMIT\n`);
   return `${addBefore(filter, BUILTIN_JUMPS.filter)}*nat\n${addBefore(nat, BUILTIN_JUMPS.nat)}`;
 }
 
@@ -54,9 +55,30 @@ function packets(n: number, services: number): PacketSpec[] {
     const src = `10.${Math.floor(rnd() * 4) + 240}.${Math.floor(rnd() * 256)}.${Math.floor(rnd() * 254) + 1}`;
     const sport = 1024 + Math.floor(rnd() * 60000);
     // 90 % service traffic, 5 % a closed service port, 5 % not a service at all.
-    if (r < 0.9) out.push({ proto: "tcp", src, sport, dst: clusterIP(Math.floor(rnd() * services)), dport: 80 });
-    else if (r < 0.95) out.push({ proto: "udp", src, sport, dst: clusterIP(Math.floor(rnd() * services)), dport: 53 });
-    else out.push({ proto: "tcp", src, sport, dst: `10.96.${Math.floor(rnd() * 256)}.${Math.floor(rnd() * 256)}`, dport: 443 });
+    if (r < 0.9)
+      out.push({
+        proto: "tcp",
+        src,
+        sport,
+        dst: clusterIP(Math.floor(rnd() * services)),
+        dport: 80,
+      });
+    else if (r < 0.95)
+      out.push({
+        proto: "udp",
+        src,
+        sport,
+        dst: clusterIP(Math.floor(rnd() * services)),
+        dport: 53,
+      });
+    else
+      out.push({
+        proto: "tcp",
+        src,
+        sport,
+        dst: `10.96.${Math.floor(rnd() * 256)}.${Math.floor(rnd() * 256)}`,
+        dport: 443,
+      });
   }
   return out;
 }
@@ -70,8 +92,13 @@ function main(): void {
   let t = performance.now();
   const text = withJumps(kubeProxyDump(services, endpoints));
   const ruleSet = parseIptables(text, { file: "bench.rules", family: "IPv4" });
-  const rules = ruleSet.tables.reduce((n, tb) => n + tb.chains.reduce((m, c) => m + c.rules.length, 0), 0);
-  console.log(`rule set: ${services} services × ${endpoints} endpoints, ${rules} rules (built and parsed in ${(performance.now() - t).toFixed(0)} ms)`);
+  const rules = ruleSet.tables.reduce(
+    (n, tb) => n + tb.chains.reduce((m, c) => m + c.rules.length, 0),
+    0,
+  );
+  console.log(
+    `rule set: ${services} services × ${endpoints} endpoints, ${rules} rules (built and parsed in ${(performance.now() - t).toFixed(0)} ms)`,
+  );
   const dp = buildDataplane({
     ruleSets: [ruleSet],
     interfaces: [
@@ -109,12 +136,18 @@ function main(): void {
     for (const p of subset) trace(dp, p, { ...opts, indexed: false });
   });
   const naiveRate = (naiveCount / naive.cpu) * 1000;
-  console.log(`naive:   ${naiveCount} packets in ${naive.wall.toFixed(0)} ms wall / ${naive.cpu.toFixed(0)} ms CPU = ${naiveRate.toFixed(0)} packets/CPU-s`);
-  console.log(`ratio: the index is ${(indexedRate / naiveRate).toFixed(0)}× faster than the naive walk`);
+  console.log(
+    `naive:   ${naiveCount} packets in ${naive.wall.toFixed(0)} ms wall / ${naive.cpu.toFixed(0)} ms CPU = ${naiveRate.toFixed(0)} packets/CPU-s`,
+  );
+  console.log(
+    `ratio: the index is ${(indexedRate / naiveRate).toFixed(0)}× faster than the naive walk`,
+  );
   t = performance.now();
   const explained = Math.min(count, 10_000);
   for (const p of list.slice(0, explained)) trace(dp, p, { indexed: true });
-  console.log(`with explanations: ${((explained / (performance.now() - t)) * 1000).toFixed(0)} packets/s`);
+  console.log(
+    `with explanations: ${((explained / (performance.now() - t)) * 1000).toFixed(0)} packets/s`,
+  );
 }
 
 main();

@@ -44,6 +44,7 @@ import {
   type NatTable,
   type NatTableStyle,
 } from "./nat-table.js";
+import { normalizeRule } from "./rule-words.js";
 import {
   isUnspecifiedHostIP,
   podFullName,
@@ -268,31 +269,4 @@ function validateMappings(mapping: PodPortMapping): void {
 
 function isProtocolValue(p: unknown): p is Protocol {
   return p === "TCP" || p === "UDP" || p === "SCTP";
-}
-
-/**
- * A written rule as the kubelet's fake iptables stores it: words split on spaces except inside
- * double quotes, `--to-destination=X` as two words, and bare addresses given a host prefix
- * (`/32`, or `/128` for IPv6 where the fake says `/32`).
- */
-export function normalizeRule(rule: string): string {
-  const words: string[] = [];
-  let rest = rule.trim();
-  while (rest.length > 0) {
-    if (rest.startsWith("--to-destination=")) rest = rest.replace("=", " ");
-    let end: number;
-    if (rest.startsWith('"')) {
-      const close = rest.indexOf('"', 1);
-      end = close < 0 ? rest.length : close + 1;
-    } else {
-      end = rest.indexOf(" ");
-      if (end < 0) end = rest.length;
-    }
-    let word = rest.slice(0, end);
-    const ip = parseIP(word, "lenient");
-    if (ip !== undefined) word = `${word}/${ip.family === "IPv4" ? 32 : 128}`;
-    words.push(word.trim());
-    rest = rest.slice(end + 1).trimStart();
-  }
-  return words.join(" ");
 }

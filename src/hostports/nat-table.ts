@@ -141,36 +141,6 @@ export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTabl
   };
 }
 
-export function ensureChain(t: NatTable, name: string): NatTable {
-  return findChain(t, name) !== undefined ? t : editNatTable(t, (e) => e.ensureChain(name));
-}
-
-export function ensureRule(
-  t: NatTable,
-  position: RulePosition,
-  chain: string,
-  rule: string,
-): NatTable {
-  return editNatTable(t, (e) => e.ensureRule(position, chain, rule));
-}
-
-export function flushChain(t: NatTable, chain: string): NatTable {
-  return editNatTable(t, (e) => e.flushChain(chain));
-}
-
-export function deleteRule(t: NatTable, chain: string, rule: string): NatTable {
-  return editNatTable(t, (e) => e.deleteRule(chain, rule));
-}
-
-/** Every rule (in any chain) that jumps to `chain`. */
-export function referencesTo(t: NatTable, chain: string): readonly string[] {
-  return t.chains.flatMap((c) => c.rules.filter((r) => jumpsTo(r, chain)));
-}
-
-export function deleteChain(t: NatTable, chain: string, line = 0): NatTable {
-  return editNatTable(t, (e) => e.deleteChain(chain, line));
-}
-
 /**
  * Applies an iptables-restore payload for the nat table with `--noflush`. `normalize` turns a
  * written rule into its stored text (the kubelet fake adds `/32` to bare addresses, …).

@@ -13,7 +13,7 @@
  * port reservation: the first container's jump matches first ("last-write-wins" in the docs is
  * the rule order's opposite; see Part C).
  */
-import { formatCIDRAsWritten, parseCIDR, parseIP, type IPFamily } from "../net/index.js";
+import { formatCIDRAsWritten, parseCIDR, parseIP } from "../net/index.js";
 import type { LowerProtocol } from "../net/index.js";
 import {
   CNI_HOSTPORT_DNAT_CHAIN,
@@ -245,8 +245,4 @@ export function portmapDel(t: NatTable, config: PortmapConfig, containerID: stri
   const name = portmapDnatChainName(config.name, containerID);
   if (findChain(t, name) === undefined) return t;
   return editNatTable(t, (e) => teardownChain(e, { name, entryChains: [CNI_HOSTPORT_DNAT_CHAIN] }));
-}
-
-export function portmapFamilyOf(containerNet: string): IPFamily | undefined {
-  return parseCIDR(containerNet, "lenient")?.family;
 }

@@ -5,7 +5,7 @@
  * protocol, traffic policies, externalIPs, LoadBalancer ingress and source ranges, and have zero
  * to three endpoints on this node (10.244.1.0/24) or another (10.244.2.0/24).
  */
-import { fc } from "@fast-check/jest";
+import * as fc from "fast-check";
 import { makeCluster, type Cluster } from "../../src/model/cluster.js";
 import type { EndpointSlice, Service } from "../../src/model/kinds.js";
 import type { NodeEnvironment } from "../../src/model/node-environment.js";

@@ -173,3 +173,51 @@ subsets:
     ]);
   });
 });
+
+describe("parseCluster: more Endpoints mirroring rules", () => {
+  const text = (labels: string, annotations = "{}") => `apiVersion: v1
+kind: Service
+metadata: {name: s}
+spec: {clusterIP: 10.96.0.10, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: s, labels: ${labels}, annotations: ${annotations}}
+subsets: [{addresses: [{ip: 10.1.0.1}], ports: [{port: 80}]}]
+`;
+  test("skip-mirror label", () => {
+    const c = load(text('{endpointslice.kubernetes.io/skip-mirror: "true"}'));
+    expect(c.endpointSlices).toEqual([]);
+    expect(c.warnings.map((w) => w.message)).toEqual([
+      'not mirrored to EndpointSlices: labelled endpointslice.kubernetes.io/skip-mirror: "true"',
+    ]);
+  });
+  test("annotations are copied except the last-applied configuration", () => {
+    const c = load(text("{}", '{a: b, kubectl.kubernetes.io/last-applied-configuration: "{}"}'));
+    expect(c.endpointSlices[0]?.metadata?.annotations).toEqual({ a: "b" });
+    expect(c.endpointSlices[0]?.metadata?.name).toBe("s-mirrored-0");
+  });
+});
+
+describe("parseCluster: positions", () => {
+  test("aliases point at the alias; List items keep their own positions; defaulting is idempotent", () => {
+    const text = `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: a}
+    spec: &spec
+      ports: [{port: 80}]
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: b}
+    spec: *spec
+`;
+    const c = load(text);
+    expect(c.fieldSources?.["Service/default/a"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 8, col: 16 });
+    expect(c.fieldSources?.["Service/default/b"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 12, col: 11 });
+    const again = load(JSON.stringify({ apiVersion: "v1", kind: "List", items: c.services }));
+    expect(again.services).toEqual(c.services);
+  });
+});

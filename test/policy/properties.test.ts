@@ -30,7 +30,7 @@ import {
   withExplicitTypes,
 } from "./helpers.js";
 
-const RUNS = { numRuns: 80 };
+const RUNS = { numRuns: 60 };
 const npOnly = policyClusterObjects({ maxAdminPolicies: 0, baseline: false });
 const full = policyClusterObjects({});
 
@@ -360,7 +360,7 @@ describe("equivalence classes and explanations", () => {
     },
   );
 
-  test.prop([policyClusterObjects({ hostNetwork: true }), options], { numRuns: 40 })(
+  test.prop([policyClusterObjects({ hostNetwork: true }), options], { numRuns: 25 })(
     "evaluatePolicy (explaining path) agrees with the matrix",
     (o, opts) => {
       const c = cluster(o);

@@ -31,7 +31,10 @@ export interface TraceTopology {
   readonly node: Netns;
   readonly server: Netns;
   /** The node's interfaces, for the tracer's dataplane. */
-  readonly nodeInterfaces: readonly { readonly name: string; readonly addresses: readonly string[] }[];
+  readonly nodeInterfaces: readonly {
+    readonly name: string;
+    readonly addresses: readonly string[];
+  }[];
   /** Replaces the node's tables with this iptables-restore input. */
   loadRules(restore: string): void;
   probe(probes: readonly Probe[], timeoutMs: number): Promise<ProbeResult[]>;
@@ -48,11 +51,26 @@ function spawnSyncChecked(cmd: string, args: readonly string[]): string | undefi
   return r.status === 0 ? undefined : r.stderr || String(r.error);
 }
 
-function startServer(ns: Netns, label: string, addresses: readonly string[], ports: readonly number[]): Promise<ChildProcess> {
+function startServer(
+  ns: Netns,
+  label: string,
+  addresses: readonly string[],
+  ports: readonly number[],
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "ip",
-      ["netns", "exec", ns.name, process.execPath, "-e", SERVER_SCRIPT, label, JSON.stringify(addresses), JSON.stringify(ports)],
+      [
+        "netns",
+        "exec",
+        ns.name,
+        process.execPath,
+        "-e",
+        SERVER_SCRIPT,
+        label,
+        JSON.stringify(addresses),
+        JSON.stringify(ports),
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -78,9 +96,22 @@ function startServer(ns: Netns, label: string, addresses: readonly string[], por
 
 function runClient(ns: Netns, probes: readonly Probe[], timeoutMs: number): Promise<ProbeResult[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn("ip", ["netns", "exec", ns.name, process.execPath, "-e", CLIENT_SCRIPT, JSON.stringify(probes), String(timeoutMs)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        ns.name,
+        process.execPath,
+        "-e",
+        CLIENT_SCRIPT,
+        JSON.stringify(probes),
+        String(timeoutMs),
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     const guard = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 10_000);
@@ -109,8 +140,34 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
     const server = createNetns(`${prefix}s`);
     created.push(server);
     const T = TOPOLOGY;
-    ip(["-n", client.name, "link", "add", "eth0", "type", "veth", "peer", "name", "n0", "netns", node.name]);
-    ip(["-n", server.name, "link", "add", "eth0", "type", "veth", "peer", "name", "n1", "netns", node.name]);
+    ip([
+      "-n",
+      client.name,
+      "link",
+      "add",
+      "eth0",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "n0",
+      "netns",
+      node.name,
+    ]);
+    ip([
+      "-n",
+      server.name,
+      "link",
+      "add",
+      "eth0",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "n1",
+      "netns",
+      node.name,
+    ]);
     for (const ns of created) ip(["-n", ns.name, "link", "set", "lo", "up"]);
     ip(["-n", client.name, "addr", "add", `${T.client}/${T.clientPrefix}`, "dev", "eth0"]);
     ip(["-n", client.name, "link", "set", "eth0", "up"]);
@@ -122,11 +179,14 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
     node.exec("sysctl", ["-q", "-w", "net.ipv4.ip_forward=1"]);
     // ICMP errors (REJECT, port and net unreachable) must not be rate-limited: every probe counts.
     for (const ns of [node, server]) ns.exec("sysctl", ["-q", "-w", "net.ipv4.icmp_ratelimit=0"]);
-    for (const a of T.servers) ip(["-n", server.name, "addr", "add", `${a}/${T.serverPrefix}`, "dev", "eth0"]);
+    for (const a of T.servers)
+      ip(["-n", server.name, "addr", "add", `${a}/${T.serverPrefix}`, "dev", "eth0"]);
     ip(["-n", server.name, "link", "set", "eth0", "up"]);
     ip(["-n", server.name, "route", "add", "default", "via", T.nodeServerSide]);
     children.push(await startServer(server, "server", T.servers, T.listenPorts));
-    children.push(await startServer(node, "node", [T.nodeClientSide, T.nodeServerSide], T.listenPorts));
+    children.push(
+      await startServer(node, "node", [T.nodeClientSide, T.nodeServerSide], T.listenPorts),
+    );
     return {
       client,
       node,

@@ -12,7 +12,7 @@ import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
 import { ValidationError } from "../../model/issue.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
-import { parseIptables } from "../../netfilter/parse/iptables.js";
+import { parseIptables, sniffFamily } from "../../netfilter/parse/iptables.js";
 import { IptablesParseError } from "../../netfilter/parse/errors.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
@@ -20,6 +20,7 @@ import {
   describeOutcome,
   describeStep,
   parseTraceProtocol,
+  readUpstreamDump,
   trace,
   traceUpstreamStyle,
   TraceError,
@@ -69,7 +70,9 @@ function readText(file: string, what: string): string {
     return readFileSync(file, "utf8");
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    throw new CliError(`${what} ${file}: ${code === "ENOENT" ? "no such file or directory" : String(e)}`);
+    throw new CliError(
+      `${what} ${file}: ${code === "ENOENT" ? "no such file or directory" : String(e)}`,
+    );
   }
 }
 
@@ -82,7 +85,13 @@ function portOption(value: string | undefined, what: string): number | undefined
 
 const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel"> = {
   interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
-  kernel: { iptablesRandomFully: false, nfacct: [], conntrackTCPBeLiberal: false, ipvs: true, sctp: true },
+  kernel: {
+    iptablesRandomFully: false,
+    nfacct: [],
+    conntrackTCPBeLiberal: false,
+    ipvs: true,
+    sctp: true,
+  },
 };
 
 interface Loaded {
@@ -92,14 +101,25 @@ interface Loaded {
 }
 
 function loadFromRules(opts: TraceCommandOptions): Loaded {
-  const ruleSets = (opts.rules ?? []).map((file) => parseIptables(readText(file, "--rules"), { file }));
+  // --upstream reads the rules as kube-proxy's test fake does (fixtures written for it are not
+  // always valid iptables-restore input); everything else goes through the real parser.
+  const ruleSets = (opts.rules ?? []).map((file) => {
+    const text = readText(file, "--rules");
+    return opts.upstream === true
+      ? readUpstreamDump(text, sniffFamily(text))
+      : parseIptables(text, { file });
+  });
   const env =
-    opts.nodeEnv !== undefined ? parseNodeEnvironment(readText(opts.nodeEnv, "--node-env"), opts.nodeEnv) : DEFAULT_NODE;
+    opts.nodeEnv !== undefined
+      ? parseNodeEnvironment(readText(opts.nodeEnv, "--node-env"), opts.nodeEnv)
+      : DEFAULT_NODE;
   const dataplane = buildDataplane({
     ruleSets,
     interfaces: env.interfaces,
     nfacct: env.kernel.nfacct,
-    ...(opts.ipsets !== undefined ? { ipsets: readIpsets(readText(opts.ipsets, "--ipsets"), opts.ipsets) } : {}),
+    ...(opts.ipsets !== undefined
+      ? { ipsets: readIpsets(readText(opts.ipsets, "--ipsets"), opts.ipsets) }
+      : {}),
   });
   return { dataplane, ruleSets, localAddresses: env.interfaces.flatMap((i) => i.addresses) };
 }
@@ -121,13 +141,18 @@ export function parsePacketsTsv(text: string, file: string): Row[] {
   const lines = text.split(/\r?\n/);
   const header = (lines[0] ?? "").split("\t");
   for (const c of REQUIRED_COLUMNS)
-    if (!header.includes(c)) throw new CliError(`${file}:1: the header has no "${c}" column (need ${REQUIRED_COLUMNS.join(", ")})`);
+    if (!header.includes(c))
+      throw new CliError(
+        `${file}:1: the header has no "${c}" column (need ${REQUIRED_COLUMNS.join(", ")})`,
+      );
   const rows: Row[] = [];
   lines.slice(1).forEach((line, i) => {
     if (line.trim() === "" || line.startsWith("#")) return;
     const cells = line.split("\t");
     if (cells.length > header.length)
-      throw new CliError(`${file}:${i + 2}: ${cells.length} fields, the header has ${header.length}`);
+      throw new CliError(
+        `${file}:${i + 2}: ${cells.length} fields, the header has ${header.length}`,
+      );
     rows.push(Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""])));
   });
   return rows;
@@ -135,9 +160,14 @@ export function parsePacketsTsv(text: string, file: string): Row[] {
 
 function rowSpec(row: Row, file: string, line: number): PacketSpec {
   const dport = portOption(row.destPort, `${file}:${line}: destPort`);
-  const sport = row.sourcePort !== undefined && row.sourcePort !== "" ? portOption(row.sourcePort, `${file}:${line}: sourcePort`) : undefined;
+  const sport =
+    row.sourcePort !== undefined && row.sourcePort !== ""
+      ? portOption(row.sourcePort, `${file}:${line}: sourcePort`)
+      : undefined;
   return {
-    proto: parseTraceProtocol(row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol),
+    proto: parseTraceProtocol(
+      row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol,
+    ),
     src: row.sourceIP ?? "",
     dst: row.destIP ?? "",
     dport: dport ?? 0,
@@ -148,7 +178,9 @@ function rowSpec(row: Row, file: string, line: number): PacketSpec {
 function optionSpec(opts: TraceCommandOptions): PacketSpec {
   const missing = (["proto", "src", "dst", "dport"] as const).filter((k) => opts[k] === undefined);
   if (missing.length > 0)
-    throw new CliError(`missing ${missing.map((m) => `--${m}`).join(", ")} (or give --packets FILE.tsv)`);
+    throw new CliError(
+      `missing ${missing.map((m) => `--${m}`).join(", ")} (or give --packets FILE.tsv)`,
+    );
   const sport = portOption(opts.sport, "--sport");
   return {
     proto: parseTraceProtocol(opts.proto!),
@@ -177,7 +209,8 @@ export function formatTraceText(r: TraceResult): string {
     const repeat = r.scenarios[1];
     if (repeat !== undefined) {
       lines.push(`repeat within the recent timeout:`);
-      for (const o of repeat.outcomes) lines.push(`  ${describeOutcome(o)}; path: ${o.path.join(" ")}`);
+      for (const o of repeat.outcomes)
+        lines.push(`  ${describeOutcome(o)}; path: ${o.path.join(" ")}`);
     }
   }
   return `${lines.join("\n")}\n`;
@@ -187,7 +220,8 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
   const format = parseOutputFormat(opts.output, ["text", "json"]);
   const fromRules = (opts.rules ?? []).length > 0;
   const fromManifests = (opts.filename ?? []).length > 0;
-  if (fromRules === fromManifests) throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
+  if (fromRules === fromManifests)
+    throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
   const loaded = fromRules ? loadFromRules(opts) : loadFromManifests(opts, io);
   const traceOpts = { indexed: opts.naive !== true };
   const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
@@ -195,13 +229,22 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
     const family = spec.src.includes(":") ? "IPv6" : "IPv4";
     const rs = loaded.ruleSets.find((r) => r.family === family);
     if (rs === undefined) throw new CliError(`no ${family} rule set given`);
-    return traceUpstreamStyle(rs, loaded.localAddresses, { protocol: spec.proto, sourceIP: spec.src, destIP: spec.dst, destPort: spec.dport });
+    return traceUpstreamStyle(rs, loaded.localAddresses, {
+      protocol: spec.proto,
+      sourceIP: spec.src,
+      destIP: spec.dst,
+      destPort: spec.dport,
+    });
   };
   if (opts.packets === undefined) {
     const spec = optionSpec(opts);
     if (opts.upstream === true) {
       const u = upstream(spec);
-      io.stdout(format === "json" ? renderData({ output: u.output, masq: u.masq, path: u.path }, "json") : `${u.output}\t${u.masq}\n`);
+      io.stdout(
+        format === "json"
+          ? renderData({ output: u.output, masq: u.masq, path: u.path }, "json")
+          : `${u.output}\t${u.masq}\n`,
+      );
       return;
     }
     const r = one(spec);
@@ -213,7 +256,10 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
     const spec = rowSpec(row, opts.packets!, i + 2);
     if (opts.upstream === true) {
       const u = upstream(spec);
-      if (format === "json") io.stdout(`${JSON.stringify({ output: u.output, masq: u.masq, path: u.path, input: row })}\n`);
+      if (format === "json")
+        io.stdout(
+          `${JSON.stringify({ output: u.output, masq: u.masq, path: u.path, input: row })}\n`,
+        );
       else io.stdout(`${row.name !== undefined ? `${row.name}\t` : ""}${u.output}\t${u.masq}\n`);
       return;
     }
@@ -226,18 +272,38 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
 export function registerTrace(program: Command, io: CliIO): void {
   const cmd = program
     .command("trace")
-    .description("every outcome of a packet through the node's netfilter hooks (NAT, conntrack, marks, IPVS)")
-    .option("--rules <file>", "a saved rule set, iptables-save or iptables-restore text (repeatable: one per family)", collect)
+    .description(
+      "every outcome of a packet through the node's netfilter hooks (NAT, conntrack, marks, IPVS)",
+    )
+    .option(
+      "--rules <file>",
+      "a saved rule set, iptables-save or iptables-restore text (repeatable: one per family)",
+      collect,
+    )
     .option("--ipsets <file>", "ipset save text for --rules")
     .option("--proto <proto>", "tcp, udp, sctp or icmp")
     .option("--src <ip>", "source address")
     .option("--sport <port>", "source port (default 40000)")
     .option("--dst <ip>", "destination address")
     .option("--dport <port>", "destination port")
-    .option("--in-interface <name>", "interface a remote packet arrives on (default: by source subnet)")
-    .addOption(new Option("--origin <origin>", "remote or local (default: local iff the source is a node address)").choices(["remote", "local"]))
-    .option("--packets <file.tsv>", "batch: TSV with protocol, sourceIP, destIP, destPort columns (sourcePort optional)")
-    .option("--upstream", "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)")
+    .option(
+      "--in-interface <name>",
+      "interface a remote packet arrives on (default: by source subnet)",
+    )
+    .addOption(
+      new Option(
+        "--origin <origin>",
+        "remote or local (default: local iff the source is a node address)",
+      ).choices(["remote", "local"]),
+    )
+    .option(
+      "--packets <file.tsv>",
+      "batch: TSV with protocol, sourceIP, destIP, destPort columns (sourcePort optional)",
+    )
+    .option(
+      "--upstream",
+      "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)",
+    )
     .option("--naive", "walk every rule (no destination index); for checking the index")
     .option("-o, --output <format>", "text or json", "text");
   addManifestOptions(cmd);
@@ -255,7 +321,12 @@ Examples:
     try {
       run(opts, io);
     } catch (e) {
-      if (e instanceof IptablesParseError || e instanceof TraceInputError || e instanceof DataplaneError || e instanceof TraceError)
+      if (
+        e instanceof IptablesParseError ||
+        e instanceof TraceInputError ||
+        e instanceof DataplaneError ||
+        e instanceof TraceError
+      )
         throw new CliError(e.message);
       if (e instanceof ValidationError || e instanceof CliError) throw e;
       throw e;

@@ -9,7 +9,6 @@ import {
   ipv4,
   ipv6,
   makeCIDR,
-  parseIPv4Value,
   parseIPv6Value,
   parsePortNumber,
   type CIDR,
@@ -115,10 +114,32 @@ export function parseAddressSpec(s: string, family: IPFamily, what: string): CID
   return c;
 }
 
+/** Dotted-quad IPv4 by a character scan (the hot path of a large dump); undefined if not one. */
+export function fastIPv4(s: string): number | undefined {
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      octet = octet * 10 + (c - 48);
+      if (++digits > 3 || octet > 255) return undefined;
+    } else if (c === 46) {
+      if (digits === 0 || ++dots > 3) return undefined;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else return undefined;
+  }
+  if (dots !== 3 || digits === 0) return undefined;
+  return value * 256 + octet;
+}
+
 /** An address of the given family; IPv4-mapped IPv6 stays IPv6 (ip6tables keeps it). */
 export function parseFamilyIP(s: string, family: IPFamily): IPAddress | undefined {
   if (family === "IPv4") {
-    const v = parseIPv4Value(s, "lenient");
+    const v = fastIPv4(s);
     return v === undefined ? undefined : ipv4(v);
   }
   const v = parseIPv6Value(s, "lenient");

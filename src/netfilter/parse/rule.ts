@@ -107,6 +107,14 @@ function lookupLoaded(
   return undefined;
 }
 
+function argAt(words: readonly string[], i: number, opt: string): string {
+  return i < words.length ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
+}
+
+function noNeg(neg: boolean, opt: string): void {
+  if (neg) bad(`"!" cannot be used with "${opt}"`);
+}
+
 function ifaceName(w: string): string {
   if (w.length === 0 || w.length > 15) bad(`invalid interface name "${w}"`);
   return w;
@@ -137,11 +145,6 @@ export function parseRuleWords(
   let goto = false;
   let neg = false;
   const n = words.length;
-  const next = (i: number, opt: string): string =>
-    i < n ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
-  const noNeg = (opt: string): void => {
-    if (neg) bad(`"!" cannot be used with "${opt}"`);
-  };
   let i = start;
   while (i < n) {
     const w = words[i] as string;
@@ -155,7 +158,7 @@ export function parseRuleWords(
       case "-p":
       case "--protocol": {
         if (protocol !== undefined) bad(`multiple -p flags not allowed`);
-        const v = next(i + 1, w);
+        const v = argAt(words, i + 1, w);
         const c = protocolCanonical(v);
         if (c === undefined) bad(`unknown protocol "${v}" specified`);
         if (c === "all" && neg) bad(`rule would never match protocol`);
@@ -167,7 +170,7 @@ export function parseRuleWords(
       case "--source":
       case "--src": {
         if (source !== undefined) bad(`multiple -s flags not allowed`);
-        const v = next(i + 1, w);
+        const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         source = { value: parseAddressSpec(v, family, "-s"), negated: neg };
@@ -178,7 +181,7 @@ export function parseRuleWords(
       case "--destination":
       case "--dst": {
         if (destination !== undefined) bad(`multiple -d flags not allowed`);
-        const v = next(i + 1, w);
+        const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         destination = { value: parseAddressSpec(v, family, "-d"), negated: neg };
@@ -188,13 +191,13 @@ export function parseRuleWords(
       case "-i":
       case "--in-interface":
         if (inInterface !== undefined) bad(`multiple -i flags not allowed`);
-        inInterface = { value: ifaceName(next(i + 1, w)), negated: neg };
+        inInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
         i += 2;
         break;
       case "-o":
       case "--out-interface":
         if (outInterface !== undefined) bad(`multiple -o flags not allowed`);
-        outInterface = { value: ifaceName(next(i + 1, w)), negated: neg };
+        outInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
         i += 2;
         break;
       case "-f":
@@ -206,8 +209,8 @@ export function parseRuleWords(
         break;
       case "-m":
       case "--match": {
-        noNeg(w);
-        const name = next(i + 1, w);
+        noNeg(neg, w);
+        const name = argAt(words, i + 1, w);
         const ext = matchExtension(name);
         if (ext === undefined) bad(`unknown match "${name}" (not modelled by kube-netsim)`);
         loaded.push({ ext, options: [] });
@@ -218,10 +221,10 @@ export function parseRuleWords(
       case "--jump":
       case "-g":
       case "--goto": {
-        noNeg(w);
+        noNeg(neg, w);
         if (targetExt !== undefined || jumpTo !== undefined)
           bad(`multiple -j/-g flags not allowed`);
-        const name = next(i + 1, w);
+        const name = argAt(words, i + 1, w);
         goto = w === "-g" || w === "--goto";
         const ext = goto ? undefined : targetExtension(name);
         if (ext !== undefined) targetExt = ext;
@@ -234,9 +237,9 @@ export function parseRuleWords(
       }
       case "-c":
       case "--set-counters": {
-        noNeg(w);
-        const p = next(i + 1, w);
-        const b = next(i + 2, w);
+        noNeg(neg, w);
+        const p = argAt(words, i + 1, w);
+        const b = argAt(words, i + 2, w);
         if (!/^[0-9]+$/.test(p) || !/^[0-9]+$/.test(b)) bad(`bad counters "${p} ${b}"`);
         ruleCounters = { packets: BigInt(p), bytes: BigInt(b) };
         i += 3;

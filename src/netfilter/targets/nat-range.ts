@@ -26,21 +26,7 @@ export function requirePortProtocol(env: BuildEnv, what: string): void {
     fail(`${what}: need TCP, UDP, SCTP or DCCP with port specification`);
 }
 
-const natCache = new Map<string, NatRange>();
-
-/** Cached: a dump has many rules with the same endpoint. */
 export function parseNatRange(s: string, env: BuildEnv, what: string): NatRange {
-  const hasPort = env.family === "IPv6" ? s.includes("]") : s.includes(":");
-  const key = `${env.family}${hasPort ? "p" : ""} ${s}`;
-  if (hasPort) requirePortProtocol(env, what);
-  const hit = natCache.get(key);
-  if (hit !== undefined) return hit;
-  const r = parseNatRangeUncached(s, env, what);
-  if (natCache.size < 200_000) natCache.set(key, r);
-  return r;
-}
-
-function parseNatRangeUncached(s: string, env: BuildEnv, what: string): NatRange {
   let addrPart: string;
   let portPart: string | undefined;
   if (env.family === "IPv6") {

@@ -36,7 +36,7 @@ function isBroadcast(dp: NodeDataplane, ip: IPAddress, limitIface?: string): boo
 export function addrTypeOf(dp: NodeDataplane, ip: IPAddress, limitIface?: string): AddrType {
   if (ip.family === "IPv4") {
     if (ip.value === 0) return "UNSPEC";
-    if (((ip.value & MULTICAST4.mask) >>> 0) === MULTICAST4.lo) return "MULTICAST";
+    if ((ip.value & MULTICAST4.mask) >>> 0 === MULTICAST4.lo) return "MULTICAST";
   } else {
     if (ip.value === 0n) return "UNSPEC";
     if (ip.value >> 120n === 0xffn) return "MULTICAST";

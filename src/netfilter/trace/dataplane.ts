@@ -14,7 +14,13 @@
  * KUBE-POSTROUTING masquerades) with `-m ipvs` seeing `--ipvs --vaddr/--vport/--vproto`.
  * A virtual server with no usable real server answers with ICMP port unreachable: REJECT.
  */
-import { parseCIDROrHost, parseIP, type CIDR, type IPAddress, type IPFamily } from "../../net/index.js";
+import {
+  parseCIDROrHost,
+  parseIP,
+  type CIDR,
+  type IPAddress,
+  type IPFamily,
+} from "../../net/index.js";
 import type { IpsetKey, L4Protocol, RuleSet } from "../model.js";
 
 export interface DataplaneInterface {

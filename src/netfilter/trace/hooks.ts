@@ -89,12 +89,19 @@ function applyRecordedNat(r: HookRunner, s: WalkState, manip: "dst" | "src"): Wa
   if (to === undefined) return s;
   const [ip, port] = to;
   const pkt = s.pkt;
-  const from = joinHostPort(formatIP(manip === "dst" ? pkt.dst : pkt.src), manip === "dst" ? pkt.dport : pkt.sport);
+  const from = joinHostPort(
+    formatIP(manip === "dst" ? pkt.dst : pkt.src),
+    manip === "dst" ? pkt.dport : pkt.sport,
+  );
   const next: WalkState =
     manip === "dst"
       ? patch(s, { pkt: { ...pkt, dst: ip, dport: port }, dnat: true })
       : patch(s, { pkt: { ...pkt, src: ip, sport: port }, snat: true });
-  const t: TraceStep = { kind: manip === "dst" ? "dnat" : "snat", from, to: joinHostPort(formatIP(ip), port) };
+  const t: TraceStep = {
+    kind: manip === "dst" ? "dnat" : "snat",
+    from,
+    to: joinHostPort(formatIP(ip), port),
+  };
   return r.explain ? patch(next, { steps: { head: t, tail: next.steps } }) : next;
 }
 
@@ -127,7 +134,12 @@ export function runHook(
   return current;
 }
 
-function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table: TableName): WalkState[] {
+function runTable(
+  r: HookRunner,
+  states: readonly WalkState[],
+  hook: Hook,
+  table: TableName,
+): WalkState[] {
   if (states.length === 0) return [];
   const chain = r.compiled?.tables.get(table)?.chains.get(hook);
   if (chain === undefined) return states as WalkState[];
@@ -137,9 +149,22 @@ function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table
   for (const s0 of states) {
     const env: WalkEnv =
       s0.ipvs === undefined
-        ? (plainEnv ??= { dp: r.dp, evaluate: r.evaluate, explain: r.explain, table: compiledTable, ctx: context(r, hook, table) })
-        : { dp: r.dp, evaluate: r.evaluate, explain: r.explain, table: compiledTable, ctx: context(r, hook, table, s0.ipvs) };
-    const s = r.explain && chain.rules.length > 0 ? step(env, s0, { kind: "hook", hook, table }) : s0;
+        ? (plainEnv ??= {
+            dp: r.dp,
+            evaluate: r.evaluate,
+            explain: r.explain,
+            table: compiledTable,
+            ctx: context(r, hook, table),
+          })
+        : {
+            dp: r.dp,
+            evaluate: r.evaluate,
+            explain: r.explain,
+            table: compiledTable,
+            ctx: context(r, hook, table, s0.ipvs),
+          };
+    const s =
+      r.explain && chain.rules.length > 0 ? step(env, s0, { kind: "hook", hook, table }) : s0;
     for (const exit of runChain(env, chain, s)) {
       switch (exit.end) {
         case "ACCEPT":
@@ -156,7 +181,9 @@ function runTable(r: HookRunner, states: readonly WalkState[], hook: Hook, table
             out.push(exit.state);
             break;
           }
-          const st = r.explain ? step(env, exit.state, { kind: "policy", table, chain: hook, policy }) : exit.state;
+          const st = r.explain
+            ? step(env, exit.state, { kind: "policy", table, chain: hook, policy })
+            : exit.state;
           r.finals.push({ state: st, stoppedBy: "DROP", delivery: "stopped" });
           break;
         }
@@ -170,7 +197,16 @@ export function routeBranch(r: HookRunner, s: WalkState): { state: WalkState; lo
   const d = route(r.dp, s.pkt.dst);
   const next: WalkState = patch(s, { pkt: { ...s.pkt, outInterface: d.outInterface } });
   const st = r.explain
-    ? patch(next, { steps: { head: { kind: "route", decision: d.local ? "local" : "forward", outInterface: d.outInterface } as TraceStep, tail: next.steps } })
+    ? patch(next, {
+        steps: {
+          head: {
+            kind: "route",
+            decision: d.local ? "local" : "forward",
+            outInterface: d.outInterface,
+          } as TraceStep,
+          tail: next.steps,
+        },
+      })
     : next;
   return { state: st, local: d.local };
 }

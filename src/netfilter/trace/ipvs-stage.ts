@@ -57,7 +57,13 @@ export function ipvsStage(
         dport: rs.port,
         ctState: p.ctState.includes("DNAT") ? p.ctState : [...p.ctState, "DNAT"],
       },
-      ipvs: { isIpvs: true, vaddr: vs.address, vport: vs.port, vproto: vs.protocol, vdir: "ORIGINAL" },
+      ipvs: {
+        isIpvs: true,
+        vaddr: vs.address,
+        vport: vs.port,
+        vproto: vs.protocol,
+        vdir: "ORIGINAL",
+      },
     });
     return r.explain ? patch(next, { steps: { head: t, tail: next.steps } }) : next;
   });

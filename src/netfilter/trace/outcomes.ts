@@ -5,7 +5,13 @@
  */
 import { formatIP, joinHostPort } from "../../net/index.js";
 import type { FinalBranch } from "./hooks.js";
-import type { ConntrackEntry, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
+import type {
+  ConntrackEntry,
+  TraceOutcome,
+  TraceProtocol,
+  TraceStep,
+  TraceVerdict,
+} from "./result.js";
 import { hex } from "./walk.js";
 import { toArray, type WalkState } from "./walk-state.js";
 
@@ -20,12 +26,21 @@ function verdictOf(f: FinalBranch): TraceVerdict {
   return f.state.accepted ? "ACCEPT" : "NONE";
 }
 
-function conntrackOf(proto: TraceProtocol, original: WalkState["pkt"], s: WalkState): ConntrackEntry {
+function conntrackOf(
+  proto: TraceProtocol,
+  original: WalkState["pkt"],
+  s: WalkState,
+): ConntrackEntry {
   const p = s.pkt;
   return {
     proto,
     family: p.family,
-    original: { src: formatIP(original.src), sport: original.sport, dst: formatIP(original.dst), dport: original.dport },
+    original: {
+      src: formatIP(original.src),
+      sport: original.sport,
+      dst: formatIP(original.dst),
+      dport: original.dport,
+    },
     reply: { src: formatIP(p.dst), sport: p.dport, dst: formatIP(p.src), dport: p.sport },
     dnat: s.dnat,
     snat: s.snat,
@@ -33,7 +48,11 @@ function conntrackOf(proto: TraceProtocol, original: WalkState["pkt"], s: WalkSt
   };
 }
 
-function buildOutcome(f: FinalBranch, proto: TraceProtocol, original: WalkState["pkt"]): BuiltOutcome {
+function buildOutcome(
+  f: FinalBranch,
+  proto: TraceProtocol,
+  original: WalkState["pkt"],
+): BuiltOutcome {
   const s = f.state;
   const verdict = verdictOf(f);
   const stepsList: TraceStep[] = toArray(s.steps);
@@ -47,7 +66,9 @@ function buildOutcome(f: FinalBranch, proto: TraceProtocol, original: WalkState[
     mark: hex(s.pkt.mark),
     ...(s.snat ? { source: joinHostPort(formatIP(s.pkt.src), s.pkt.sport) } : {}),
     delivery: f.delivery,
-    ...(f.stoppedBy === undefined && !s.untracked ? { conntrack: conntrackOf(proto, original, s) } : {}),
+    ...(f.stoppedBy === undefined && !s.untracked
+      ? { conntrack: conntrackOf(proto, original, s) }
+      : {}),
   };
   return { outcome, steps: stepsList };
 }

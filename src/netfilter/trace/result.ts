@@ -84,13 +84,27 @@ export type TraceStep =
       readonly index: number;
       readonly probability: number;
     }
-  | { readonly kind: "policy"; readonly table: TableName; readonly chain: string; readonly policy: string }
-  | { readonly kind: "route"; readonly decision: "local" | "forward"; readonly outInterface: string }
+  | {
+      readonly kind: "policy";
+      readonly table: TableName;
+      readonly chain: string;
+      readonly policy: string;
+    }
+  | {
+      readonly kind: "route";
+      readonly decision: "local" | "forward";
+      readonly outInterface: string;
+    }
   | { readonly kind: "dnat"; readonly from: string; readonly to: string }
   | { readonly kind: "snat"; readonly from: string; readonly to: string }
   | { readonly kind: "mark"; readonly from: string; readonly to: string }
   | { readonly kind: "nat-skipped"; readonly hook: Hook; readonly reason: string }
-  | { readonly kind: "ipvs"; readonly virtualServer: string; readonly realServer: string; readonly probability: number }
+  | {
+      readonly kind: "ipvs";
+      readonly virtualServer: string;
+      readonly realServer: string;
+      readonly probability: number;
+    }
   | { readonly kind: "ipvs-no-real-servers"; readonly virtualServer: string }
   | { readonly kind: "verdict"; readonly verdict: TraceVerdict; readonly where: string };
 

@@ -25,11 +25,20 @@ export function standardOptionsHold(rule: Rule, packet: Packet): boolean {
     if (destination.value.family !== packet.family) return false;
     if (cidrContains(destination.value, packet.dst) === destination.negated) return false;
   }
-  if (protocol !== undefined && packetHasProtocol(packet.protocol, protocol.value) === protocol.negated)
+  if (
+    protocol !== undefined &&
+    packetHasProtocol(packet.protocol, protocol.value) === protocol.negated
+  )
     return false;
-  if (inInterface !== undefined && interfaceMatches(inInterface.value, packet.inInterface) === inInterface.negated)
+  if (
+    inInterface !== undefined &&
+    interfaceMatches(inInterface.value, packet.inInterface) === inInterface.negated
+  )
     return false;
-  if (outInterface !== undefined && interfaceMatches(outInterface.value, packet.outInterface) === outInterface.negated)
+  if (
+    outInterface !== undefined &&
+    interfaceMatches(outInterface.value, packet.outInterface) === outInterface.negated
+  )
     return false;
   if (fragment !== undefined && packet.fragment === fragment.negated) return false;
   return true;

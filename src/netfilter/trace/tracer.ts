@@ -22,12 +22,17 @@ import type {
   ScenarioResult,
   TraceOrigin,
   TraceResult,
-  TraceStep,
 } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { defaultMatchEvaluator } from "./match-evaluator.js";
 import { ipvsStage } from "./ipvs-stage.js";
-import { initialState, toArray, type Cons, type RecentUpdate, type WalkState } from "./walk-state.js";
+import {
+  initialState,
+  toArray,
+  type Cons,
+  type RecentUpdate,
+  type WalkState,
+} from "./walk-state.js";
 import { patch } from "./walk-state.js";
 
 export interface TraceOptions {
@@ -46,15 +51,28 @@ interface Prepared {
   readonly notes: string[];
 }
 
-function prepare(dp: NodeDataplane, packet: Packet, origin: TraceOrigin | undefined, inInterface: string | undefined, indexed: boolean): Prepared {
+function prepare(
+  dp: NodeDataplane,
+  packet: Packet,
+  origin: TraceOrigin | undefined,
+  inInterface: string | undefined,
+  indexed: boolean,
+): Prepared {
   const local = isLocalAddress(dp, packet.src);
   const o: TraceOrigin = origin ?? (local ? "local" : "remote");
   const rs = dp.ruleSets[packet.family];
   const notes: string[] = [];
   if (rs === undefined) notes.push(`no ${packet.family} rule set: every hook accepts`);
   const pkt: Packet =
-    o === "remote" ? { ...packet, inInterface: inInterface ?? interfaceFor(dp, packet.src) } : packet;
-  return { packet: pkt, origin: o, compiled: rs === undefined ? undefined : compileRuleSet(rs, indexed), notes };
+    o === "remote"
+      ? { ...packet, inInterface: inInterface ?? interfaceFor(dp, packet.src) }
+      : packet;
+  return {
+    packet: pkt,
+    origin: o,
+    compiled: rs === undefined ? undefined : compileRuleSet(rs, indexed),
+    notes,
+  };
 }
 
 /** Walks one packet through the hooks; returns its final branches. */
@@ -87,7 +105,9 @@ function walkPacket(
     const toForward: WalkState[] = [];
     for (const s of pre) {
       const d = routeBranch(r, s);
-      (d.local ? toInput : toForward).push(d.local ? patch(d.state, { pkt: { ...d.state.pkt, outInterface: "" } }) : d.state);
+      (d.local ? toInput : toForward).push(
+        d.local ? patch(d.state, { pkt: { ...d.state.pkt, outInterface: "" } }) : d.state,
+      );
     }
     const input = runHook(r, toInput, "INPUT", ["mangle", "filter", "security", "nat"], "src");
     for (const s of input) {
@@ -117,12 +137,14 @@ function walkPacket(
     const post = runHook(r, routed, "POSTROUTING", ["mangle", "nat"], "src");
     const loop: WalkState[] = [];
     for (const s of post) {
-      if (s.pkt.outInterface === "lo") loop.push(patch(s, { pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } }));
+      if (s.pkt.outInterface === "lo")
+        loop.push(patch(s, { pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } }));
       else r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "forward" });
     }
     const pre = runHook(r, loop, "PREROUTING", ["raw", "mangle"], "none");
     const input = runHook(r, pre, "INPUT", ["mangle", "filter", "security"], "none");
-    for (const s of input) r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "local" });
+    for (const s of input)
+      r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "local" });
   }
   return { finals: r.finals, recentConsulted: r.recentConsulted };
 }
@@ -169,7 +191,7 @@ function assemble(
     explanation: {
       origin: origin(prep),
       inInterface: prep.packet.inInterface,
-      outcomes: first.map((b) => b.steps as readonly TraceStep[]),
+      outcomes: first.map((b) => b.steps),
       notes,
     },
   };
@@ -181,7 +203,11 @@ export function trace(dp: NodeDataplane, spec: PacketSpec, opts: TraceOptions = 
   const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
   const nat: NatMode = { kind: "new" };
   const first = walkPacket(dp, prep, nat, opts, undefined);
-  const firstBuilt = mergeFinals(first.finals.map((final) => ({ final, scale: 1 })), printed.proto, prep.packet);
+  const firstBuilt = mergeFinals(
+    first.finals.map((final) => ({ final, scale: 1 })),
+    printed.proto,
+    prep.packet,
+  );
   let repeat: BuiltOutcome[] | undefined;
   if (first.recentConsulted) {
     const weighted: WeightedFinal[] = [];
@@ -212,10 +238,21 @@ export function traceEstablished(
   const o = entry.original;
   const rp = entry.reply;
   const wire = direction === "original" ? o : rp;
-  const spec: PacketSpec = { proto: entry.proto, src: wire.src, sport: wire.sport, dst: wire.dst, dport: wire.dport };
+  const spec: PacketSpec = {
+    proto: entry.proto,
+    src: wire.src,
+    sport: wire.sport,
+    dst: wire.dst,
+    dport: wire.dport,
+  };
   const { packet, printed } = parsePacketSpec(spec);
-  const states: Packet["ctState"] = ["ESTABLISHED", ...(entry.dnat ? (["DNAT"] as const) : []), ...(entry.snat ? (["SNAT"] as const) : [])];
-  const parse = (ip: string): IPAddress => parsePacketSpec({ ...spec, src: ip, dst: ip }).packet.src;
+  const states: Packet["ctState"] = [
+    "ESTABLISHED",
+    ...(entry.dnat ? (["DNAT"] as const) : []),
+    ...(entry.snat ? (["SNAT"] as const) : []),
+  ];
+  const parse = (ip: string): IPAddress =>
+    parsePacketSpec({ ...spec, src: ip, dst: ip }).packet.src;
   const nat: NatMode =
     direction === "original"
       ? {
@@ -228,10 +265,18 @@ export function traceEstablished(
           ...(entry.snat ? { dstTo: [parse(o.src), o.sport] as const } : {}),
           ...(entry.dnat ? { srcTo: [parse(o.dst), o.dport] as const } : {}),
         };
-  const withCt: Packet = { ...packet, ctState: states, ctOrig: { src: parse(o.src), dst: parse(o.dst), sport: o.sport, dport: o.dport } };
+  const withCt: Packet = {
+    ...packet,
+    ctState: states,
+    ctOrig: { src: parse(o.src), dst: parse(o.dst), sport: o.sport, dport: o.dport },
+  };
   const prep = prepare(dp, withCt, undefined, undefined, opts.indexed ?? true);
   const run = walkPacket(dp, prep, nat, opts, undefined);
-  const built = mergeFinals(run.finals.map((final) => ({ final, scale: 1 })), printed.proto, prep.packet);
+  const built = mergeFinals(
+    run.finals.map((final) => ({ final, scale: 1 })),
+    printed.proto,
+    prep.packet,
+  );
   return assemble(printed, prep, built, undefined);
 }
 

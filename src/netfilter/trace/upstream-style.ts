@@ -9,7 +9,7 @@
  * collects every endpoint of a random-balanced chain in traversal order.
  */
 import { cidrContains, ipEquals, parseCIDR, parseIP, type IPAddress } from "../../net/index.js";
-import type { Chain, Rule, RuleSet, Table, TableName } from "../model.js";
+import type { Chain, Rule, RuleSet, TableName } from "../model.js";
 
 export interface UpstreamPacket {
   /** Empty means tcp, as in the Go test. */
@@ -65,7 +65,7 @@ export function parseUpstreamWords(written: readonly string[]): Parsed {
   const words = written.map((w) => w.replace(/^"+|"+$/g, ""));
   const out = new Map<string, Value>();
   let negated = false;
-  for (let w = 0; w < words.length; ) {
+  for (let w = 0; w < words.length;) {
     const word = words[w]!;
     if (word === "-m" && w < words.length - 1) {
       w += 2;
@@ -196,7 +196,7 @@ function runChain(t: Tracer, table: TableName, chainName: string): boolean {
 
 function chainMaps(ruleSet: RuleSet): Map<TableName, Map<string, Chain>> {
   const m = new Map<TableName, Map<string, Chain>>();
-  for (const table of ruleSet.tables as readonly Table[]) {
+  for (const table of ruleSet.tables) {
     const chains = new Map<string, Chain>();
     for (const c of table.chains) chains.set(c.name, c);
     m.set(table.name, chains);
@@ -237,7 +237,50 @@ export function traceUpstreamStyle(
     t.dstText = cut === -1 ? first : first.slice(0, cut);
     t.dst = parseIP(t.dstText, "lenient");
   }
-  for (const chain of ["KUBE-SERVICES", "KUBE-EXTERNAL-SERVICES", "KUBE-NODEPORTS", "KUBE-PROXY-FIREWALL"])
+  for (const chain of [
+    "KUBE-SERVICES",
+    "KUBE-EXTERNAL-SERVICES",
+    "KUBE-NODEPORTS",
+    "KUBE-PROXY-FIREWALL",
+  ])
     runChain(t, "filter", chain);
   return { output: t.outputs.join(", "), masq: t.masq, path: t.path };
 }
+
+/**
+ * The rule text as the upstream test fake reads it (`ParseIPTablesDump`): `*table`,
+ * `:CHAIN ...` declarations, `-A CHAIN words...` (a double-quoted string is one word),
+ * `-X`, `COMMIT`; nothing is validated. Fixtures written for that fake (such as the
+ * acceptance case trace-packet-static, with `:INPUT - [0:0]` and unquoted multi-word
+ * comments) are not valid iptables-restore input, so the real parser rightly refuses some of
+ * them; this reader exists only to feed `traceUpstreamStyle` the way the upstream harness does.
+ * Rules carry only their words (`written`); use `parseIptables` for a real rule set.
+ */
+export function readUpstreamDump(text: string, family: "IPv4" | "IPv6" = "IPv4"): RuleSet {
+  const tables: { name: TableName; chains: Map<string, Rule[]> }[] = [];
+  let current: { name: TableName; chains: Map<string, Rule[]> } | undefined;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("*")) {
+      current = { name: line.slice(1) as TableName, chains: new Map() };
+      tables.push(current);
+    } else if (line === "COMMIT") current = undefined;
+    else if (current !== undefined && line.startsWith(":")) current.chains.set(line.slice(1).split(" ")[0]!, []);
+    else if (current !== undefined && line.startsWith("-A ")) {
+      const words = line.match(/"[^"]*"|[^\s"]\S*/g) ?? [];
+      const chain = words[1]!;
+      const rules = current.chains.get(chain) ?? [];
+      current.chains.set(chain, rules);
+      rules.push({ matches: [], written: words.slice(2) });
+    }
+  }
+  return {
+    family,
+    tables: tables.map((t) => ({
+      name: t.name,
+      chains: [...t.chains].map(([name, rules]) => ({ name, rules })),
+    })),
+  };
+}
+

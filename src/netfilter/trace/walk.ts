@@ -133,7 +133,10 @@ function runFrom(
     state = next;
     // A changed destination (only via targets that go on, which none do today) would need a
     // new candidate list; keep the walk exact if that ever happens.
-    if ((next.pkt.dst !== initial.pkt.dst || next.pkt.dport !== initial.pkt.dport) && chain.index !== undefined) {
+    if (
+      (next.pkt.dst !== initial.pkt.dst || next.pkt.dport !== initial.pkt.dport) &&
+      chain.index !== undefined
+    ) {
       runFrom(env, chain, i + 1, next, depth, out);
       return;
     }
@@ -204,7 +207,11 @@ function applyRule(
         dnat: true,
       });
       if (env.explain)
-        state = step(env, state, { kind: "dnat", from: hostPort(before.dst, before.dport), to: hostPort(ip, port) });
+        state = step(env, state, {
+          kind: "dnat",
+          from: hostPort(before.dst, before.dport),
+          to: hostPort(ip, port),
+        });
       out.push({ state, end: "ACCEPT" });
       return "continue";
     }
@@ -225,7 +232,9 @@ function applyRule(
       if (mark === state.pkt.mark) return state;
       const from = state.pkt.mark;
       state = patch(state, { pkt: { ...state.pkt, mark } });
-      return env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state;
+      return env.explain
+        ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) })
+        : state;
     }
     case "CONNMARK": {
       const { mark, connmark } = state.pkt;
@@ -266,7 +275,11 @@ function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): Walk
     snat: true,
   });
   if (!env.explain) return next;
-  return step(env, next, { kind: "snat", from: hostPort(state.pkt.src, state.pkt.sport), to: hostPort(ip, port) });
+  return step(env, next, {
+    kind: "snat",
+    from: hostPort(state.pkt.src, state.pkt.sport),
+    to: hostPort(ip, port),
+  });
 }
 
 export function hex(n: number): string {

@@ -65,7 +65,9 @@ function ipPortEntry(address: string, protocol: LowerProtocol, port: number, thi
 
 /** A net as `ipset save` prints it: a host prefix (/32, /128) without its length. */
 function ipsetNet(cidr: string): string {
-  return cidr.endsWith("/32") || cidr.endsWith("/128") ? cidr.slice(0, cidr.lastIndexOf("/")) : cidr;
+  const slash = cidr.lastIndexOf("/");
+  const host = cidr.includes(":") ? "128" : "32";
+  return cidr.slice(slash + 1) === host ? cidr.slice(0, slash) : cidr;
 }
 
 function realServersFor(endpoints: readonly Endpoint[]) {

@@ -7,7 +7,11 @@ const NODE = "examples/trace/node.yaml";
 async function cli(args: string[]) {
   let out = "";
   let err = "";
-  const code = await runCli(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => "" });
+  const code = await runCli(args, {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    readStdin: () => "",
+  });
   return { code, out, err };
 }
 
@@ -15,31 +19,87 @@ describe("kube-netsim trace", () => {
   const base = ["trace", "--rules", RULES, "--node-env", NODE];
 
   test("text: every outcome with its path and explanation", async () => {
-    const r = await cli([...base, "--proto", "tcp", "--src", "203.0.113.2", "--dst", "172.30.0.44", "--dport", "80"]);
+    const r = await cli([
+      ...base,
+      "--proto",
+      "tcp",
+      "--src",
+      "203.0.113.2",
+      "--dst",
+      "172.30.0.44",
+      "--dport",
+      "80",
+    ]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("outcome 1: DNAT, to 10.180.0.4:80, masqueraded as 10.180.0.254:40000, probability 50%");
+    expect(r.out).toContain(
+      "outcome 1: DNAT, to 10.180.0.4:80, masqueraded as 10.180.0.254:40000, probability 50%",
+    );
     expect(r.out).toContain("outcome 2: DNAT, to 10.180.0.5:80");
-    expect(r.out).toContain("path: nat/PREROUTING#1 nat/KUBE-SERVICES#1 nat/KUBE-SVC-4SW47YFZTEDKD3PK#1");
+    expect(r.out).toContain(
+      "path: nat/PREROUTING#1 nat/KUBE-SERVICES#1 nat/KUBE-SVC-4SW47YFZTEDKD3PK#1",
+    );
     expect(r.out).toContain("routing: not local -> forwarded out of cbr0");
   });
 
   test("json: the interfaces.md shape", async () => {
-    const r = await cli([...base, "--proto", "tcp", "--src", "10.0.0.2", "--sport", "12345", "--dst", "172.30.0.46", "--dport", "80", "-o", "json"]);
+    const r = await cli([
+      ...base,
+      "--proto",
+      "tcp",
+      "--src",
+      "10.0.0.2",
+      "--sport",
+      "12345",
+      "--dst",
+      "172.30.0.46",
+      "--dport",
+      "80",
+      "-o",
+      "json",
+    ]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as Record<string, unknown>;
-    expect(j.packet).toEqual({ proto: "tcp", src: "10.0.0.2", sport: 12345, dst: "172.30.0.46", dport: 80 });
+    expect(j.packet).toEqual({
+      proto: "tcp",
+      src: "10.0.0.2",
+      sport: 12345,
+      dst: "172.30.0.46",
+      dport: 80,
+    });
     expect(j.origin).toBe("remote");
     expect(j.outcomes).toEqual([
-      expect.objectContaining({ verdict: "REJECT", masquerade: false, probability: 1, path: expect.arrayContaining(["filter/KUBE-SERVICES#1"]) }),
+      expect.objectContaining({
+        verdict: "REJECT",
+        masquerade: false,
+        probability: 1,
+        path: expect.arrayContaining(["filter/KUBE-SERVICES#1"]),
+      }),
     ]);
   });
 
   test("batch: one JSON object per row with the row in input", async () => {
     const r = await cli([...base, "--packets", "examples/trace/packets.tsv", "-o", "json"]);
     expect(r.code).toBe(0);
-    const lines = r.out.trim().split("\n").map((l) => JSON.parse(l) as { input: Record<string, string>; outcomes: { verdict: string }[] });
-    expect(lines.map((l) => l.input.name)).toEqual(["clusterIP from outside", "clusterIP from a pod", "no endpoints", "nodePort", "not a service"]);
-    expect(lines.map((l) => l.outcomes.map((o) => o.verdict).join(","))).toEqual(["DNAT,DNAT", "DNAT,DNAT", "REJECT", "DNAT,DNAT", "NONE"]);
+    const lines = r.out
+      .trim()
+      .split("\n")
+      .map(
+        (l) => JSON.parse(l) as { input: Record<string, string>; outcomes: { verdict: string }[] },
+      );
+    expect(lines.map((l) => l.input.name)).toEqual([
+      "clusterIP from outside",
+      "clusterIP from a pod",
+      "no endpoints",
+      "nodePort",
+      "not a service",
+    ]);
+    expect(lines.map((l) => l.outcomes.map((o) => o.verdict).join(","))).toEqual([
+      "DNAT,DNAT",
+      "DNAT,DNAT",
+      "REJECT",
+      "DNAT,DNAT",
+      "NONE",
+    ]);
   });
 
   test("--upstream: the unit-test tracer's output and masq columns", async () => {
@@ -55,12 +115,32 @@ describe("kube-netsim trace", () => {
   });
 
   test.each([
-    [["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"], /kube-netsim: --rules nope.rules: no such file/, ["trace", "--rules", "nope.rules"]],
-    [["--proto", "tcp", "--src", "1.2.3.400", "--dst", "1.2.3.5", "--dport", "80"], /source "1.2.3.400" is not an IP address/, base],
-    [["--proto", "gre", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"], /protocol "gre"/, base],
+    [
+      ["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"],
+      /kube-netsim: --rules nope.rules: no such file/,
+      ["trace", "--rules", "nope.rules"],
+    ],
+    [
+      ["--proto", "tcp", "--src", "1.2.3.400", "--dst", "1.2.3.5", "--dport", "80"],
+      /source "1.2.3.400" is not an IP address/,
+      base,
+    ],
+    [
+      ["--proto", "gre", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"],
+      /protocol "gre"/,
+      base,
+    ],
     [["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5"], /missing --dport/, base],
-    [["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "99999"], /--dport: "99999" is not a port/, base],
-    [["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"], /either --rules FILE or -f/, ["trace"]],
+    [
+      ["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "99999"],
+      /--dport: "99999" is not a port/,
+      base,
+    ],
+    [
+      ["--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"],
+      /either --rules FILE or -f/,
+      ["trace"],
+    ],
   ])("bad input is one line and exit 2 (%j)", async (args, message, prefix) => {
     const r = await cli([...prefix, ...args]);
     expect(r.code).toBe(2);
@@ -69,7 +149,19 @@ describe("kube-netsim trace", () => {
   });
 
   test("a rules file the parser rejects names file and line", async () => {
-    const r = await cli(["trace", "--rules", "test/cli/commands/fixtures/trace-bad.rules", "--proto", "tcp", "--src", "1.2.3.4", "--dst", "1.2.3.5", "--dport", "80"]);
+    const r = await cli([
+      "trace",
+      "--rules",
+      "test/cli/commands/fixtures/trace-bad.rules",
+      "--proto",
+      "tcp",
+      "--src",
+      "1.2.3.4",
+      "--dst",
+      "1.2.3.5",
+      "--dport",
+      "80",
+    ]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/trace-bad\.rules:3:/);
   });

@@ -191,3 +191,27 @@ spec:
     ]);
   });
 });
+
+describe("AdminNetworkPolicy CEL rules", () => {
+  const anp = (rule: string) => `apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: a}
+spec:
+  priority: 5
+  subject: {pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: x}}}}
+  egress: [${rule}]
+`;
+  test("namedPort cannot be used with networks, nodes or domainNames peers", () => {
+    expect(messages(anp("{action: Allow, to: [{networks: [10.0.0.0/8]}], ports: [{namedPort: http}]}"))).toEqual([
+      'AdminNetworkPolicy a: spec.egress[0]: Invalid value: "namedPort": networks/nodes/domainNames peer cannot be set with namedPorts since there are no namedPorts for networks/nodes/domainNames',
+    ]);
+  });
+  test("domainNames only with Allow", () => {
+    expect(messages(anp("{action: Deny, to: [{domainNames: ['*.example.com']}]}"))).toEqual([
+      'AdminNetworkPolicy a: spec.egress[0]: Invalid value: "Deny": domainNames peer can only be used with Allow action',
+    ]);
+  });
+  test("a valid egress rule with nodes and networks", () => {
+    expect(messages(anp("{name: to-nodes, action: Pass, to: [{nodes: {matchExpressions: [{key: role, operator: Exists}]}}, {networks: ['fd00::/64']}], ports: [{portRange: {protocol: UDP, start: 1000, end: 2000}}]}"))).toEqual([]);
+  });
+});

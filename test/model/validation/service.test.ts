@@ -256,3 +256,42 @@ describe("Service validation", () => {
     ]);
   });
 });
+
+describe("Service validation, more type rules", () => {
+  test.each<[string, string, string[]]>([
+    [
+      "allocateLoadBalancerNodePorts only for LoadBalancer",
+      "{allocateLoadBalancerNodePorts: false, ports: [{port: 80}]}",
+      [`${P}spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when \`type\` is 'LoadBalancer'`],
+    ],
+    [
+      "trafficDistribution",
+      "{trafficDistribution: Anywhere, ports: [{port: 80}]}",
+      [`${P}spec.trafficDistribution: Unsupported value: "Anywhere": supported values: "PreferClose", "PreferSameZone", "PreferSameNode"`],
+    ],
+    [
+      "externalName must be a DNS subdomain (a trailing dot is allowed)",
+      "{type: ExternalName, externalName: 'db_1.example.com.'}",
+      [
+        `${P}spec.externalName: Invalid value: "db_1.example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ],
+    ],
+    [
+      "headless LoadBalancer",
+      "{type: LoadBalancer, clusterIP: None, ports: [{port: 80}]}",
+      [`${P}spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for LoadBalancer services`],
+    ],
+    [
+      "'None' must be the only cluster IP",
+      "{clusterIP: None, clusterIPs: [None, 10.96.0.1], ports: [{port: 80}]}",
+      [`${P}spec.clusterIPs: Invalid value: ["None","10.96.0.1"]: 'None' must be the first and only value`],
+    ],
+    [
+      "a valid dual-stack LoadBalancer with Local traffic policy",
+      "{type: LoadBalancer, externalTrafficPolicy: Local, healthCheckNodePort: 32000, clusterIP: 10.96.0.1, clusterIPs: [10.96.0.1, 'fd00::1'], loadBalancerSourceRanges: [' 203.0.113.0/24 '], ports: [{port: 443, nodePort: 30443}]}",
+      [],
+    ],
+  ])("%s", (_name, spec, expected) => {
+    expect(messages(svc(spec))).toEqual(expected);
+  });
+});

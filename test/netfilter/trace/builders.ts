@@ -1,6 +1,16 @@
 /** Hand-built rule sets for tracer tests (independent of the parser). */
 import { parseCIDROrHost, parseIP } from "../../../src/net/index.js";
-import type { Chain, EvalContext, Match, MatchOutcome, Packet, Rule, RuleSet, Table, TableName } from "../../../src/netfilter/model.js";
+import type {
+  Chain,
+  EvalContext,
+  Match,
+  MatchOutcome,
+  Packet,
+  Rule,
+  RuleSet,
+  Table,
+  TableName,
+} from "../../../src/netfilter/model.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 
 export interface RuleOpts {
@@ -45,7 +55,12 @@ export function dnat(hostPort: string): Target {
   const ip = parseIP(hostPort.slice(0, i).replace(/^\[|\]$/g, ""));
   const port = Number(hostPort.slice(i + 1));
   if (ip === undefined) throw new Error(hostPort);
-  return { kind: "DNAT", to: { ipFrom: ip, ipTo: ip, ports: { from: port, to: port } }, random: false, persistent: false };
+  return {
+    kind: "DNAT",
+    to: { ipFrom: ip, ipTo: ip, ports: { from: port, to: port } },
+    random: false,
+    persistent: false,
+  };
 }
 export const MASQUERADE: Target = { kind: "MASQUERADE", random: false, randomFully: false };
 export const orMark = (v: number): Target => ({ kind: "MARK", value: v, mask: v, op: "or-mark" });
@@ -62,14 +77,19 @@ export function ruleSet(tables: readonly Table[], family: "IPv4" | "IPv6" = "IPv
 }
 
 // Fake match modules, evaluated by `fakeEvaluator` (the tracer takes any evaluator).
-export const stat = (probability: number): Match => ({ module: "fake-statistic", probability }) as unknown as Match;
+export const stat = (probability: number): Match =>
+  ({ module: "fake-statistic", probability }) as unknown as Match;
 export const dport = (port: number): Match => ({ module: "fake-dport", port }) as unknown as Match;
 export const markIs = (value: number, mask: number, negated = false): Match =>
   ({ module: "fake-mark", value, mask, negated }) as unknown as Match;
-export const srcLocal = (negated = false): Match => ({ module: "fake-src-local", negated }) as unknown as Match;
-export const rcheck = (name: string): Match => ({ module: "fake-rcheck", name }) as unknown as Match;
-export const recentSet = (name: string): Match => ({ module: "recent", action: "set", name, side: "source" }) as unknown as Match;
-export const ctstate = (...states: string[]): Match => ({ module: "fake-ctstate", states }) as unknown as Match;
+export const srcLocal = (negated = false): Match =>
+  ({ module: "fake-src-local", negated }) as unknown as Match;
+export const rcheck = (name: string): Match =>
+  ({ module: "fake-rcheck", name }) as unknown as Match;
+export const recentSet = (name: string): Match =>
+  ({ module: "recent", action: "set", name, side: "source" }) as unknown as Match;
+export const ctstate = (...states: string[]): Match =>
+  ({ module: "fake-ctstate", states }) as unknown as Match;
 
 export function fakeEvaluator(m: Match, p: Packet, ctx: EvalContext): MatchOutcome {
   const f = m as unknown as Record<string, unknown>;
@@ -97,6 +117,17 @@ export function fakeEvaluator(m: Match, p: Packet, ctx: EvalContext): MatchOutco
 }
 
 // Real match modules (evaluated by the match registry).
-export const tcpDport = (port: number, negated = false): Match => ({ module: "tcp", dport: { value: { from: port, to: port }, negated } });
-export const udpDport = (port: number, negated = false): Match => ({ module: "udp", dport: { value: { from: port, to: port }, negated } });
-export const statistic = (probability: number): Match => ({ module: "statistic", mode: "random", probability, negated: false });
+export const tcpDport = (port: number, negated = false): Match => ({
+  module: "tcp",
+  dport: { value: { from: port, to: port }, negated },
+});
+export const udpDport = (port: number, negated = false): Match => ({
+  module: "udp",
+  dport: { value: { from: port, to: port }, negated },
+});
+export const statistic = (probability: number): Match => ({
+  module: "statistic",
+  mode: "random",
+  probability,
+  negated: false,
+});

@@ -1,14 +1,32 @@
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
 import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
-import { buildDestinationIndex, compileRuleSet, candidateRules } from "../../../src/netfilter/trace/chain-index.js";
+import {
+  buildDestinationIndex,
+  compileRuleSet,
+  candidateRules,
+} from "../../../src/netfilter/trace/chain-index.js";
 import type { Rule } from "../../../src/netfilter/model.js";
 import { standardOptionsHold } from "../../../src/netfilter/trace/rule-match.js";
 import { ruleMatchesStandard } from "../../../src/netfilter/matches/standard.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 import { parseIP } from "../../../src/net/index.js";
 import {
-  ACCEPT, DROP, REJECT, RETURN, chain, dnat, goto, jump, orMark, rule, ruleSet, statistic, table, tcpDport, udpDport,
+  ACCEPT,
+  DROP,
+  REJECT,
+  RETURN,
+  chain,
+  dnat,
+  goto,
+  jump,
+  orMark,
+  rule,
+  ruleSet,
+  statistic,
+  table,
+  tcpDport,
+  udpDport,
 } from "./builders.js";
 
 const POOL = ["172.30.0.1", "172.30.0.2", "172.30.0.3", "172.30.0.4", "192.168.0.2", "10.180.0.7"];
@@ -24,7 +42,11 @@ const target = (depth: number): fc.Arbitrary<Target | undefined> =>
     fc.integer({ min: 1, max: 3 }).map((b) => orMark(1 << b)),
     fc.constantFrom(...POOL).map((ip) => dnat(`${ip}:8080`)),
     ...(depth < SUBCHAINS.length
-      ? [fc.integer({ min: depth, max: SUBCHAINS.length - 1 }).chain((k) => fc.boolean().map((g) => (g ? goto(SUBCHAINS[k]!) : jump(SUBCHAINS[k]!))))]
+      ? [
+          fc
+            .integer({ min: depth, max: SUBCHAINS.length - 1 })
+            .chain((k) => fc.boolean().map((g) => (g ? goto(SUBCHAINS[k]!) : jump(SUBCHAINS[k]!)))),
+        ]
       : []),
   );
 
@@ -38,7 +60,13 @@ const ruleArb = (depth: number): fc.Arbitrary<Rule> =>
         { weight: 1, arbitrary: fc.constantFrom(...POOL).map((notD) => ({ notD })) },
         { weight: 1, arbitrary: fc.constant({}) },
       ),
-      port: fc.option(fc.record({ proto: fc.constantFrom("tcp", "udp"), port: fc.constantFrom(80, 81), negated: fc.boolean() })),
+      port: fc.option(
+        fc.record({
+          proto: fc.constantFrom("tcp", "udp"),
+          port: fc.constantFrom(80, 81),
+          negated: fc.boolean(),
+        }),
+      ),
       p: fc.option(fc.constantFrom(0.5, 0.25, 1)),
     })
     .map(({ t, dst, port, p }) =>
@@ -46,7 +74,9 @@ const ruleArb = (depth: number): fc.Arbitrary<Rule> =>
         ...dst,
         ...(port !== null ? { p: port.proto } : {}),
         m: [
-          ...(port !== null ? [(port.proto === "tcp" ? tcpDport : udpDport)(port.port, port.negated)] : []),
+          ...(port !== null
+            ? [(port.proto === "tcp" ? tcpDport : udpDport)(port.port, port.negated)]
+            : []),
           ...(p !== null ? [statistic(p)] : []),
         ],
       }),
@@ -65,7 +95,13 @@ const ruleSetArb = fc
         chain("SERVICES", services),
         ...SUBCHAINS.map((n, k) => chain(n, subs[k]!)),
       ]),
-      table("filter", [chain("FORWARD", forward.map((r) => (r.target?.kind === "jump" ? { ...r, target: ACCEPT } : r)), "ACCEPT")]),
+      table("filter", [
+        chain(
+          "FORWARD",
+          forward.map((r) => (r.target?.kind === "jump" ? { ...r, target: ACCEPT } : r)),
+          "ACCEPT",
+        ),
+      ]),
     ]),
   );
 
@@ -76,25 +112,32 @@ const interfaces = [
 
 describe("destination index", () => {
   it.prop(
-    [ruleSetArb, fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"), fc.constantFrom(80, 81), fc.constantFrom("tcp" as const, "udp" as const)],
+    [
+      ruleSetArb,
+      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
+      fc.constantFrom(80, 81),
+      fc.constantFrom("tcp" as const, "udp" as const),
+    ],
     { numRuns: 150 },
-  )(
-    "the indexed walk and the naive walk give identical results",
-    (rs, dst, port, proto) => {
-      const dp = buildDataplane({ ruleSets: [rs], interfaces });
-      const packet = { proto, src: "203.0.113.2", dst, dport: port };
-      const fast = trace(dp, packet, { indexed: true });
-      const slow = trace(dp, packet, { indexed: false });
-      expect(fast).toEqual(slow);
-    },
-  );
+  )("the indexed walk and the naive walk give identical results", (rs, dst, port, proto) => {
+    const dp = buildDataplane({ ruleSets: [rs], interfaces });
+    const packet = { proto, src: "203.0.113.2", dst, dport: port };
+    const fast = trace(dp, packet, { indexed: true });
+    const slow = trace(dp, packet, { indexed: false });
+    expect(fast).toEqual(slow);
+  });
 
   it.prop([ruleSetArb])("the index is used for chains of keyed rules", (rs) => {
     const compiled = compileRuleSet(rs, true);
     const services = compiled.tables.get("nat")!.chains.get("SERVICES")!;
-    const hostDst = (r: Rule) => r.destination !== undefined && !r.destination.negated && r.destination.value.prefix === 32;
+    const hostDst = (r: Rule) =>
+      r.destination !== undefined && !r.destination.negated && r.destination.value.prefix === 32;
     const keyed = services.rules.filter(
-      (r) => hostDst(r) || r.matches.some((m) => (m.module === "tcp" || m.module === "udp") && m.dport?.negated === false),
+      (r) =>
+        hostDst(r) ||
+        r.matches.some(
+          (m) => (m.module === "tcp" || m.module === "udp") && m.dport?.negated === false,
+        ),
     ).length;
     expect(services.index !== undefined).toBe(keyed * 2 >= services.rules.length);
   });
@@ -107,7 +150,11 @@ describe("destination index", () => {
       if (index === undefined) return;
       const c = { table: "nat" as const, name: "X", rules, labels: [], index, jumpTargets: [] };
       for (const ip of POOL) {
-        const expected = rules.flatMap((r, i) => (r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value ? [i] : []));
+        const expected = rules.flatMap((r, i) =>
+          r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value
+            ? [i]
+            : [],
+        );
         expect(candidateRules(c, parseIP(ip)!, 80)).toEqual(expected);
       }
     },
@@ -127,14 +174,32 @@ describe("standard options", () => {
     },
     { requiredKeys: [] },
   );
-  it.prop([ruleOpts, fc.constantFrom("10.1.2.3", "192.168.3.4", "8.8.8.8"), fc.constantFrom("tcp" as const, "udp" as const), fc.constantFrom("eth0", "lo", "veth12", "")])(
+  it.prop([
+    ruleOpts,
+    fc.constantFrom("10.1.2.3", "192.168.3.4", "8.8.8.8"),
+    fc.constantFrom("tcp" as const, "udp" as const),
+    fc.constantFrom("eth0", "lo", "veth12", ""),
+  ])(
     "the tracer's closure-free check agrees with matches/standard.ts",
     (o, ip, protocol, iface) => {
       const { s, notS, ...rest } = o;
-      const r = rule(ACCEPT, { ...rest, ...(s !== undefined ? { s } : notS !== undefined ? { notS } : {}) });
+      const r = rule(ACCEPT, {
+        ...rest,
+        ...(s !== undefined ? { s } : notS !== undefined ? { notS } : {}),
+      });
       const packet = {
-        family: "IPv4" as const, protocol, src: parseIP(ip)!, sport: 1, dst: parseIP("10.9.9.9")!, dport: 2,
-        inInterface: iface, outInterface: "eth1", mark: 0, connmark: 0, ctState: ["NEW" as const], fragment: false,
+        family: "IPv4" as const,
+        protocol,
+        src: parseIP(ip)!,
+        sport: 1,
+        dst: parseIP("10.9.9.9")!,
+        dport: 2,
+        inInterface: iface,
+        outInterface: "eth1",
+        mark: 0,
+        connmark: 0,
+        ctState: ["NEW" as const],
+        fragment: false,
       };
       expect(standardOptionsHold(r, packet)).toBe(ruleMatchesStandard(r, packet));
     },

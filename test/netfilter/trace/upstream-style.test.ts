@@ -1,7 +1,11 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { parseIptables } from "../../../src/netfilter/parse/iptables.js";
-import { parseUpstreamWords, traceUpstreamStyle } from "../../../src/netfilter/trace/index.js";
+import {
+  parseUpstreamWords,
+  readUpstreamDump,
+  traceUpstreamStyle,
+} from "../../../src/netfilter/trace/index.js";
 import type { Rule } from "../../../src/netfilter/model.js";
 import { chain, rule, ruleSet, table, jump, ACCEPT } from "./builders.js";
 
@@ -12,12 +16,15 @@ const NODE_IPS = ["192.168.0.2", "192.168.1.2", "192.168.99.11", "2001:db8::1", 
 function flows(file: string) {
   const [header, ...lines] = readFileSync(file, "utf8").replace(/\n$/, "").split("\n");
   const cols = header!.split("\t");
-  return lines.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i]!, v])) as Record<string, string>);
+  return lines.map(
+    (l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i]!, v])) as Record<string, string>,
+  );
 }
 
 describe("traceUpstreamStyle", () => {
   describe("acceptance: iptables/trace-packet-static", () => {
-    const rs = parseIptables(readFileSync(`${CASE}/input.iptables`, "utf8"), { file: "input.iptables" });
+    // Read as the upstream harness reads it (the fixture is not valid iptables-restore input).
+    const rs = readUpstreamDump(readFileSync(`${CASE}/input.iptables`, "utf8"));
     for (const f of flows(`${CASE}/flows.tsv`))
       test(f.name!, () => {
         const r = traceUpstreamStyle(rs, NODE_IPS, {
@@ -26,12 +33,41 @@ describe("traceUpstreamStyle", () => {
           destIP: f.destIP!,
           destPort: f.destPort!,
         });
-        expect({ output: r.output, masq: String(r.masq) }).toEqual({ output: f.expected_output ?? "", masq: f.masq });
+        expect({ output: r.output, masq: String(r.masq) }).toEqual({
+          output: f.expected_output ?? "",
+          masq: f.masq,
+        });
       });
   });
 
+  test("the upstream dump reader keeps the words the real parser keeps, for valid input", () => {
+    const text = readFileSync("examples/trace/node.rules", "utf8");
+    const words = (rs: ReturnType<typeof readUpstreamDump>) =>
+      rs.tables.map((t) => ({
+        table: t.name,
+        chains: t.chains
+          .filter((c) => c.rules.length > 0)
+          .map((c) => ({ name: c.name, rules: c.rules.map((r) => r.written) })),
+      }));
+    expect(words(readUpstreamDump(text))).toEqual(words(parseIptables(text)));
+  });
+
   test("the upstream word reader skips -m MODULE and unknown words, and keeps negation", () => {
-    const p = parseUpstreamWords(["-m", "comment", "--comment", "kubernetes", "service", "portals", "!", "-s", "10.0.0.0/8", "--nfacct-name", "x", "-j", "KUBE-SERVICES"]);
+    const p = parseUpstreamWords([
+      "-m",
+      "comment",
+      "--comment",
+      "kubernetes",
+      "service",
+      "portals",
+      "!",
+      "-s",
+      "10.0.0.0/8",
+      "--nfacct-name",
+      "x",
+      "-j",
+      "KUBE-SERVICES",
+    ]);
     expect(p.get("--comment")).toEqual({ negated: false, value: "kubernetes" });
     expect(p.get("-s")).toEqual({ negated: true, value: "10.0.0.0/8" });
     expect(p.get("-j")).toEqual({ negated: false, value: "KUBE-SERVICES" });
@@ -59,22 +95,52 @@ describe("traceUpstreamStyle", () => {
         chain("KUBE-SEP-B", [words("-p tcp -j DNAT --to-destination 10.180.0.2:80")]),
       ]),
     ]);
-    const r = traceUpstreamStyle(rs, [], { protocol: "", sourceIP: "10.1.1.1", destIP: "172.30.0.1", destPort: 80 });
+    const r = traceUpstreamStyle(rs, [], {
+      protocol: "",
+      sourceIP: "10.1.1.1",
+      destIP: "172.30.0.1",
+      destPort: 80,
+    });
     expect(r).toMatchObject({ output: "10.180.0.1:80, 10.180.0.2:80", masq: true });
-    const other = traceUpstreamStyle(rs, [], { protocol: "udp", sourceIP: "10.1.1.1", destIP: "172.30.0.1", destPort: 80 });
+    const other = traceUpstreamStyle(rs, [], {
+      protocol: "udp",
+      sourceIP: "10.1.1.1",
+      destIP: "172.30.0.1",
+      destPort: 80,
+    });
     expect(other).toMatchObject({ output: "", masq: false });
   });
 
   test("--src-type / --dst-type LOCAL use the given addresses plus 127.0.0.1 and ::1", () => {
-    const rs = ruleSet([table("filter", [chain("KUBE-SERVICES", [words("-m addrtype --src-type LOCAL -j ACCEPT")])])]);
-    const t = (src: string) => traceUpstreamStyle(rs, ["192.168.0.2"], { protocol: "tcp", sourceIP: src, destIP: "1.1.1.1", destPort: 1 }).output;
+    const rs = ruleSet([
+      table("filter", [chain("KUBE-SERVICES", [words("-m addrtype --src-type LOCAL -j ACCEPT")])]),
+    ]);
+    const t = (src: string) =>
+      traceUpstreamStyle(rs, ["192.168.0.2"], {
+        protocol: "tcp",
+        sourceIP: src,
+        destIP: "1.1.1.1",
+        destPort: 1,
+      }).output;
     expect(t("192.168.0.2")).toBe("ACCEPT");
     expect(t("127.0.0.1")).toBe("ACCEPT");
     expect(t("127.0.0.2")).toBe("");
   });
 
   test("without written words the typed rule's -p and target are used", () => {
-    const rs = ruleSet([table("filter", [chain("KUBE-NODEPORTS", [rule(jump("X"), { p: "udp" }), rule(ACCEPT, { p: "tcp" })]), chain("X", [])])]);
-    expect(traceUpstreamStyle(rs, [], { protocol: "tcp", sourceIP: "1.1.1.1", destIP: "1.1.1.2", destPort: 1 }).output).toBe("ACCEPT");
+    const rs = ruleSet([
+      table("filter", [
+        chain("KUBE-NODEPORTS", [rule(jump("X"), { p: "udp" }), rule(ACCEPT, { p: "tcp" })]),
+        chain("X", []),
+      ]),
+    ]);
+    expect(
+      traceUpstreamStyle(rs, [], {
+        protocol: "tcp",
+        sourceIP: "1.1.1.1",
+        destIP: "1.1.1.2",
+        destPort: 1,
+      }).output,
+    ).toBe("ACCEPT");
   });
 });

@@ -10,7 +10,7 @@ import { sortRestoreLikeUpstream } from "../../../src/proxiers/iptables/upstream
 import { ACCEPTANCE, loadCase, UPSTREAM } from "./helpers.js";
 
 describe("upstream golden dumps", () => {
-  test.each(["overall", "bad-ips"])("%s", (name) => {
+  test.each(["overall", "bad-ips", "repeated-first-sync"])("%s", (name) => {
     const dir = join(UPSTREAM, name);
     const c = loadCase(dir, join(ACCEPTANCE, "clusterip-sctp"));
     const [result] = renderIptablesFamilies(c.cluster, c);

@@ -567,6 +567,27 @@ describe("§4 IPv6 proxier", () => {
     expect(out.addresses).toEqual(["2020::1/128"]);
   });
 
+  test("IPv6 source ranges: a /32 stays a /32, only a /128 host prints bare", () => {
+    const lb = renderYaml(
+      svc(
+        `  type: LoadBalancer
+  ipFamilies: [IPv6]
+  clusterIP: "2020::1"
+  clusterIPs: ["2020::1"]
+  loadBalancerSourceRanges: ["fd00:244::/32", "2001:db8::5/128"]
+  ports: [{name: p, port: 80, protocol: TCP, nodePort: 3001}]`,
+        "svc1",
+        "ns1",
+        `status:\n  loadBalancer:\n    ingress: [{ip: "2001:db8:100::a"}]`,
+      ),
+      node6,
+    );
+    expect(entries(lb.ipset, "KUBE-6-LOAD-BALANCER-SOURCE-CID")).toEqual([
+      "2001:db8:100::a,tcp:80,2001:db8::5",
+      "2001:db8:100::a,tcp:80,fd00:244::/32",
+    ]);
+  });
+
   test("dual-stack: one shared table, both families' sets, one payload per family", () => {
     const dual = renderYaml(
       svc(`  ipFamilies: [IPv4, IPv6]
