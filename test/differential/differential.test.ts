@@ -28,8 +28,8 @@ function tally(proto: string): Tally {
 }
 
 describe.each([
-  [V4.family, V4, 80],
-  [V6.family, V6, 40],
+  [V4.family, V4, 60],
+  [V6.family, V6, 30],
 ] as const)(
   "%s: iptables and IPVS proxiers agree on the endpoints a packet reaches",
   (family, plan, numRuns) => {

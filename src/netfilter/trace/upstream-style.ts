@@ -266,7 +266,8 @@ export function readUpstreamDump(text: string, family: "IPv4" | "IPv6" = "IPv4")
       current = { name: line.slice(1) as TableName, chains: new Map() };
       tables.push(current);
     } else if (line === "COMMIT") current = undefined;
-    else if (current !== undefined && line.startsWith(":")) current.chains.set(line.slice(1).split(" ")[0]!, []);
+    else if (current !== undefined && line.startsWith(":"))
+      current.chains.set(line.slice(1).split(" ")[0]!, []);
     else if (current !== undefined && line.startsWith("-A ")) {
       const words = line.match(/"[^"]*"|[^\s"]\S*/g) ?? [];
       const chain = words[1]!;
@@ -283,4 +284,3 @@ export function readUpstreamDump(text: string, family: "IPv4" | "IPv6" = "IPv4")
     })),
   };
 }
-
