@@ -57,7 +57,7 @@ const base = [
 
 describe("render hostports", () => {
   test("kubenet text: iptables-restore input with the SCTP pod's rules", async () => {
-    const r = await run(base);
+    const r = await run([...base, "--format", "restore"]);
     expect(r.code).toBe(0);
     expect(r.out.startsWith("*nat\n")).toBe(true);
     expect(r.out).toContain(
@@ -118,8 +118,8 @@ describe("render hostports", () => {
     expect(r.err).toBe("no node given: use --node-env FILE or --node NAME\n");
   });
 
-  test("--format save prints what iptables-save shows once loaded", async () => {
-    const r = await run([...base, "--format", "save"]);
+  test("the default (--format save) prints what iptables-save shows once loaded", async () => {
+    const r = await run(base);
     expect(r.code).toBe(0);
     // As the real iptables-save printed it for these rules (kernel.test.ts checks the whole text).
     expect(r.out).toContain(

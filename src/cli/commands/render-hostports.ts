@@ -114,10 +114,10 @@ export function registerRenderHostports(render: Command, io: CliIO): void {
     .addOption(
       new Option(
         "--format <format>",
-        "restore: the rules as the component writes them (iptables-restore input); save: what iptables-save prints once they are loaded",
+        "save: what iptables-save prints once they are loaded (the contract's default); restore: the rules as the component writes them (iptables-restore input)",
       )
         .choices(["restore", "save"])
-        .default("restore"),
+        .default("save"),
     )
     .option("--nat-interface <name>", "kubenet: the pod bridge", "cbr0")
     .option("--network-name <name>", "portmap: the CNI network name", "cbr0")
