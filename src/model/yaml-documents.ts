@@ -33,8 +33,8 @@ export interface RawObject {
   readonly positions: FieldPositions;
 }
 
-/** Node budget per document (after alias expansion). */
-const MAX_NODES = 1_000_000;
+/** Nodes that alias expansion may add per document (Kubernetes manifests rarely use aliases). */
+const MAX_ALIAS_NODES = 100_000;
 
 class TooLarge extends Error {}
 
@@ -164,20 +164,22 @@ function convert(
   doc: Document,
   node: unknown,
   path: (string | number)[],
-  positions: Record<string, SourcePosition>,
+  positions: Record<string, SourcePosition> | null,
   pos: (offset: number) => SourcePosition,
   budget: { count: number },
 ): unknown {
-  if (++budget.count > MAX_NODES) throw new TooLarge();
+  // Inside an alias (positions === null) fields are not recorded: they take the position of the
+  // field holding the alias, and only they count against the expansion budget.
+  if (positions === null && ++budget.count > MAX_ALIAS_NODES) throw new TooLarge();
   const n = node as YamlNode | null;
-  if (n?.range) {
+  if (positions !== null && n?.range) {
     const key = formatFieldPath(path);
     if (positions[key] === undefined) positions[key] = pos(n.range[0]);
   }
   if (isAlias(node)) {
     const target = node.resolve(doc);
     if (target === undefined) return null;
-    return convertNoRecord(doc, target, path, positions, pos, budget);
+    return convert(doc, target, path, null, pos, budget);
   }
   if (isMap(n)) {
     const out: PlainRecord = Object.create(null) as PlainRecord;
@@ -187,7 +189,7 @@ function convert(
       if (key === "<<") continue; // merge keys: not Kubernetes YAML
       const childPath = [...path, key];
       const k = item.key as YamlNode | null;
-      if (k?.range) positions[formatFieldPath(childPath)] = pos(k.range[0]);
+      if (positions !== null && k?.range) positions[formatFieldPath(childPath)] = pos(k.range[0]);
       const v = convert(doc, item.value, childPath, positions, pos, budget);
       Object.defineProperty(out, key, {
         value: v,
@@ -208,22 +210,6 @@ function convert(
     return null;
   }
   return null;
-}
-
-/** An alias expands in place: its fields get the alias's position, not the anchor's. */
-function convertNoRecord(
-  doc: Document,
-  node: unknown,
-  path: (string | number)[],
-  positions: Record<string, SourcePosition>,
-  pos: (offset: number) => SourcePosition,
-  budget: { count: number },
-): unknown {
-  const scratch: Record<string, SourcePosition> = {};
-  const v = convert(doc, node, path, scratch, pos, budget);
-  const own = positions[formatFieldPath(path)];
-  for (const k of Object.keys(scratch)) if (positions[k] === undefined && own) positions[k] = own;
-  return v;
 }
 
 function keyString(key: unknown): string {

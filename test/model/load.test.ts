@@ -200,7 +200,7 @@ subsets: [{addresses: [{ip: 10.1.0.1}], ports: [{port: 80}]}]
 });
 
 describe("parseCluster: positions", () => {
-  test("aliases point at the alias; List items keep their own positions; defaulting is idempotent", () => {
+  test("fields reached through an alias point at the field holding the alias; List items keep their own positions; defaulting is idempotent", () => {
     const text = `apiVersion: v1
 kind: List
 items:
@@ -216,7 +216,7 @@ items:
 `;
     const c = load(text);
     expect(c.fieldSources?.["Service/default/a"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 8, col: 16 });
-    expect(c.fieldSources?.["Service/default/b"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 12, col: 11 });
+    expect(c.fieldSources?.["Service/default/b"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 12, col: 5 });
     const again = load(JSON.stringify({ apiVersion: "v1", kind: "List", items: c.services }));
     expect(again.services).toEqual(c.services);
   });

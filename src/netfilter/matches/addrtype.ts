@@ -38,7 +38,7 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
     "--limit-iface-in": FLAG,
     "--limit-iface-out": FLAG,
   },
-  build(options) {
+  build(options, env) {
     const o = single(options, "addrtype");
     const s = o.get("--src-type");
     const d = o.get("--dst-type");
@@ -46,6 +46,16 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
       fail(`addrtype: you must specify --src-type or --dst-type`);
     if (o.has("--limit-iface-in") && o.has("--limit-iface-out"))
       fail(`addrtype: you can't specify both --limit-iface-in and --limit-iface-out`);
+    if (env.family === "IPv6") {
+      // xt_addrtype refuses these for IPv6 (addrtype_mt_checkentry_v1).
+      const bad = ["BLACKHOLE", "BROADCAST", "PROHIBIT", "THROW", "NAT", "XRESOLVE"];
+      for (const t of [s, d]) {
+        const list =
+          t === undefined ? [] : parseNameList(t.args[0] as string, ADDR_TYPES, "addrtype");
+        const b = list.find((x) => bad.includes(x));
+        if (b !== undefined) fail(`addrtype: ${b} matching is not supported for IPv6`);
+      }
+    }
     return {
       module: "addrtype",
       ...(s && {
@@ -77,6 +87,11 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
     if (m.limitIfaceIn) out.push("--limit-iface-in");
     if (m.limitIfaceOut) out.push("--limit-iface-out");
     return out.join(" ");
+  },
+  allowedHooks(m) {
+    if (m.limitIfaceIn) return ["PREROUTING", "INPUT", "FORWARD"];
+    if (m.limitIfaceOut) return ["FORWARD", "OUTPUT", "POSTROUTING"];
+    return undefined;
   },
   evaluate(m, p, ctx) {
     const iface = m.limitIfaceIn ? p.inInterface : m.limitIfaceOut ? p.outInterface : undefined;

@@ -5,7 +5,7 @@
  * words `iptables-save` prints after `-m MODULE`; `evaluate` is the kernel's match function.
  */
 import type { IPFamily } from "../../net/index.js";
-import type { EvalContext, MatchOutcome, Negatable, Packet } from "../model.js";
+import type { EvalContext, Hook, MatchOutcome, Negatable, Packet } from "../model.js";
 import type { Match } from "./index.js";
 
 /** How many argument words a long option takes, and whether `!` may precede it. */
@@ -48,6 +48,11 @@ export interface MatchExtension<M extends Match> {
   /** The canonical words after `-m MODULE`, space-separated, as `iptables-save` prints them. */
   format(m: M, family: IPFamily): string;
   evaluate(m: M, packet: Packet, ctx: EvalContext): MatchOutcome;
+  /**
+   * Built-in chains this match instance may be used in directly, when restricted (iptables-nft
+   * checks this for rules in base chains only). Absent or undefined: everywhere.
+   */
+  allowedHooks?(m: M): readonly Hook[] | undefined;
 }
 
 export const MATCH: MatchOutcome = { kind: "match" };

@@ -296,6 +296,11 @@ export function parseRuleWords(
     neg = false;
   }
   if (neg) bad(`"!" at the end of the rule negates nothing`);
+  // iptables-nft cannot express "not in /0" (the kernel answers EINVAL).
+  if (source?.negated === true && source.value.prefix === 0)
+    bad(`"! -s" with a /0 prefix is not supported by the kernel`);
+  if (destination?.negated === true && destination.value.prefix === 0)
+    bad(`"! -d" with a /0 prefix is not supported by the kernel`);
   const env: BuildEnv = { family, protocol };
   const matches: Match[] = [];
   let target: Target | undefined;

@@ -7,7 +7,8 @@ import {
   candidateRules,
 } from "../../../src/netfilter/trace/chain-index.js";
 import type { Rule } from "../../../src/netfilter/model.js";
-import { standardOptionsHold } from "../../../src/netfilter/trace/rule-match.js";
+import { ctstateOnly, standardOptionsHold } from "../../../src/netfilter/trace/rule-match.js";
+import { evaluateMatch } from "../../../src/netfilter/registry.js";
 import { ruleMatchesStandard } from "../../../src/netfilter/matches/standard.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 import { parseIP } from "../../../src/net/index.js";
@@ -205,3 +206,48 @@ describe("standard options", () => {
     },
   );
 });
+
+describe("conntrack --ctstate fast path", () => {
+  const STATES = ["NEW", "ESTABLISHED", "RELATED", "INVALID", "UNTRACKED", "SNAT", "DNAT"] as const;
+  it.prop([fc.subarray([...STATES], { minLength: 1 }), fc.boolean(), fc.subarray([...STATES])])(
+    "agrees with the registry's conntrack evaluation",
+    (listed, negated, held) => {
+      const m = { module: "conntrack" as const, ctstate: { value: listed, negated } };
+      const packet = {
+        family: "IPv4" as const,
+        protocol: "tcp" as const,
+        src: parseIP("10.1.2.3")!,
+        sport: 1,
+        dst: parseIP("10.9.9.9")!,
+        dport: 2,
+        inInterface: "eth0",
+        outInterface: "",
+        mark: 0,
+        connmark: 0,
+        ctState: held,
+        fragment: false,
+      };
+      const ctx = compileCtx();
+      expect(ctstateOnly(m, packet)).toEqual(evaluateMatch(m, packet, ctx));
+    },
+  );
+  it("leaves other conntrack options to the registry", () => {
+    const m = {
+      module: "conntrack" as const,
+      ctstate: { value: ["NEW" as const], negated: false },
+      ctdir: "REPLY" as const,
+    };
+    expect(ctstateOnly(m, {} as never)).toBeUndefined();
+  });
+});
+
+function compileCtx() {
+  return {
+    hook: "FORWARD" as const,
+    table: "filter" as const,
+    addrType: () => "UNICAST" as const,
+    ipsetTest: () => undefined,
+    recentSeen: () => false,
+    nfacctExists: () => false,
+  };
+}
