@@ -33,7 +33,8 @@ export interface Cluster {
   readonly warnings: readonly Issue[];
   /**
    * Positions of every field of each loaded object, keyed by `objectKey` then by the formatted
-   * field path ("" for the object). Absent for clusters built without the loader.
+   * field path ("" for the object); `positionOf` finds the nearest recorded ancestor (fields
+   * reached through a YAML alias are not recorded). Absent for clusters built without the loader.
    */
   readonly fieldSources?: Readonly<Record<string, FieldPositions>>;
 }

@@ -70,7 +70,7 @@ export const MATCH_EXTENSIONS: MatchExtensions = {
 /** The extension of a `-m` word, or undefined for a module kube-netsim does not model. */
 export function matchExtension(module: string): MatchExtension<Match> | undefined {
   return Object.hasOwn(MATCH_EXTENSIONS, module)
-    ? (MATCH_EXTENSIONS[module as MatchModule])
+    ? MATCH_EXTENSIONS[module as MatchModule]
     : undefined;
 }
 

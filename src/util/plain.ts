@@ -13,12 +13,3 @@ export function asRecord(v: unknown): PlainRecord | undefined {
 export function asArray(v: unknown): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;
 }
-
-export function asString(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-/** Compares strings by UTF-16 code units, the same order as Go's byte order for ASCII keys. */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

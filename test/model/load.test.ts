@@ -2,6 +2,7 @@ import { describe, expect, test } from "@jest/globals";
 import { parseCluster } from "../../src/model/load.js";
 import { ValidationError, formatIssue } from "../../src/model/issue.js";
 import { sourceOf, slicesForService, namespaceByName } from "../../src/model/cluster-index.js";
+import { positionOf } from "../../src/model/field-positions.js";
 
 const load = (text: string, opts = {}) => parseCluster([{ file: "t.yaml", text }], opts);
 
@@ -215,8 +216,15 @@ items:
     spec: *spec
 `;
     const c = load(text);
-    expect(c.fieldSources?.["Service/default/a"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 8, col: 16 });
-    expect(c.fieldSources?.["Service/default/b"]?.["spec.ports[0].port"]).toEqual({ file: "t.yaml", line: 12, col: 5 });
+    expect(c.fieldSources?.["Service/default/a"]?.["spec.ports[0].port"]).toEqual({
+      file: "t.yaml",
+      line: 8,
+      col: 16,
+    });
+    expect(c.fieldSources?.["Service/default/b"]?.["spec.ports[0].port"]).toBeUndefined();
+    expect(positionOf(c.fieldSources?.["Service/default/b"], ["spec", "ports", 0, "port"])).toEqual(
+      { file: "t.yaml", line: 12, col: 5 },
+    );
     const again = load(JSON.stringify({ apiVersion: "v1", kind: "List", items: c.services }));
     expect(again.services).toEqual(c.services);
   });

@@ -1,8 +1,9 @@
 /** `trace --ipsets FILE`: ipset save text as the membership the tracer's set match consults. */
+import { ipsetTest, parseIpsetSave } from "../../netfilter/ipset/index.js";
 import type { IpsetMembership } from "../../netfilter/trace/index.js";
-import { CliError } from "../exit.js";
 
+/** Throws IptablesParseError (FILE:LINE: message) on bad input. */
 export function readIpsets(text: string, file: string): IpsetMembership {
-  void text;
-  throw new CliError(`--ipsets ${file}: reading ipset save text is not available yet`);
+  const sets = parseIpsetSave(text, file);
+  return { test: (name, key) => ipsetTest(sets, name, key) };
 }

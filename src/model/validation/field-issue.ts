@@ -78,7 +78,3 @@ export function tooMany(path: FieldPath, actual: number, max: number): FieldIssu
     path,
   };
 }
-
-export function notSupportedWarning(path: FieldPath, message: string): FieldIssue {
-  return { code: "cross-object", severity: "warning", message, path };
-}

@@ -88,8 +88,9 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
       const every = parseUint(e.args[0] as string, 0xffffffff, "statistic --every");
       if (every === 0) fail(`statistic: --every must be larger than 0`);
       const pk = o.get("--packet");
-      const packet =
-        pk === undefined ? 0 : parseUint(pk.args[0] as string, 0xffffffff, "statistic --packet");
+      // libxt_statistic 1.8.9: 'option "--every" also requires "--packet"'.
+      if (pk === undefined) fail(`statistic: option "--every" also requires "--packet"`);
+      const packet = parseUint(pk.args[0] as string, 0xffffffff, "statistic --packet");
       if (packet > every - 1) fail(`statistic: --packet must be between 0 and --every - 1`);
       return { module: "statistic", mode: "nth", every, packet, negated: e.negated };
     }
@@ -99,7 +100,7 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
     const n = m.negated ? "! " : "";
     if (m.mode === "random")
       return `--mode random ${n}--probability ${formatProbability(m.probability)}`;
-    return `--mode nth ${n}--every ${m.every}${m.packet !== 0 ? ` --packet ${m.packet}` : ""}`;
+    return `--mode nth ${n}--every ${m.every} --packet ${m.packet}`;
   },
   evaluate(m) {
     const p = m.mode === "random" ? kernelProbability(m.probability) : 1 / m.every;

@@ -25,7 +25,7 @@ import {
   type TableName,
 } from "../model.js";
 import { ExtensionError } from "../matches/extension.js";
-import { targetExtension } from "../registry.js";
+import { matchExtension, targetExtension } from "../registry.js";
 import { IptablesParseError, type IptablesIssue } from "./errors.js";
 import { parseRuleWords, RuleError } from "./rule.js";
 import { splitRestoreWords } from "./words.js";
@@ -251,6 +251,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           chain.builtin
         )
           fail(`can't use -o with ${chain.name}`);
+        if (chain.builtin)
+          for (const m of rule.matches) {
+            const allowed = matchExtension(m.module)?.allowedHooks?.(m);
+            if (allowed !== undefined && !allowed.includes(chain.name as Hook))
+              fail(
+                `match "${m.module}" with these options is not valid in the ${chain.name} chain`,
+              );
+          }
         rule.setSource(line, start);
         rule.line = lineNo;
         if (index === chain.rules.length) {

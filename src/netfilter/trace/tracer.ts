@@ -9,10 +9,10 @@
  * `outcomes` are the first-packet scenario; `scenarios` holds both.
  */
 import { formatIP, ipEquals, type IPAddress } from "../../net/index.js";
-import type { Packet } from "../model.js";
+import type { Packet, RuleSet } from "../model.js";
 import { interfaceFor, isLocalAddress, route } from "./addressing.js";
 import { compileRuleSet, type CompiledRuleSet } from "./chain-index.js";
-import type { NodeDataplane } from "./dataplane.js";
+import { buildDataplane, type NodeDataplane } from "./dataplane.js";
 import { runHook, routeBranch, type FinalBranch, type HookRunner, type NatMode } from "./hooks.js";
 import { mergeFinals, type BuiltOutcome, type WeightedFinal } from "./outcomes.js";
 import { parsePacketSpec, TraceInputError } from "./packet-spec.js";
@@ -197,8 +197,23 @@ function assemble(
   };
 }
 
+function asDataplane(input: NodeDataplane | RuleSet): NodeDataplane {
+  if (!("tables" in input)) return input;
+  // A bare rule set (interfaces.md: `trace(ruleSet | node dataplane, packet)`): a node whose
+  // only addresses are the loopback ones.
+  return buildDataplane({
+    ruleSets: [input],
+    interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
+  });
+}
+
 /** Every outcome of the first packet of a new connection. */
-export function trace(dp: NodeDataplane, spec: PacketSpec, opts: TraceOptions = {}): TraceResult {
+export function trace(
+  input: NodeDataplane | RuleSet,
+  spec: PacketSpec,
+  opts: TraceOptions = {},
+): TraceResult {
+  const dp = asDataplane(input);
   const { packet, printed } = parsePacketSpec(spec);
   const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
   const nat: NatMode = { kind: "new" };

@@ -148,6 +148,35 @@ describe("kube-netsim trace", () => {
     expect(r.err.trim().split("\n")).toHaveLength(1);
   });
 
+  test("--ipsets: the set match consults ipset save text", async () => {
+    const run = (src: string) =>
+      cli([
+        "trace",
+        "--rules",
+        "examples/trace/ipset.rules",
+        "--ipsets",
+        "examples/trace/blocked.ipset",
+        "--proto",
+        "tcp",
+        "--src",
+        src,
+        "--dst",
+        "10.1.1.1",
+        "--dport",
+        "80",
+        "-o",
+        "json",
+      ]);
+    const blocked = JSON.parse((await run("203.0.113.66")).out) as {
+      outcomes: { verdict: string }[];
+    };
+    const other = JSON.parse((await run("203.0.113.67")).out) as {
+      outcomes: { verdict: string }[];
+    };
+    expect(blocked.outcomes.map((o) => o.verdict)).toEqual(["DROP"]);
+    expect(other.outcomes.map((o) => o.verdict)).toEqual(["NONE"]);
+  });
+
   test("a rules file the parser rejects names file and line", async () => {
     const r = await cli([
       "trace",

@@ -202,7 +202,9 @@ spec:
   egress: [${rule}]
 `;
   test("namedPort cannot be used with networks, nodes or domainNames peers", () => {
-    expect(messages(anp("{action: Allow, to: [{networks: [10.0.0.0/8]}], ports: [{namedPort: http}]}"))).toEqual([
+    expect(
+      messages(anp("{action: Allow, to: [{networks: [10.0.0.0/8]}], ports: [{namedPort: http}]}")),
+    ).toEqual([
       'AdminNetworkPolicy a: spec.egress[0]: Invalid value: "namedPort": networks/nodes/domainNames peer cannot be set with namedPorts since there are no namedPorts for networks/nodes/domainNames',
     ]);
   });
@@ -212,6 +214,12 @@ spec:
     ]);
   });
   test("a valid egress rule with nodes and networks", () => {
-    expect(messages(anp("{name: to-nodes, action: Pass, to: [{nodes: {matchExpressions: [{key: role, operator: Exists}]}}, {networks: ['fd00::/64']}], ports: [{portRange: {protocol: UDP, start: 1000, end: 2000}}]}"))).toEqual([]);
+    expect(
+      messages(
+        anp(
+          "{name: to-nodes, action: Pass, to: [{nodes: {matchExpressions: [{key: role, operator: Exists}]}}, {networks: ['fd00::/64']}], ports: [{portRange: {protocol: UDP, start: 1000, end: 2000}}]}",
+        ),
+      ),
+    ).toEqual([]);
   });
 });

@@ -262,12 +262,16 @@ describe("Service validation, more type rules", () => {
     [
       "allocateLoadBalancerNodePorts only for LoadBalancer",
       "{allocateLoadBalancerNodePorts: false, ports: [{port: 80}]}",
-      [`${P}spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when \`type\` is 'LoadBalancer'`],
+      [
+        `${P}spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when \`type\` is 'LoadBalancer'`,
+      ],
     ],
     [
       "trafficDistribution",
       "{trafficDistribution: Anywhere, ports: [{port: 80}]}",
-      [`${P}spec.trafficDistribution: Unsupported value: "Anywhere": supported values: "PreferClose", "PreferSameZone", "PreferSameNode"`],
+      [
+        `${P}spec.trafficDistribution: Unsupported value: "Anywhere": supported values: "PreferClose", "PreferSameZone", "PreferSameNode"`,
+      ],
     ],
     [
       "externalName must be a DNS subdomain (a trailing dot is allowed)",
@@ -279,12 +283,16 @@ describe("Service validation, more type rules", () => {
     [
       "headless LoadBalancer",
       "{type: LoadBalancer, clusterIP: None, ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for LoadBalancer services`],
+      [
+        `${P}spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for LoadBalancer services`,
+      ],
     ],
     [
       "'None' must be the only cluster IP",
       "{clusterIP: None, clusterIPs: [None, 10.96.0.1], ports: [{port: 80}]}",
-      [`${P}spec.clusterIPs: Invalid value: ["None","10.96.0.1"]: 'None' must be the first and only value`],
+      [
+        `${P}spec.clusterIPs: Invalid value: ["None","10.96.0.1"]: 'None' must be the first and only value`,
+      ],
     ],
     [
       "a valid dual-stack LoadBalancer with Local traffic policy",

@@ -356,6 +356,11 @@ describe("trace", () => {
     ]);
   });
 
+  test("a bare rule set is traced on a node with only loopback addresses", () => {
+    const r = trace(kubeLike, tcp("203.0.113.2", "172.30.0.41", 80), opts);
+    expect(r.outcomes.map((o) => o.destination)).toEqual(["10.180.0.1:8080", "10.180.0.2:8080"]);
+  });
+
   test("bad packets are input errors", () => {
     expect(() => trace(dp(undefined), tcp("10.0.0.1", "fd00::1", 80), opts)).toThrow(
       /different IP families/,
