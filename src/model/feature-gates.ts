@@ -6,8 +6,12 @@ export type FeatureGates = Readonly<Record<string, boolean>>;
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
   /** GA since 1.20; off rejects SCTP like older API servers. */
   SCTPSupport: true,
-  /** KEP-4858: leading zeros, IPv4-mapped IPv6 and CIDR host bits are errors, not warnings. */
-  StrictIPCIDRValidation: true,
+  /**
+   * KEP-4858: leading zeros, IPv4-mapped IPv6 and CIDR host bits are errors, not warnings.
+   * Alpha and off by default in 1.33 and 1.34 (pkg/features/kube_features.go), so by default
+   * they are warnings, as the API server of the modelled version returns them.
+   */
+  StrictIPCIDRValidation: false,
 };
 
 export function featureEnabled(gates: FeatureGates | undefined, name: string): boolean {

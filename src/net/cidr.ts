@@ -45,7 +45,13 @@ export function parseCIDR(s: string, mode: ParseMode = "strict"): CIDR | undefin
   const addr = parseIP(s.slice(0, slash), mode);
   const p = s.slice(slash + 1);
   if (addr === undefined || !PREFIX.test(p)) return undefined;
-  const prefix = Number(p);
+  let prefix = Number(p);
+  // Lenient parsing folds an IPv4-mapped address to IPv4; its prefix counts 128 bits, as in
+  // Go's ParseCIDR ("::ffff:10.0.0.0/104" is 10.0.0.0/8).
+  if (addr.family === "IPv4" && s.slice(0, slash).includes(":")) {
+    if (prefix < 96 || prefix > 128) return undefined;
+    prefix -= 96;
+  }
   if (prefix > bitLength(addr.family)) return undefined;
   return makeCIDR(addr, prefix);
 }

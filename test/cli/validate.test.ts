@@ -113,7 +113,9 @@ describe("kube-netsim validate", () => {
       issues: Record<string, unknown>[];
     };
     expect(doc.valid).toBe(false);
-    expect(doc.errors).toBe(7);
+    // The leading-zero clusterIP is a warning while StrictIPCIDRValidation is off (its default).
+    expect(doc.errors).toBe(6);
+    expect(doc.warnings).toBe(1);
     expect(doc.issues[0]).toEqual({
       severity: "error",
       code: "duplicate",

@@ -19,9 +19,9 @@ describe("feature gates", () => {
     });
   });
 
-  test("defaults: SCTPSupport and StrictIPCIDRValidation on, unknown gates off", () => {
+  test("defaults (1.34): SCTPSupport on, StrictIPCIDRValidation (alpha) off, unknown gates off", () => {
     expect(featureEnabled({}, "SCTPSupport")).toBe(true);
-    expect(featureEnabled({}, "StrictIPCIDRValidation")).toBe(true);
+    expect(featureEnabled({}, "StrictIPCIDRValidation")).toBe(false);
     expect(featureEnabled({ SCTPSupport: false }, "SCTPSupport")).toBe(false);
     expect(featureEnabled(undefined, "Nope")).toBe(false);
   });

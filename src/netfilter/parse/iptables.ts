@@ -202,7 +202,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const handleCommand = (t: TableBuilder, line: string): void => {
-    const { words, raw } = splitRestoreWords(line);
+    const { words } = splitRestoreWords(line);
     let k = 0;
     let counters: Counters | undefined;
     if (words[0] !== undefined && words[0].startsWith("[")) {

@@ -107,6 +107,29 @@ function lookupLoaded(
   return undefined;
 }
 
+/**
+ * Match and target values are immutable, so rules written alike share one instance: a
+ * kube-proxy dump repeats the same comment, port and probability thousands of times, and
+ * sharing keeps the parsed rule set small (most of a large parse is garbage collection).
+ */
+const buildCache = new Map<string, Match | Target>();
+const BUILD_CACHE_LIMIT = 200_000;
+
+function remember(key: string, v: Match | Target): void {
+  if (buildCache.size >= BUILD_CACHE_LIMIT) buildCache.clear();
+  buildCache.set(key, v);
+}
+
+function buildKey(owner: string, envKey: string, options: readonly ParsedOption[]): string {
+  let key = `${owner}\u0000${envKey}`;
+  for (const o of options) {
+    key += o.negated ? "\u0001!" : "\u0001";
+    key += o.name;
+    for (const a of o.args) key += `\u0002${a}`;
+  }
+  return key;
+}
+
 function argAt(words: readonly string[], i: number, opt: string): string {
   return i < words.length ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
 }
@@ -305,12 +328,35 @@ export function parseRuleWords(
   const matches: Match[] = [];
   let target: Target | undefined;
   try {
-    for (const l of loaded) matches.push(l.ext.build(l.options, env));
+    const envKey = protocol === undefined ? family : `${family} ${protocol.negated ? "!" : ""}${protocol.value}`;
+    for (const l of loaded) {
+      const key = buildKey(l.ext.module, envKey, l.options);
+      let m = buildCache.get(key) as Match | undefined;
+      if (m === undefined) {
+        m = l.ext.build(l.options, env);
+        remember(key, m);
+      }
+      matches.push(m);
+    }
     if (targetExt !== undefined) {
       if (targetExt.tables !== undefined && !targetExt.tables.includes(table))
         bad(`target "${targetExt.name}" is only valid in the ${targetExt.tables.join("/")} table`);
-      target = targetExt.build(targetOptions, env);
-    } else if (jumpTo !== undefined) target = { kind: "jump", chain: jumpTo, goto };
+      const key = buildKey(`-j ${targetExt.name}`, envKey, targetOptions);
+      let t = buildCache.get(key) as Target | undefined;
+      if (t === undefined) {
+        t = targetExt.build(targetOptions, env);
+        remember(key, t);
+      }
+      target = t;
+    } else if (jumpTo !== undefined) {
+      const key = `${goto ? "-g" : "-j"} ${jumpTo}`;
+      let t = buildCache.get(key) as Target | undefined;
+      if (t === undefined) {
+        t = { kind: "jump", chain: jumpTo, goto };
+        remember(key, t);
+      }
+      target = t;
+    }
   } catch (e) {
     if (e instanceof ExtensionError) bad(e.message);
     throw e;

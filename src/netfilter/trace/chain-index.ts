@@ -10,6 +10,7 @@
  */
 import { isHostCIDR, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
+import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
 
@@ -36,6 +37,10 @@ export interface CompiledChain {
   /** Precomputed `table/CHAIN#n` labels. */
   readonly labels: readonly string[];
   readonly index?: DestinationIndex;
+  /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
+  readonly matchers?: readonly RuleMatcher[];
+  /** Whether each rule has a `recent --set/--update` side effect to record. */
+  readonly recentSets: readonly boolean[];
   /** Jump targets by rule position, resolved on first use. */
   readonly jumpTargets: (CompiledChain | undefined)[];
 }
@@ -145,6 +150,12 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     rules: chain.rules,
     labels,
     ...(index !== undefined ? { index } : {}),
+    ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
+    recentSets: chain.rules.map((r) =>
+      r.matches.some(
+        (m) => m.module === "recent" && (m.action === "set" || m.action === "update"),
+      ),
+    ),
     jumpTargets: [],
   };
 }

@@ -8,7 +8,8 @@
  */
 import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import type { EvalContext, Rule, TableName } from "../model.js";
+import type { EvalContext, MatchOutcome, Rule, TableName } from "../model.js";
+import { evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
 import { primaryAddress } from "./addressing.js";
 import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
@@ -16,7 +17,7 @@ import type { NodeDataplane } from "./dataplane.js";
 import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
-import type { WalkState } from "./walk-state.js";
+import type { RecentUpdate, WalkState } from "./walk-state.js";
 import { patch, withPath, withProb } from "./walk-state.js";
 
 export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
@@ -42,6 +43,11 @@ export class TraceError extends Error {
 }
 
 const MAX_DEPTH = 256;
+const NO_UPDATES: readonly RecentUpdate[] = [];
+
+function probabilityOf(o: MatchOutcome): number {
+  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+}
 
 /** Adds an explanation step; callers check `env.explain` first so nothing is built otherwise. */
 export function step(env: WalkEnv, state: WalkState, s: TraceStep): WalkState {
@@ -103,16 +109,20 @@ function runFrom(
   let state = initial;
   const candidates = candidateRules(chain, state.pkt.dst, state.pkt.dport);
   const rules = chain.rules;
+  // Compiled conditions decide as ruleHolds does with the registry's evaluator (rule-compile.ts).
+  const matchers = env.evaluate === evaluateMatch ? chain.matchers : undefined;
   const count = candidates === undefined ? rules.length : candidates.length;
   let k = candidates === undefined ? start : firstCandidateAtOrAfter(candidates, start);
   for (; k < count; k++) {
     const i = candidates === undefined ? k : candidates[k]!;
     const rule = rules[i]!;
-    const holds = ruleHolds(rule, state.pkt, env.ctx, env.evaluate);
-    if (holds.kind === "no-match") continue;
+    const p =
+      matchers !== undefined
+        ? matchers[i]!(state.pkt, env.ctx)
+        : probabilityOf(ruleHolds(rule, state.pkt, env.ctx, env.evaluate));
+    if (p === 0) continue;
     let taken = state;
-    if (holds.kind === "branch") {
-      const p = holds.probability;
+    if (p < 1) {
       taken = withProb(state, state.prob * p);
       state = withProb(state, state.prob * (1 - p));
       if (env.explain)
@@ -123,7 +133,7 @@ function runFrom(
           index: i + 1,
           probability: 1 - p,
         });
-      const stop = applyRule(env, chain, i, rule, taken, holds.probability, depth, out);
+      const stop = applyRule(env, chain, i, rule, taken, p, depth, out);
       if (stop === "continue") continue;
       runFrom(env, chain, i + 1, stop, depth, out);
       continue;
@@ -159,7 +169,7 @@ function applyRule(
   out: ChainExit[],
 ): WalkState | "continue" {
   let state = state0;
-  const updates = recentUpdatesOf(rule, state.pkt);
+  const updates = chain.recentSets[i] === true ? recentUpdatesOf(rule, state.pkt) : NO_UPDATES;
   if (updates.length > 0) {
     let list = state.recentUpdates;
     for (const u of updates) list = { head: u, tail: list };

@@ -27,7 +27,7 @@ export function nodeStateRestoreText(buf: RestoreBuffers): string {
     const extra: string[] = [];
     for (const j of ENSURED_JUMPS) {
       const line = RestoreBuffers.chainLine(j.target);
-      if (j.table === table && !chainLines.includes(line) && !extra.includes(line))
+      if (j.table === table && !extra.includes(line) && !chainLines.includes(line))
         extra.push(line);
     }
     const jumps: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { messages } from "../helpers.js";
+import { messages, STRICT_IP } from "../helpers.js";
 
 const np = (spec: string) => `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -91,7 +91,7 @@ describe("NetworkPolicy validation", () => {
       ],
     ],
   ])("%s", (_n, spec, expected) => {
-    expect(messages(np(spec))).toEqual(expected);
+    expect(messages(np(spec), STRICT_IP)).toEqual(expected);
   });
 
   test("with StrictIPCIDRValidation off, a CIDR with host bits is the old ambiguity warning", () => {

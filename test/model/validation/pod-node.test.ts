@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { messages } from "../helpers.js";
+import { messages, STRICT_IP } from "../helpers.js";
 
 const pod = (spec: string, status = "") => `apiVersion: v1
 kind: Pod
@@ -165,6 +165,6 @@ describe("Node validation", () => {
       ],
     ],
   ])("%s", (_n, rest, expected) => {
-    expect(messages(node(rest))).toEqual(expected);
+    expect(messages(node(rest), STRICT_IP)).toEqual(expected);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { messages } from "../helpers.js";
+import { messages, STRICT_IP } from "../helpers.js";
 
 const svc = (spec: string, extra = "", name = "s") => `apiVersion: v1
 kind: Service
@@ -205,7 +205,7 @@ describe("Service validation", () => {
       ],
     ],
   ])("%s", (_name, spec, expected) => {
-    expect(messages(svc(spec))).toEqual(expected);
+    expect(messages(svc(spec), STRICT_IP)).toEqual(expected);
   });
 
   test("Service names are DNS-1035 labels", () => {
@@ -300,6 +300,6 @@ describe("Service validation, more type rules", () => {
       [],
     ],
   ])("%s", (_name, spec, expected) => {
-    expect(messages(svc(spec))).toEqual(expected);
+    expect(messages(svc(spec), STRICT_IP)).toEqual(expected);
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * Rules compiled once per rule set into closures for the indexed walk: the same decision as
+ * `ruleHolds` with the default match evaluator (rule-match.ts), as a number: 0 the rule does
+ * not match, 1 it matches, anything between: it matches with that probability (statistic).
+ * What is decided from the rule alone is decided here, once: `-s`/`-d` masks, which of the five
+ * packet protocols `-p` accepts, comments (always hold), `--ctstate`-only conntrack matches,
+ * and statistic matches (their outcome does not depend on the packet). Every other match goes
+ * to the match registry, as in `ruleHolds`. The naive walk keeps using `ruleHolds`, so the
+ * chain-index property test compares the two.
+ */
+import { maskValue4, maskValue6, type CIDR } from "../../net/index.js";
+import { packetHasProtocol } from "../matches/protocol.js";
+import { interfaceMatches } from "../matches/standard.js";
+import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
+import { evaluateMatch } from "../registry.js";
+import { ctstateOnly } from "./rule-match.js";
+
+/** 0: no match; 1: match; 0 < p < 1: matches with probability p. */
+export type RuleMatcher = (packet: Packet, ctx: EvalContext) => number;
+
+type Check = (packet: Packet, ctx: EvalContext) => number;
+
+const L4: readonly L4Protocol[] = ["tcp", "udp", "sctp", "icmp", "icmpv6"];
+
+function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check {
+  // Same as standardOptionsHold: a rule of the other family never matches, negated or not.
+  if (cidr.family === "IPv4") {
+    const mask = maskValue4(cidr.prefix);
+    const net = cidr.network.value as number;
+    return (p) => {
+      if (p.family !== "IPv4") return 0;
+      const ip = p[side];
+      const inside = ip.family === "IPv4" && ((ip.value & mask) >>> 0) === net;
+      return inside === negated ? 0 : 1;
+    };
+  }
+  const mask6 = maskValue6(cidr.prefix);
+  const net6 = cidr.network.value as bigint;
+  return (p) => {
+    if (p.family !== "IPv6") return 0;
+    const ip = p[side];
+    const inside = ip.family === "IPv6" && (ip.value & mask6) === net6;
+    return inside === negated ? 0 : 1;
+  };
+}
+
+function probabilityOf(o: MatchOutcome): number {
+  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+}
+
+function matchCheck(m: Match): Check | undefined {
+  if (m.module === "comment") return undefined;
+  if (m.module === "conntrack" && ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined)
+    return (p) => probabilityOf(ctstateOnly(m, p)!);
+  if (m.module === "statistic") {
+    // The statistic match's outcome depends on the rule only: evaluate it once.
+    let cached: number | undefined;
+    return (p, ctx) => (cached ??= probabilityOf(evaluateMatch(m, p, ctx)));
+  }
+  return (p, ctx) => probabilityOf(evaluateMatch(m, p, ctx));
+}
+
+/** The compiled form of `ruleHolds(rule, packet, ctx, evaluateMatch)`. */
+export function compileRuleMatcher(rule: Rule): RuleMatcher {
+  const checks: Check[] = [];
+  const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
+  if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
+  if (destination !== undefined)
+    checks.push(addressCheck(destination.value, destination.negated, "dst"));
+  if (protocol !== undefined) {
+    const ok = new Set(
+      L4.filter((l4) => packetHasProtocol(l4, protocol.value) !== protocol.negated),
+    );
+    checks.push((p) => (ok.has(p.protocol) ? 1 : 0));
+  }
+  if (inInterface !== undefined) {
+    const { value, negated } = inInterface;
+    checks.push((p) => (interfaceMatches(value, p.inInterface) === negated ? 0 : 1));
+  }
+  if (outInterface !== undefined) {
+    const { value, negated } = outInterface;
+    checks.push((p) => (interfaceMatches(value, p.outInterface) === negated ? 0 : 1));
+  }
+  if (fragment !== undefined) {
+    const negated = fragment.negated;
+    checks.push((p) => (p.fragment === negated ? 0 : 1));
+  }
+  // Standard options first, then the matches in order: the first failing one decides (a
+  // failing match after a statistic one still fails the rule, as in ruleHolds).
+  const standard = checks.length;
+  for (const m of rule.matches) {
+    const c = matchCheck(m);
+    if (c !== undefined) checks.push(c);
+  }
+  if (checks.length === 0) return () => 1;
+  if (checks.length === 1) {
+    const only = checks[0]!;
+    return standard === 1 ? only : (p, ctx) => clamp(only(p, ctx));
+  }
+  return (p, ctx) => {
+    let probability = 1;
+    for (let i = 0; i < checks.length; i++) {
+      const v = checks[i]!(p, ctx);
+      if (v === 0) return 0;
+      probability *= v;
+    }
+    return clamp(probability);
+  };
+}
+
+/** As ruleHolds: a product of at least 1 is a match, at most 0 no match. */
+function clamp(p: number): number {
+  return p >= 1 ? 1 : p <= 0 ? 0 : p;
+}
