@@ -6,3 +6,4 @@ export * from "./netfilter/index.js";
 export * from "./netfilter/trace/index.js";
 export * from "./hostports/index.js";
 export * from "./proxiers/index.js";
+export * from "./backends/simulator/node-dataplane.js";

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import type { CliIO } from "../program.js";
 import { startRepl } from "../../repl/repl.js";
 
-export function registerRepl(program: Command, _io: CliIO): void {
+export function registerRepl(program: Command): void {
   program
     .command("repl")
     .description("interactive shell: every command as a line, with the session's manifests")
