@@ -328,7 +328,8 @@ export function parseRuleWords(
   const matches: Match[] = [];
   let target: Target | undefined;
   try {
-    const envKey = protocol === undefined ? family : `${family} ${protocol.negated ? "!" : ""}${protocol.value}`;
+    const envKey =
+      protocol === undefined ? family : `${family} ${protocol.negated ? "!" : ""}${protocol.value}`;
     for (const l of loaded) {
       const key = buildKey(l.ext.module, envKey, l.options);
       let m = buildCache.get(key) as Match | undefined;

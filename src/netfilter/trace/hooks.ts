@@ -17,9 +17,9 @@ import type { CompiledRuleSet } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
-import { runChain, step, type WalkEnv } from "./walk.js";
-import type { WalkState } from "./walk-state.js";
-import { patch } from "./walk-state.js";
+import { runChain, step, type ChainExit, type WalkEnv } from "./walk.js";
+import type { RecentUpdate, WalkState } from "./walk-state.js";
+import { patch, toArray } from "./walk-state.js";
 
 export interface FinalBranch {
   readonly state: WalkState;
@@ -48,6 +48,24 @@ export interface HookRunner {
   /** Set when a rule consulted a `recent` list. */
   recentConsulted: boolean;
   readonly finals: FinalBranch[];
+  /**
+   * Table walks already done for this packet, by hook, table and branch state (see
+   * `runTable`); null: the walk splits (statistic), so it is not reused.
+   */
+  readonly memo: Map<string, readonly MemoExit[] | null>;
+}
+
+/**
+ * A table walk's exit, done from a state with probability 1 and empty path, steps and recent
+ * updates, so it can be replayed on any branch with the same packet and flags: the branch's
+ * lists get these suffixes (oldest first) and its probability is unchanged (no split).
+ */
+export interface MemoExit {
+  readonly end: ChainExit["end"];
+  readonly state: WalkState;
+  readonly path: readonly string[];
+  readonly steps: readonly TraceStep[];
+  readonly recent: readonly RecentUpdate[];
 }
 
 /** What matches may consult, for one hook and table (a class: no closures per packet). */
@@ -146,6 +164,9 @@ function runTable(
   const compiledTable = r.compiled!.tables.get(table)!;
   const out: WalkState[] = [];
   let plainEnv: WalkEnv | undefined;
+  // Statistic branches often reach a table with equal packets (same endpoint, same marks):
+  // walk it once per distinct state. A lone branch has nothing to share.
+  const memo = states.length > 1 ? r.memo : undefined;
   for (const s0 of states) {
     const env: WalkEnv =
       s0.ipvs === undefined
@@ -163,9 +184,23 @@ function runTable(
             table: compiledTable,
             ctx: context(r, hook, table, s0.ipvs),
           };
-    const s =
-      r.explain && chain.rules.length > 0 ? step(env, s0, { kind: "hook", hook, table }) : s0;
-    for (const exit of runChain(env, chain, s)) {
+    const withHook = (st: WalkState): WalkState =>
+      r.explain && chain.rules.length > 0 ? step(env, st, { kind: "hook", hook, table }) : st;
+    let exits: readonly ChainExit[];
+    if (memo === undefined) exits = runChain(env, chain, withHook(s0));
+    else {
+      const key = `${hook}/${table}/${stateKey(s0)}`;
+      let known = memo.get(key);
+      if (known === undefined) {
+        known = memoExits(runChain(env, chain, withHook(bare(s0))));
+        memo.set(key, known);
+      }
+      exits =
+        known === null
+          ? runChain(env, chain, withHook(s0))
+          : known.map((m) => ({ state: graft(s0, m), end: m.end }));
+    }
+    for (const exit of exits) {
       switch (exit.end) {
         case "ACCEPT":
           out.push(exit.state);
@@ -191,6 +226,82 @@ function runTable(
     }
   }
   return out;
+}
+
+/** `s` with probability 1 and empty lists: the start of a reusable table walk. */
+function bare(s: WalkState): WalkState {
+  return {
+    pkt: s.pkt,
+    prob: 1,
+    path: undefined,
+    steps: undefined,
+    dnat: s.dnat,
+    snat: s.snat,
+    accepted: s.accepted,
+    untracked: s.untracked,
+    recentUpdates: undefined,
+    ipvs: s.ipvs,
+  };
+}
+
+function memoExits(exits: readonly ChainExit[]): readonly MemoExit[] | null {
+  const out: MemoExit[] = [];
+  for (const e of exits) {
+    // A probability below 1 means a statistic split: replaying it would multiply in another
+    // order, so such walks are not reused (probabilities stay bit-identical).
+    if (e.state.prob !== 1) return null;
+    out.push({
+      end: e.end,
+      state: e.state,
+      path: toArray(e.state.path),
+      steps: toArray(e.state.steps),
+      recent: toArray(e.state.recentUpdates),
+    });
+  }
+  return out;
+}
+
+function graft(s0: WalkState, m: MemoExit): WalkState {
+  let path = s0.path;
+  for (const l of m.path) path = { head: l, tail: path };
+  let steps = s0.steps;
+  for (const t of m.steps) steps = { head: t, tail: steps };
+  let recent = s0.recentUpdates;
+  for (const u of m.recent) recent = { head: u, tail: recent };
+  const e = m.state;
+  return {
+    pkt: e.pkt,
+    prob: s0.prob,
+    path,
+    steps,
+    dnat: e.dnat,
+    snat: e.snat,
+    accepted: e.accepted,
+    untracked: e.untracked,
+    recentUpdates: recent,
+    ipvs: e.ipvs,
+  };
+}
+
+function ipKey(a: IPAddress | undefined): string {
+  return a === undefined ? "" : `${a.value}`;
+}
+
+/** Everything a table walk reads from a branch (all but probability, path, steps, recent). */
+function stateKey(s: WalkState): string {
+  const p = s.pkt;
+  const o = p.ctOrig;
+  const v = s.ipvs;
+  return (
+    `${p.family} ${p.protocol} ${ipKey(p.src)} ${p.sport} ${ipKey(p.dst)} ${p.dport} ` +
+    `${p.inInterface} ${p.outInterface} ${p.mark} ${p.connmark} ${p.ctState.join(",")} ` +
+    `${p.icmpType} ${p.icmpCode} ${p.fragment} ${p.tcpFlags} ${p.ctDirection} ` +
+    (o === undefined ? "-" : `${ipKey(o.src)} ${ipKey(o.dst)} ${o.sport} ${o.dport}`) +
+    ` ${s.dnat} ${s.snat} ${s.accepted} ${s.untracked} ` +
+    (v === undefined
+      ? "-"
+      : `${v.isIpvs} ${ipKey(v.vaddr)} ${v.vport} ${v.vproto} ${v.vdir}`)
+  );
 }
 
 export function routeBranch(r: HookRunner, s: WalkState): { state: WalkState; local: boolean } {

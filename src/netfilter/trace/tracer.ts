@@ -97,6 +97,7 @@ function walkPacket(
     },
     recentConsulted: false,
     finals: [],
+    memo: new Map(),
   };
   const start = initialState(prep.packet);
   if (prep.origin === "remote") {

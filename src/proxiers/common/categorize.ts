@@ -104,9 +104,30 @@ export function categorizeEndpoints(
     else if (localServingTerminating)
       localEndpoints = endpoints.filter((ep) => ep.isLocal && servingTerminating(ep));
   }
-  const union = new Map<string, Endpoint>();
-  for (const ep of clusterEndpoints) union.set(ep.endpoint, ep);
-  for (const ep of localEndpoints) union.set(ep.endpoint, ep);
-  const allReachable = [...union.values()].sort((a, b) => compareStrings(a.endpoint, b.endpoint));
+  const allReachable = unionByEndpoint(clusterEndpoints, localEndpoints);
   return { clusterEndpoints, localEndpoints, allReachable, hasAnyEndpoints, topologyMode };
+}
+
+/** Strictly increasing `endpoint` strings (what endpointsByServicePort produces). */
+function isSortedUnique(list: readonly Endpoint[]): boolean {
+  for (let i = 1; i < list.length; i++) {
+    if (!((list[i - 1] as Endpoint).endpoint < (list[i] as Endpoint).endpoint)) return false;
+  }
+  return true;
+}
+
+/**
+ * The union of two endpoint lists by endpoint string (the local copy wins), sorted. Both lists
+ * are normally filtered from one sorted list, so one of them is usually the answer already.
+ */
+function unionByEndpoint(
+  cluster: readonly Endpoint[],
+  local: readonly Endpoint[],
+): readonly Endpoint[] {
+  if (local.length === 0 && isSortedUnique(cluster)) return cluster.slice();
+  if (cluster.length === 0 && isSortedUnique(local)) return local.slice();
+  const union = new Map<string, Endpoint>();
+  for (const ep of cluster) union.set(ep.endpoint, ep);
+  for (const ep of local) union.set(ep.endpoint, ep);
+  return [...union.values()].sort((a, b) => compareStrings(a.endpoint, b.endpoint));
 }

@@ -59,22 +59,24 @@ export function endpointsByServicePort(
     if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     const namespace = slice.metadata?.namespace ?? "default";
     // Endpoint attributes do not depend on the port: read each address once per slice.
-    const base: Omit<Endpoint, "port" | "endpoint">[] = [];
+    const base: EndpointBase[] = [];
     for (const ep of slice.endpoints) {
       const raw = ep.addresses[0];
-      const addr = raw === undefined ? undefined : parseIP(raw, "lenient");
-      if (addr === undefined || addr.family !== family) continue;
+      const ip = raw === undefined ? undefined : canonicalIPOfFamily(raw, family);
+      if (ip === undefined) continue;
       const epNode = ep.nodeName ?? "";
+      const forZones = ep.hints?.forZones;
+      const forNodes = ep.hints?.forNodes;
       base.push({
-        ip: formatIP(addr),
+        ip,
         nodeName: epNode,
         zone: ep.zone ?? "",
         isLocal: nodeName !== "" && epNode === nodeName,
         ready: ep.conditions?.ready ?? true,
         serving: ep.conditions?.serving ?? true,
         terminating: ep.conditions?.terminating ?? false,
-        zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
-        nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
+        zoneHints: forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name),
+        nodeHints: forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name),
       });
     }
     for (const port of slice.ports ?? []) {
@@ -87,21 +89,74 @@ export function endpointsByServicePort(
         sets.set(key, set);
       }
       for (const b of base) {
+        // Spelled out rather than spread: this runs once per endpoint of a large cluster.
         const endpoint: Endpoint = {
-          ...b,
+          ip: b.ip,
+          nodeName: b.nodeName,
+          zone: b.zone,
+          isLocal: b.isLocal,
+          ready: b.ready,
+          serving: b.serving,
+          terminating: b.terminating,
+          zoneHints: b.zoneHints,
+          nodeHints: b.nodeHints,
           port: port.port,
           endpoint: joinHostPort(b.ip, port.port),
         };
-        if (!set.has(endpoint.endpoint) || b.isLocal) set.set(endpoint.endpoint, endpoint);
+        if (b.isLocal || !set.has(endpoint.endpoint)) set.set(endpoint.endpoint, endpoint);
       }
     }
   }
   const out = new Map<string, Endpoint[]>();
-  for (const [key, set] of sets) {
-    out.set(
-      key,
-      [...set.values()].sort((a, b) => compareStrings(a.endpoint, b.endpoint)),
-    );
-  }
+  for (const [key, set] of sets) out.set(key, sortByEndpoint([...set.values()]));
   return out;
+}
+
+type EndpointBase = Omit<Endpoint, "port" | "endpoint">;
+
+/** Shared by every endpoint without topology hints (most of them). */
+const NO_HINTS: readonly string[] = Object.freeze([]);
+
+/** Sorts endpoints with distinct `endpoint` strings by that string, in place. */
+function sortByEndpoint(list: Endpoint[]): Endpoint[] {
+  // Usually already in order for small slices; checking is cheaper than sorting.
+  for (let i = 1; i < list.length; i++) {
+    if ((list[i - 1] as Endpoint).endpoint > (list[i] as Endpoint).endpoint) {
+      return list.sort((a, b) => compareStrings(a.endpoint, b.endpoint));
+    }
+  }
+  return list;
+}
+
+/**
+ * The canonical text of `raw` when it is an address of `family` (ParseIPSloppy's reading),
+ * else undefined. A plain dotted quad is already canonical and is returned as is.
+ */
+function canonicalIPOfFamily(raw: string, family: IPFamily): string | undefined {
+  if (isCanonicalIPv4(raw)) return family === "IPv4" ? raw : undefined;
+  const addr = parseIP(raw, "lenient");
+  return addr === undefined || addr.family !== family ? undefined : formatIP(addr);
+}
+
+/** Four decimal octets 0-255 without leading zeros: what formatIP prints for IPv4. */
+function isCanonicalIPv4(s: string): boolean {
+  let octets = 0;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46; /* "." ends the last octet */
+    if (c === 46) {
+      if (digits === 0 || value > 255) return false;
+      octets++;
+      digits = 0;
+      value = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && value === 0) return false; // leading zero
+      value = value * 10 + (c - 48);
+      if (++digits > 3) return false;
+    } else {
+      return false;
+    }
+  }
+  return octets === 4;
 }

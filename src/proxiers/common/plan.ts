@@ -71,13 +71,7 @@ export function planServicePort(
   const hasExternalEndpoints = hasEndpoints && (!sp.externalPolicyLocal || hasLocal);
   const usesFirewall =
     hasEndpoints && sp.loadBalancerVIPs.length > 0 && sp.loadBalancerSourceRanges.length > 0;
-  const nodeIP = settings.nodeIP === undefined ? undefined : parseIP(settings.nodeIP, "lenient");
-  const allowFromNode =
-    nodeIP !== undefined &&
-    sp.loadBalancerSourceRanges.some((r) => {
-      const c = parseCIDRSloppy(r);
-      return c !== undefined && cidrContains(c, nodeIP);
-    });
+  const allowFromNode = nodeIPInSourceRanges(sp, settings);
   return {
     servicePort: sp,
     endpoints,
@@ -95,8 +89,26 @@ export function planServicePort(
     externalVerdict: !hasEndpoints ? "reject" : !hasExternalEndpoints ? "drop" : undefined,
     allowFromNode,
     healthCheckNodePort: sp.healthCheckNodePort,
-    localReadyEndpointCount: endpoints.filter((e) => e.isLocal && e.ready).length,
+    localReadyEndpointCount: countLocalReady(endpoints),
   };
+}
+
+function countLocalReady(endpoints: readonly Endpoint[]): number {
+  let n = 0;
+  for (const e of endpoints) if (e.isLocal && e.ready) n++;
+  return n;
+}
+
+/** The node IP lies in one of the service port's LB source ranges. */
+function nodeIPInSourceRanges(sp: ServicePort, settings: ProxierSettings): boolean {
+  // Most service ports have no source ranges: skip parsing the node IP for them.
+  if (sp.loadBalancerSourceRanges.length === 0 || settings.nodeIP === undefined) return false;
+  const nodeIP = parseIP(settings.nodeIP, "lenient");
+  if (nodeIP === undefined) return false;
+  return sp.loadBalancerSourceRanges.some((r) => {
+    const c = parseCIDRSloppy(r);
+    return c !== undefined && cidrContains(c, nodeIP);
+  });
 }
 
 /** Orders service ports by namespace, service, port name, then protocol. */
@@ -118,26 +130,28 @@ export interface FamilyPlan {
   readonly totalEndpoints: number;
 }
 
+const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
+
 /** Plans every service port of `cluster` for one per-family proxier. */
 export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
   const byKey = endpointsByServicePort(cluster.endpointSlices, settings.family, settings.nodeName);
   const seen = new Set<string>();
-  const ports: ServicePort[] = [];
+  const ports: { readonly sp: ServicePort; readonly key: string }[] = [];
   for (const svc of cluster.services) {
     for (const sp of servicePortsForFamily(svc, settings.family)) {
       const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
       // Two identical (name, protocol) ports are invalid API input; kube-proxy keeps one.
       if (seen.has(key)) continue;
       seen.add(key);
-      ports.push(sp);
+      ports.push({ sp, key });
     }
   }
-  ports.sort(compareServicePorts);
+  ports.sort((a, b) => compareServicePorts(a.sp, b.sp));
   let totalEndpoints = 0;
-  const servicePorts = ports.map((sp) => {
-    const eps = byKey.get(servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol));
+  const servicePorts = ports.map(({ sp, key }) => {
+    const eps = byKey.get(key);
     totalEndpoints += eps?.length ?? 0;
-    return planServicePort(sp, eps ?? [], settings);
+    return planServicePort(sp, eps ?? NO_ENDPOINTS, settings);
   });
   return { family: settings.family, settings, servicePorts, totalEndpoints };
 }

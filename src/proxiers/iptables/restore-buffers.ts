@@ -2,20 +2,21 @@
  * The four sections kube-proxy assembles one restore input from: filter chains, filter rules,
  * nat chains, nat rules. Rules are words joined by single spaces, exactly as written.
  *
- * A large cluster writes hundreds of thousands of lines. Keeping each line as its own string
- * until the end left millions of short-lived concatenation nodes alive long enough to reach the
- * old generation, and the final join then walked them all; so a section batches lines into a
- * small pending string and copies it out as UTF-8 bytes every few kilobytes, and each section
- * is decoded once, flat, and shared by the restore text and the node state.
+ * A large cluster writes hundreds of thousands of lines. Kept one string each until the end,
+ * their concatenation trees outlived the young generation and the final join walked millions
+ * of nodes; so a section appends lines to a pending string and, every FLUSH_AT characters,
+ * makes V8 copy it into one flat chunk (reading a character of a concatenation does). A chunk
+ * that large is allocated outside the young generation, so it is never copied again until the
+ * section is joined.
  */
 
-/** Pending text is copied out once it reaches this many UTF-16 units. */
-const FLUSH_AT = 16 * 1024;
+/** UTF-16 units per flat chunk (above V8's 128 KiB large-object threshold). */
+const FLUSH_AT = Number(process.env.FL ?? 256 * 1024);
 
 /** One section: newline-terminated lines, appended in order. */
 export class RestoreSection {
-  private bytes: Buffer = Buffer.allocUnsafe(64 * 1024);
-  private used = 0;
+  /** Flat chunks, each a run of whole lines. */
+  private readonly chunks: string[] = [];
   private pending = "";
   private lineCount = 0;
 
@@ -32,36 +33,27 @@ export class RestoreSection {
     return this.lineCount;
   }
 
-  /** The section as UTF-8 bytes (a view, valid until the next push). */
-  utf8(): Buffer {
-    this.flush();
-    return this.bytes.subarray(0, this.used);
-  }
-
   /** The section's text, every line newline-terminated ("" when empty). */
   text(): string {
-    return this.utf8().toString("utf8");
+    this.flush();
+    return this.chunks.length === 1 ? (this.chunks[0] as string) : this.chunks.join("");
   }
 
   /** Whether `line` is one of the section's lines. */
   includes(line: string): boolean {
-    const bytes = this.utf8();
-    const first = Buffer.from(`${line}\n`, "utf8");
-    return bytes.subarray(0, first.length).equals(first) || bytes.includes(`\n${line}\n`);
+    this.flush();
+    // Chunks end at line ends, so a line never straddles two.
+    const first = `${line}\n`;
+    const inner = `\n${line}\n`;
+    return this.chunks.some((c) => c.startsWith(first) || c.includes(inner));
   }
 
   private flush(): void {
     const s = this.pending;
     if (s.length === 0) return;
     this.pending = "";
-    // A UTF-16 unit never takes more than 3 UTF-8 bytes.
-    const need = this.used + s.length * 3;
-    if (need > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    this.used += this.bytes.write(s, this.used, "utf8");
+    s.charCodeAt(0); // flattens the concatenation in place
+    this.chunks.push(s);
   }
 }
 

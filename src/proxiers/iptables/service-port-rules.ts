@@ -17,7 +17,7 @@ import {
   servicePortChains,
 } from "./chain-names.js";
 import { endpointProbability } from "./probability.js";
-import { commentArgs, RestoreBuffers } from "./restore-buffers.js";
+import { commentArgs, RestoreBuffers, type RestoreSection } from "./restore-buffers.js";
 
 export interface RuleEnvironment {
   readonly settings: ProxierSettings;
@@ -199,18 +199,20 @@ export function writeServicePortRules(
   }
 
   // One chain per reachable endpoint.
+  const sepComment = env.largeClusterMode ? "" : ` ${commentArgs(NAME)}`;
+  const sepTail = ` ${proto} -j DNAT --to-destination `;
+  const affinity = sp.sessionAffinity.kind === "ClientIP";
   for (const ep of plan.categorized.allReachable) {
     const sep = sepOf(ep);
     buf.natChains.push(RestoreBuffers.chainLine(sep));
-    const comment = env.largeClusterMode ? "" : ` ${commentArgs(NAME)}`;
-    nat.push(`-A ${sep}${comment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
-    const recent = sp.sessionAffinity.kind === "ClientIP" ? ` -m recent --name ${sep} --set` : "";
-    nat.push(`-A ${sep}${comment}${recent} ${proto} -j DNAT --to-destination ${ep.endpoint}`);
+    nat.push(`-A ${sep}${sepComment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
+    const recent = affinity ? ` -m recent --name ${sep} --set` : "";
+    nat.push(`-A ${sep}${sepComment}${recent}${sepTail}${ep.endpoint}`);
   }
 }
 
 function writeEndpointDispatch(
-  nat: string[],
+  nat: RestoreSection,
   plan: ServicePortPlan,
   chain: string,
   endpoints: readonly Endpoint[],
@@ -218,20 +220,21 @@ function writeEndpointDispatch(
   sepOf: (ep: Endpoint) => string,
 ): void {
   const sp = plan.servicePort;
+  // `NAME -> ENDPOINT` always holds a space, so it is always quoted (see quoteComment).
   const comment = (ep: Endpoint): string =>
-    env.largeClusterMode ? "" : ` ${commentArgs(`${sp.name} -> ${ep.endpoint}`)}`;
+    env.largeClusterMode ? "" : ` -m comment --comment "${sp.name} -> ${ep.endpoint}"`;
   if (sp.sessionAffinity.kind === "ClientIP") {
+    const check = ` --rcheck --seconds ${sp.sessionAffinity.timeoutSeconds} --reap -j `;
     for (const ep of endpoints) {
       const sep = sepOf(ep);
-      nat.push(
-        `-A ${chain}${comment(ep)} -m recent --name ${sep} --rcheck --seconds ${sp.sessionAffinity.timeoutSeconds} --reap -j ${sep}`,
-      );
+      nat.push(`-A ${chain}${comment(ep)} -m recent --name ${sep}${check}${sep}`);
     }
   }
   const n = endpoints.length;
-  endpoints.forEach((ep, i) => {
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i] as Endpoint;
     const statistic =
       i < n - 1 ? ` -m statistic --mode random --probability ${endpointProbability(n - i)}` : "";
     nat.push(`-A ${chain}${comment(ep)}${statistic} -j ${sepOf(ep)}`);
-  });
+  }
 }
