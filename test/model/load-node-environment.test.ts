@@ -7,6 +7,7 @@ import {
 } from "../../src/model/load-node-environment.js";
 import { ValidationError, formatIssue } from "../../src/model/issue.js";
 import { load } from "./helpers.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
 function errors(text: string): string[] {
   try {
@@ -110,7 +111,7 @@ kernel: {ipvs: "yes"}
   });
 
   test("every acceptance node.yaml parses", () => {
-    const root = "/work/shared/acceptance";
+    const root = ACCEPTANCE_DIR;
     const files: string[] = [];
     const walk = (d: string): void => {
       for (const e of readdirSync(d, { withFileTypes: true }))

@@ -7,6 +7,7 @@ import {
 } from "../../src/model/load-proxy-config.js";
 import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";
 import { ValidationError, formatIssue } from "../../src/model/issue.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
 const HEAD = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
 
@@ -92,7 +93,7 @@ iptables: {masqueradeBit: 32, masqueradeAll: "no"}
         if (e.isDirectory()) walk(join(d, e.name));
         else if (e.name === "proxy.yaml") files.push(join(d, e.name));
     };
-    walk("/work/shared/acceptance");
+    walk(ACCEPTANCE_DIR);
     const configs = files.filter((f) =>
       readFileSync(f, "utf8").includes("kind: KubeProxyConfiguration"),
     );

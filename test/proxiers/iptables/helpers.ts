@@ -10,8 +10,9 @@ import {
   DEFAULT_PROXY_CONFIG,
   type KubeProxyConfiguration,
 } from "../../../src/model/proxy-config.js";
+import { ACCEPTANCE_DIR } from "../../helpers/shared.js";
 
-export const ACCEPTANCE = "/work/shared/acceptance/iptables";
+export const ACCEPTANCE = `${ACCEPTANCE_DIR}/iptables`;
 export const UPSTREAM = join(__dirname, "upstream");
 
 export interface Case {
