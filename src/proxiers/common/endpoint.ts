@@ -52,81 +52,90 @@ export function endpointsByServicePort(
       compareStrings(a.metadata?.namespace ?? "", b.metadata?.namespace ?? "") ||
       compareStrings(a.metadata?.name ?? "", b.metadata?.name ?? ""),
   );
-  const sets = new Map<string, Map<string, Endpoint>>();
+  const lists = new Map<string, Endpoint[]>();
   for (const slice of sorted) {
     const serviceName = slice.metadata?.labels?.["kubernetes.io/service-name"] ?? "";
     if (serviceName === "") continue;
     if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     const namespace = slice.metadata?.namespace ?? "default";
-    // Endpoint attributes do not depend on the port: read each address once per slice.
-    const base: EndpointBase[] = [];
+    const targets: { readonly port: number; readonly list: Endpoint[] }[] = [];
+    for (const port of slice.ports ?? []) {
+      if (port.name === undefined || port.name === null) continue;
+      if (port.port === undefined || port.port === 0) continue;
+      const key = servicePortKey(namespace, serviceName, port.name, port.protocol ?? "TCP");
+      let list = lists.get(key);
+      if (list === undefined) {
+        list = [];
+        lists.set(key, list);
+      }
+      targets.push({ port: port.port, list });
+    }
+    if (targets.length === 0) continue;
     for (const ep of slice.endpoints) {
       const raw = ep.addresses[0];
       const ip = raw === undefined ? undefined : canonicalIPOfFamily(raw, family);
       if (ip === undefined) continue;
       const epNode = ep.nodeName ?? "";
+      const isLocal = nodeName !== "" && epNode === nodeName;
+      const ready = ep.conditions?.ready ?? true;
+      const serving = ep.conditions?.serving ?? true;
+      const terminating = ep.conditions?.terminating ?? false;
       const forZones = ep.hints?.forZones;
       const forNodes = ep.hints?.forNodes;
-      base.push({
-        ip,
-        nodeName: epNode,
-        zone: ep.zone ?? "",
-        isLocal: nodeName !== "" && epNode === nodeName,
-        ready: ep.conditions?.ready ?? true,
-        serving: ep.conditions?.serving ?? true,
-        terminating: ep.conditions?.terminating ?? false,
-        zoneHints: forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name),
-        nodeHints: forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name),
-      });
-    }
-    for (const port of slice.ports ?? []) {
-      if (port.name === undefined || port.name === null) continue;
-      if (port.port === undefined || port.port === 0) continue;
-      const key = servicePortKey(namespace, serviceName, port.name, port.protocol ?? "TCP");
-      let set = sets.get(key);
-      if (set === undefined) {
-        set = new Map();
-        sets.set(key, set);
-      }
-      for (const b of base) {
-        // Spelled out rather than spread: this runs once per endpoint of a large cluster.
-        const endpoint: Endpoint = {
-          ip: b.ip,
-          nodeName: b.nodeName,
-          zone: b.zone,
-          isLocal: b.isLocal,
-          ready: b.ready,
-          serving: b.serving,
-          terminating: b.terminating,
-          zoneHints: b.zoneHints,
-          nodeHints: b.nodeHints,
-          port: port.port,
-          endpoint: joinHostPort(b.ip, port.port),
-        };
-        if (b.isLocal || !set.has(endpoint.endpoint)) set.set(endpoint.endpoint, endpoint);
+      const zoneHints =
+        forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name);
+      const nodeHints =
+        forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name);
+      for (const { port, list } of targets) {
+        list.push({
+          ip,
+          nodeName: epNode,
+          zone: ep.zone ?? "",
+          isLocal,
+          ready,
+          serving,
+          terminating,
+          zoneHints,
+          nodeHints,
+          port,
+          endpoint: joinHostPort(ip, port),
+        });
       }
     }
   }
   const out = new Map<string, Endpoint[]>();
-  for (const [key, set] of sets) out.set(key, sortByEndpoint([...set.values()]));
+  for (const [key, list] of lists) out.set(key, sortedUnique(list));
   return out;
 }
 
-type EndpointBase = Omit<Endpoint, "port" | "endpoint">;
+/**
+ * `list` sorted by endpoint string, one endpoint per string: of duplicates (the same address in
+ * two slices), the last local copy if there is one, else the first copy.
+ */
+function sortedUnique(list: Endpoint[]): Endpoint[] {
+  let ordered = true;
+  for (let i = 1; i < list.length && ordered; i++) {
+    ordered = (list[i - 1] as Endpoint).endpoint < (list[i] as Endpoint).endpoint;
+  }
+  // Strictly increasing: sorted and free of duplicates already (the usual case).
+  if (ordered) return list;
+  // Stable: duplicates keep their slice order.
+  list.sort((a, b) => compareStrings(a.endpoint, b.endpoint));
+  const out: Endpoint[] = [];
+  for (let i = 0; i < list.length;) {
+    let j = i;
+    let chosen = list[i] as Endpoint;
+    for (; j < list.length && (list[j] as Endpoint).endpoint === chosen.endpoint; j++) {
+      if ((list[j] as Endpoint).isLocal) chosen = list[j] as Endpoint;
+    }
+    out.push(chosen);
+    i = j;
+  }
+  return out;
+}
 
 /** Shared by every endpoint without topology hints (most of them). */
 const NO_HINTS: readonly string[] = Object.freeze([]);
-
-/** Sorts endpoints with distinct `endpoint` strings by that string, in place. */
-function sortByEndpoint(list: Endpoint[]): Endpoint[] {
-  // Usually already in order for small slices; checking is cheaper than sorting.
-  for (let i = 1; i < list.length; i++) {
-    if ((list[i - 1] as Endpoint).endpoint > (list[i] as Endpoint).endpoint) {
-      return list.sort((a, b) => compareStrings(a.endpoint, b.endpoint));
-    }
-  }
-  return list;
-}
 
 /**
  * The canonical text of `raw` when it is an address of `family` (ParseIPSloppy's reading),

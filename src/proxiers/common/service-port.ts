@@ -82,11 +82,28 @@ export function parseCIDRSloppy(s: string): CIDR | undefined {
   return makeCIDR(address, prefix);
 }
 
-function ipsOfFamily(list: readonly string[] | undefined, family: IPFamily): string[] {
+/** Shared by every service port without such addresses (most of them). */
+const NONE: readonly string[] = Object.freeze([]);
+
+function ipsOfFamily(list: readonly string[] | undefined, family: IPFamily): readonly string[] {
+  if (list === undefined || list.length === 0) return NONE;
   const out: string[] = [];
   for (const s of list ?? []) {
     const a = parseIP(s, "lenient");
     if (a !== undefined && a.family === family) out.push(canonicalIP(s) as string);
+  }
+  return out;
+}
+
+function sourceRangesOfFamily(
+  list: readonly string[] | undefined,
+  family: IPFamily,
+): readonly string[] {
+  if (list === undefined || list.length === 0) return NONE;
+  const out: string[] = [];
+  for (const raw of list) {
+    const cidr = parseCIDRSloppy(raw.trim());
+    if (cidr !== undefined && cidr.family === family) out.push(formatCIDR(cidr));
   }
   return out;
 }
@@ -107,19 +124,18 @@ export function servicePortsForFamily(service: Service, family: IPFamily): Servi
   const serviceName = service.metadata?.name ?? "";
 
   const externalIPs = ipsOfFamily(spec.externalIPs, family);
-  const loadBalancerVIPs = ipsOfFamily(
-    (service.status?.loadBalancer?.ingress ?? [])
-      .filter((ing) => ing.ip !== undefined && ing.ip !== "")
-      .filter((ing) => ing.ipMode === undefined || ing.ipMode === "VIP")
-      .map((ing) => ing.ip as string),
-    family,
-  );
-  const loadBalancerSourceRanges: string[] = [];
-  for (const raw of spec.loadBalancerSourceRanges ?? []) {
-    const cidr = parseCIDRSloppy(raw.trim());
-    if (cidr !== undefined && cidr.family === family)
-      loadBalancerSourceRanges.push(formatCIDR(cidr));
-  }
+  const ingress = service.status?.loadBalancer?.ingress;
+  const loadBalancerVIPs =
+    ingress === undefined || ingress.length === 0
+      ? NONE
+      : ipsOfFamily(
+          ingress
+            .filter((ing) => ing.ip !== undefined && ing.ip !== "")
+            .filter((ing) => ing.ipMode === undefined || ing.ipMode === "VIP")
+            .map((ing) => ing.ip as string),
+          family,
+        );
+  const loadBalancerSourceRanges = sourceRangesOfFamily(spec.loadBalancerSourceRanges, family);
   const sessionAffinity: SessionAffinity =
     spec.sessionAffinity === "ClientIP"
       ? {

@@ -125,4 +125,45 @@ describe("endpointsByServicePort", () => {
     );
     expect([...m.values()].flat()).toEqual([]);
   });
+
+  // endpointslicecache keeps one endpoint per ip:port: the first seen (slices in name order)
+  // unless a later copy is local. Several copies, out of order, several ports.
+  test("duplicates across slices: first copy, or the last local one; sorted by ip:port string", () => {
+    const many = (name: string, eps: EndpointSlice["endpoints"]): EndpointSlice => ({
+      metadata: { namespace: "ns", name, labels: { "kubernetes.io/service-name": "s" } },
+      addressType: "IPv4",
+      endpoints: eps,
+      ports: [
+        { name: "p", protocol: "UDP", port: 53 },
+        { name: "q", protocol: "TCP", port: 8080 },
+      ],
+    });
+    const m = endpointsByServicePort(
+      [
+        many("d", [{ addresses: ["10.0.0.2"], nodeName: "here", zone: "z-d" }]),
+        many("c", [{ addresses: ["10.0.0.2"], nodeName: "here", zone: "z-c" }]),
+        many("b", [
+          { addresses: ["10.0.0.10"], nodeName: "there", zone: "z-b" },
+          { addresses: ["10.0.0.2"], nodeName: "there", zone: "z-b" },
+        ]),
+        many("a", [
+          { addresses: ["10.0.0.9"], nodeName: "there", zone: "z-a" },
+          { addresses: ["10.0.0.10"], nodeName: "there", zone: "z-a" },
+        ]),
+      ],
+      "IPv4",
+      "here",
+    );
+    for (const [portName, proto, port] of [
+      ["p", "UDP", 53],
+      ["q", "TCP", 8080],
+    ] as const) {
+      const eps = m.get(servicePortKey("ns", "s", portName, proto))!;
+      expect(eps.map((e) => [e.endpoint, e.zone])).toEqual([
+        [`10.0.0.10:${port}`, "z-a"],
+        [`10.0.0.2:${port}`, "z-d"],
+        [`10.0.0.9:${port}`, "z-a"],
+      ]);
+    }
+  });
 });

@@ -1,5 +1,11 @@
+import { createHash } from "node:crypto";
 import { describe, expect, test } from "@jest/globals";
+import { fc, test as propTest } from "@fast-check/jest";
 import { base32, chainHash } from "../../../src/proxiers/common/hash.js";
+
+/** The definition, through node:crypto: base32(SHA-256(UTF-8 input)) truncated to 16. */
+const reference = (s: string): string =>
+  base32(createHash("sha256").update(s, "utf8").digest()).slice(0, 16);
 
 describe("chainHash", () => {
   // shared/spec/kube-proxy-iptables.md §3 worked examples (from upstream tests).
@@ -32,4 +38,26 @@ describe("chainHash", () => {
     expect(enc("fooba")).toBe("MZXW6YTB");
     expect(enc("foobar")).toBe("MZXW6YTBOI");
   });
+
+  // chainHash computes short ASCII inputs in JavaScript: around the one/two-block padding
+  // boundaries (55/56 and 119/120 bytes) and for non-ASCII input it must still be SHA-256.
+  propTest.prop([fc.string({ maxLength: 140 })], { numRuns: 200 })(
+    "equals base32(sha256) of ASCII input of any length",
+    (s) => {
+      expect(chainHash(s)).toBe(reference(s));
+    },
+  );
+  propTest.prop([fc.string({ unit: "grapheme", maxLength: 60 })], { numRuns: 100 })(
+    "equals base32(sha256) of non-ASCII input",
+    (s) => {
+      expect(chainHash(s)).toBe(reference(s));
+    },
+  );
+  test.each([0, 1, 54, 55, 56, 63, 64, 65, 118, 119, 120, 200])(
+    "padding boundary: %i bytes",
+    (n) => {
+      const s = "k".repeat(n);
+      expect(chainHash(s)).toBe(reference(s));
+    },
+  );
 });
