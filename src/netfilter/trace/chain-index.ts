@@ -152,9 +152,7 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     ...(index !== undefined ? { index } : {}),
     ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
     recentSets: chain.rules.map((r) =>
-      r.matches.some(
-        (m) => m.module === "recent" && (m.action === "set" || m.action === "update"),
-      ),
+      r.matches.some((m) => m.module === "recent" && (m.action === "set" || m.action === "update")),
     ),
     jumpTargets: [],
   };
@@ -172,6 +170,11 @@ export function compileRuleSet(ruleSet: RuleSet, indexed: boolean): CompiledRule
   for (const t of ruleSet.tables) {
     const chains = new Map<string, CompiledChain>();
     for (const c of t.chains) chains.set(c.name, compileChain(t.name, c, indexed));
+    // Jump targets resolved now, into dense arrays (filled on first use, a long chain's
+    // array would be sparse); a missing chain stays undefined and is reported by the walk.
+    for (const c of chains.values())
+      for (const r of c.rules)
+        c.jumpTargets.push(r.target?.kind === "jump" ? chains.get(r.target.chain) : undefined);
     tables.set(t.name, { name: t.name, chains });
   }
   const compiled = { ruleSet, tables };

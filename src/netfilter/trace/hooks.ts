@@ -11,15 +11,35 @@
  * untracked); later packets get the recorded translation at the same places instead.
  */
 import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
-import type { AddrType, EvalContext, Hook, IpsetKey, IpvsMatchView, TableName } from "../model.js";
+import type {
+  AddrType,
+  EvalContext,
+  Hook,
+  IpsetKey,
+  IpvsMatchView,
+  Packet,
+  TableName,
+} from "../model.js";
 import { addrTypeOf, route } from "./addressing.js";
-import type { CompiledRuleSet } from "./chain-index.js";
+import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
+import {
+  ALL,
+  CONNMARK,
+  DPORT,
+  DST,
+  IN_IFACE,
+  MARK,
+  OUT_IFACE,
+  SPORT,
+  SRC,
+  footprint,
+} from "./footprint.js";
 import type { NodeDataplane } from "./dataplane.js";
 import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { runChain, step, type ChainExit, type WalkEnv } from "./walk.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
-import { patch, toArray } from "./walk-state.js";
+import { packetWith, patch, toArray, withPacket } from "./walk-state.js";
 
 export interface FinalBranch {
   readonly state: WalkState;
@@ -49,10 +69,19 @@ export interface HookRunner {
   recentConsulted: boolean;
   readonly finals: FinalBranch[];
   /**
-   * Table walks already done for this packet, by hook, table and branch state (see
-   * `runTable`); null: the walk splits (statistic), so it is not reused.
+   * Table walks already done for this packet, by `hook/table`, with the branch state they
+   * started from (see `runTable`). Indexed mode only: the naive walk is the reference.
    */
-  readonly memo: Map<string, readonly MemoExit[] | null>;
+  readonly memo: Map<string, MemoEntry[]> | undefined;
+}
+
+/** Distinct branch states remembered per table and packet (beyond: walked, not remembered). */
+const MEMO_LIMIT = 64;
+
+export interface MemoEntry {
+  readonly from: WalkState;
+  /** null: the walk splits (statistic), so it is not reused. */
+  readonly exits: readonly MemoExit[] | null;
 }
 
 /**
@@ -113,8 +142,8 @@ function applyRecordedNat(r: HookRunner, s: WalkState, manip: "dst" | "src"): Wa
   );
   const next: WalkState =
     manip === "dst"
-      ? patch(s, { pkt: { ...pkt, dst: ip, dport: port }, dnat: true })
-      : patch(s, { pkt: { ...pkt, src: ip, sport: port }, snat: true });
+      ? patch(s, { pkt: packetWith(pkt, { dst: ip, dport: port }), dnat: true })
+      : patch(s, { pkt: packetWith(pkt, { src: ip, sport: port }), snat: true });
   const t: TraceStep = {
     kind: manip === "dst" ? "dnat" : "snat",
     from,
@@ -166,7 +195,13 @@ function runTable(
   let plainEnv: WalkEnv | undefined;
   // Statistic branches often reach a table with equal packets (same endpoint, same marks):
   // walk it once per distinct state. A lone branch has nothing to share.
-  const memo = states.length > 1 ? r.memo : undefined;
+  let memo: MemoEntry[] | undefined;
+  const reads = footprint(chain);
+  if (states.length > 1 && r.memo !== undefined) {
+    const k = `${hook}/${table}`;
+    memo = r.memo.get(k);
+    if (memo === undefined) r.memo.set(k, (memo = []));
+  }
   for (const s0 of states) {
     const env: WalkEnv =
       s0.ipvs === undefined
@@ -184,21 +219,19 @@ function runTable(
             table: compiledTable,
             ctx: context(r, hook, table, s0.ipvs),
           };
-    const withHook = (st: WalkState): WalkState =>
-      r.explain && chain.rules.length > 0 ? step(env, st, { kind: "hook", hook, table }) : st;
     let exits: readonly ChainExit[];
-    if (memo === undefined) exits = runChain(env, chain, withHook(s0));
+    let known = memo === undefined ? undefined : lookup(memo, s0, reads);
+    if (memo !== undefined && known === undefined && memo.length < MEMO_LIMIT) {
+      known = { from: s0, exits: memoExits(runChain(env, chain, enter(r, env, chain, bare(s0)))) };
+      memo.push(known);
+    }
+    if (known === undefined || known.exits === null)
+      exits = runChain(env, chain, enter(r, env, chain, s0));
     else {
-      const key = `${hook}/${table}/${stateKey(s0)}`;
-      let known = memo.get(key);
-      if (known === undefined) {
-        known = memoExits(runChain(env, chain, withHook(bare(s0))));
-        memo.set(key, known);
-      }
-      exits =
-        known === null
-          ? runChain(env, chain, withHook(s0))
-          : known.map((m) => ({ state: graft(s0, m), end: m.end }));
+      const replayed: ChainExit[] = [];
+      for (const m of known.exits)
+        replayed.push({ state: graft(s0, m, known.from.pkt, reads), end: m.end });
+      exits = replayed;
     }
     for (const exit of exits) {
       switch (exit.end) {
@@ -226,6 +259,13 @@ function runTable(
     }
   }
   return out;
+}
+
+/** The branch entering a table's built-in chain (with its explanation step). */
+function enter(r: HookRunner, env: WalkEnv, chain: CompiledChain, s: WalkState): WalkState {
+  return r.explain && chain.rules.length > 0
+    ? step(env, s, { kind: "hook", hook: env.ctx.hook, table: env.ctx.table })
+    : s;
 }
 
 /** `s` with probability 1 and empty lists: the start of a reusable table walk. */
@@ -261,7 +301,7 @@ function memoExits(exits: readonly ChainExit[]): readonly MemoExit[] | null {
   return out;
 }
 
-function graft(s0: WalkState, m: MemoExit): WalkState {
+function graft(s0: WalkState, m: MemoExit, from: Packet, reads: number): WalkState {
   let path = s0.path;
   for (const l of m.path) path = { head: l, tail: path };
   let steps = s0.steps;
@@ -270,7 +310,7 @@ function graft(s0: WalkState, m: MemoExit): WalkState {
   for (const u of m.recent) recent = { head: u, tail: recent };
   const e = m.state;
   return {
-    pkt: e.pkt,
+    pkt: rebase(e.pkt, from, s0.pkt, reads),
     prob: s0.prob,
     path,
     steps,
@@ -283,30 +323,109 @@ function graft(s0: WalkState, m: MemoExit): WalkState {
   };
 }
 
-function ipKey(a: IPAddress | undefined): string {
-  return a === undefined ? "" : `${a.value}`;
+function sameIp(a: IPAddress | undefined, b: IPAddress | undefined): boolean {
+  return (
+    a === b || (a !== undefined && b !== undefined && a.value === b.value && a.family === b.family)
+  );
 }
 
-/** Everything a table walk reads from a branch (all but probability, path, steps, recent). */
-function stateKey(s: WalkState): string {
-  const p = s.pkt;
-  const o = p.ctOrig;
-  const v = s.ipvs;
+function sameStates(a: Packet["ctState"], b: Packet["ctState"]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Equal in everything a walk with footprint `f` depends on: the fields of `f`, every other
+ * packet field but the per-branch ones, and the branch flags (not probability, path, steps,
+ * recent updates, which the walk only extends).
+ */
+function sameBranchState(x: WalkState, y: WalkState, f: number): boolean {
+  const p = x.pkt;
+  const q = y.pkt;
+  if (p !== q) {
+    if (
+      (f & DPORT && p.dport !== q.dport) ||
+      (f & DST && !sameIp(p.dst, q.dst)) ||
+      (f & MARK && p.mark !== q.mark) ||
+      (f & SPORT && p.sport !== q.sport) ||
+      (f & SRC && !sameIp(p.src, q.src)) ||
+      p.family !== q.family ||
+      p.protocol !== q.protocol ||
+      (f & IN_IFACE && p.inInterface !== q.inInterface) ||
+      (f & OUT_IFACE && p.outInterface !== q.outInterface) ||
+      (f & CONNMARK && p.connmark !== q.connmark) ||
+      !sameStates(p.ctState, q.ctState) ||
+      p.icmpType !== q.icmpType ||
+      p.icmpCode !== q.icmpCode ||
+      p.fragment !== q.fragment ||
+      p.tcpFlags !== q.tcpFlags ||
+      p.ctDirection !== q.ctDirection
+    )
+      return false;
+    const o = p.ctOrig;
+    const r = q.ctOrig;
+    if (
+      o !== r &&
+      (o === undefined ||
+        r === undefined ||
+        o.sport !== r.sport ||
+        o.dport !== r.dport ||
+        !sameIp(o.src, r.src) ||
+        !sameIp(o.dst, r.dst))
+    )
+      return false;
+  }
+  if (
+    x.dnat !== y.dnat ||
+    x.snat !== y.snat ||
+    x.accepted !== y.accepted ||
+    x.untracked !== y.untracked
+  )
+    return false;
+  const v = x.ipvs;
+  const w = y.ipvs;
   return (
-    `${p.family} ${p.protocol} ${ipKey(p.src)} ${p.sport} ${ipKey(p.dst)} ${p.dport} ` +
-    `${p.inInterface} ${p.outInterface} ${p.mark} ${p.connmark} ${p.ctState.join(",")} ` +
-    `${p.icmpType} ${p.icmpCode} ${p.fragment} ${p.tcpFlags} ${p.ctDirection} ` +
-    (o === undefined ? "-" : `${ipKey(o.src)} ${ipKey(o.dst)} ${o.sport} ${o.dport}`) +
-    ` ${s.dnat} ${s.snat} ${s.accepted} ${s.untracked} ` +
-    (v === undefined
-      ? "-"
-      : `${v.isIpvs} ${ipKey(v.vaddr)} ${v.vport} ${v.vproto} ${v.vdir}`)
+    v === w ||
+    (v !== undefined &&
+      w !== undefined &&
+      v.isIpvs === w.isIpvs &&
+      sameIp(v.vaddr, w.vaddr) &&
+      v.vport === w.vport &&
+      v.vproto === w.vproto &&
+      v.vdir === w.vdir)
   );
+}
+
+/** The memo entries of one table, found by a linear scan (a packet has few distinct states). */
+function lookup(entries: readonly MemoEntry[], s: WalkState, f: number): MemoEntry | undefined {
+  for (const e of entries) if (sameBranchState(e.from, s, f)) return e;
+  return undefined;
+}
+
+/**
+ * The exit packet for a branch that started as `branch`: fields outside the footprint were
+ * neither read nor written by the walk, so they keep the branch's own values.
+ */
+function rebase(exit: Packet, from: Packet, branch: Packet, f: number): Packet {
+  if (branch === from || f === ALL) return exit;
+  if (exit === from) return branch;
+  return packetWith(exit, {
+    ...(f & SRC ? {} : { src: branch.src }),
+    ...(f & SPORT ? {} : { sport: branch.sport }),
+    ...(f & DST ? {} : { dst: branch.dst }),
+    ...(f & DPORT ? {} : { dport: branch.dport }),
+    ...(f & IN_IFACE ? {} : { inInterface: branch.inInterface }),
+    ...(f & OUT_IFACE ? {} : { outInterface: branch.outInterface }),
+    ...(f & MARK ? {} : { mark: branch.mark }),
+    ...(f & CONNMARK ? {} : { connmark: branch.connmark }),
+  });
 }
 
 export function routeBranch(r: HookRunner, s: WalkState): { state: WalkState; local: boolean } {
   const d = route(r.dp, s.pkt.dst);
-  const next: WalkState = patch(s, { pkt: { ...s.pkt, outInterface: d.outInterface } });
+  const next = withPacket(s, packetWith(s.pkt, { outInterface: d.outInterface }));
   const st = r.explain
     ? patch(next, {
         steps: {

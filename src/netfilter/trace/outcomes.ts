@@ -31,7 +31,11 @@ class Printer {
   private lastIp: IPAddress | undefined;
   private lastText = "";
   ip(a: IPAddress): string {
-    if (this.lastIp !== undefined && a.value === this.lastIp.value && a.family === this.lastIp.family)
+    if (
+      this.lastIp !== undefined &&
+      a.value === this.lastIp.value &&
+      a.family === this.lastIp.family
+    )
       return this.lastText;
     this.lastIp = a;
     this.lastText = formatIP(a);

@@ -8,7 +8,7 @@
  * to the match registry, as in `ruleHolds`. The naive walk keeps using `ruleHolds`, so the
  * chain-index property test compares the two.
  */
-import { maskValue4, maskValue6, type CIDR } from "../../net/index.js";
+import { maskValue4, maskValue6, type CIDR, type IPAddress } from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
 import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
@@ -24,24 +24,33 @@ const L4: readonly L4Protocol[] = ["tcp", "udp", "sctp", "icmp", "icmpv6"];
 
 function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check {
   // Same as standardOptionsHold: a rule of the other family never matches, negated or not.
+  // One closure per side: a fixed property read stays monomorphic.
   if (cidr.family === "IPv4") {
     const mask = maskValue4(cidr.prefix);
     const net = cidr.network.value as number;
-    return (p) => {
-      if (p.family !== "IPv4") return 0;
-      const ip = p[side];
-      const inside = ip.family === "IPv4" && ((ip.value & mask) >>> 0) === net;
-      return inside === negated ? 0 : 1;
-    };
+    const inside = (ip: IPAddress): boolean =>
+      ip.family === "IPv4" && (ip.value & mask) >>> 0 === net;
+    return side === "src"
+      ? (p) => (p.family !== "IPv4" || inside(p.src) === negated ? 0 : 1)
+      : (p) => (p.family !== "IPv4" || inside(p.dst) === negated ? 0 : 1);
   }
   const mask6 = maskValue6(cidr.prefix);
   const net6 = cidr.network.value as bigint;
-  return (p) => {
-    if (p.family !== "IPv6") return 0;
-    const ip = p[side];
-    const inside = ip.family === "IPv6" && (ip.value & mask6) === net6;
-    return inside === negated ? 0 : 1;
-  };
+  const inside6 = (ip: IPAddress): boolean => ip.family === "IPv6" && (ip.value & mask6) === net6;
+  return side === "src"
+    ? (p) => (p.family !== "IPv6" || inside6(p.src) === negated ? 0 : 1)
+    : (p) => (p.family !== "IPv6" || inside6(p.dst) === negated ? 0 : 1);
+}
+
+function protocolCheck(canonical: string, negated: boolean): Check {
+  const ok = L4.filter((l4) => packetHasProtocol(l4, canonical) !== negated);
+  if (ok.length === L4.length) return () => 1;
+  if (ok.length === 0) return () => 0;
+  if (ok.length === 1) {
+    const only = ok[0];
+    return (p) => (p.protocol === only ? 1 : 0);
+  }
+  return (p) => (ok.includes(p.protocol) ? 1 : 0);
 }
 
 function probabilityOf(o: MatchOutcome): number {
@@ -50,7 +59,10 @@ function probabilityOf(o: MatchOutcome): number {
 
 function matchCheck(m: Match): Check | undefined {
   if (m.module === "comment") return undefined;
-  if (m.module === "conntrack" && ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined)
+  if (
+    m.module === "conntrack" &&
+    ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined
+  )
     return (p) => probabilityOf(ctstateOnly(m, p)!);
   if (m.module === "statistic") {
     // The statistic match's outcome depends on the rule only: evaluate it once.
@@ -67,12 +79,7 @@ export function compileRuleMatcher(rule: Rule): RuleMatcher {
   if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
   if (destination !== undefined)
     checks.push(addressCheck(destination.value, destination.negated, "dst"));
-  if (protocol !== undefined) {
-    const ok = new Set(
-      L4.filter((l4) => packetHasProtocol(l4, protocol.value) !== protocol.negated),
-    );
-    checks.push((p) => (ok.has(p.protocol) ? 1 : 0));
-  }
+  if (protocol !== undefined) checks.push(protocolCheck(protocol.value, protocol.negated));
   if (inInterface !== undefined) {
     const { value, negated } = inInterface;
     checks.push((p) => (interfaceMatches(value, p.inInterface) === negated ? 0 : 1));
@@ -96,6 +103,15 @@ export function compileRuleMatcher(rule: Rule): RuleMatcher {
   if (checks.length === 1) {
     const only = checks[0]!;
     return standard === 1 ? only : (p, ctx) => clamp(only(p, ctx));
+  }
+  if (checks.length === 2) {
+    const [a, b] = checks as [Check, Check];
+    return (p, ctx) => {
+      const x = a(p, ctx);
+      if (x === 0) return 0;
+      const y = b(p, ctx);
+      return y === 0 ? 0 : clamp(x * y);
+    };
   }
   return (p, ctx) => {
     let probability = 1;

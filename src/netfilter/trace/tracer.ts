@@ -33,7 +33,7 @@ import {
   type RecentUpdate,
   type WalkState,
 } from "./walk-state.js";
-import { patch } from "./walk-state.js";
+import { packetWith, withPacket } from "./walk-state.js";
 
 export interface TraceOptions {
   /** Use the destination index (default true); false walks every rule (the reference). */
@@ -63,10 +63,11 @@ function prepare(
   const rs = dp.ruleSets[packet.family];
   const notes: string[] = [];
   if (rs === undefined) notes.push(`no ${packet.family} rule set: every hook accepts`);
-  const pkt: Packet =
-    o === "remote"
-      ? { ...packet, inInterface: inInterface ?? interfaceFor(dp, packet.src) }
-      : packet;
+  // packetWith gives every packet of the walk one shape.
+  const pkt = packetWith(
+    packet,
+    o === "remote" ? { inInterface: inInterface ?? interfaceFor(dp, packet.src) } : {},
+  );
   return {
     packet: pkt,
     origin: o,
@@ -97,7 +98,7 @@ function walkPacket(
     },
     recentConsulted: false,
     finals: [],
-    memo: new Map(),
+    memo: (opts.indexed ?? true) ? new Map() : undefined,
   };
   const start = initialState(prep.packet);
   if (prep.origin === "remote") {
@@ -107,7 +108,7 @@ function walkPacket(
     for (const s of pre) {
       const d = routeBranch(r, s);
       (d.local ? toInput : toForward).push(
-        d.local ? patch(d.state, { pkt: { ...d.state.pkt, outInterface: "" } }) : d.state,
+        d.local ? withPacket(d.state, packetWith(d.state.pkt, { outInterface: "" })) : d.state,
       );
     }
     const input = runHook(r, toInput, "INPUT", ["mangle", "filter", "security", "nat"], "src");
@@ -121,7 +122,7 @@ function walkPacket(
     for (const s of post) r.finals.push({ state: s, delivery: "forward" });
   } else {
     const first = route(dp, prep.packet.dst);
-    const s0: WalkState = patch(start, { pkt: { ...start.pkt, outInterface: first.outInterface } });
+    const s0 = withPacket(start, packetWith(start.pkt, { outInterface: first.outInterface }));
     // IPVS takes locally generated packets at LOCAL_OUT between nat (-100) and filter (0)
     // (ip_vs_local_request4, NF_IP_PRI_NAT_DST + 2), so filter OUTPUT (KUBE-IPVS-OUT-FILTER's
     // `-m ipvs`) sees the packet IPVS has already scheduled.
@@ -139,7 +140,7 @@ function walkPacket(
     const loop: WalkState[] = [];
     for (const s of post) {
       if (s.pkt.outInterface === "lo")
-        loop.push(patch(s, { pkt: { ...s.pkt, inInterface: "lo", outInterface: "" } }));
+        loop.push(withPacket(s, packetWith(s.pkt, { inInterface: "lo", outInterface: "" })));
       else r.finals.push({ state: s, delivery: s.ipvs?.isIpvs === true ? "ipvs" : "forward" });
     }
     const pre = runHook(r, loop, "PREROUTING", ["raw", "mangle"], "none");

@@ -108,3 +108,59 @@ export function initialState(pkt: Packet): WalkState {
     ipvs: undefined,
   };
 }
+
+/** What a target or routing step changes in a packet. */
+export interface PacketChange {
+  readonly src?: IPAddress;
+  readonly sport?: number;
+  readonly dst?: IPAddress;
+  readonly dport?: number;
+  readonly inInterface?: string;
+  readonly outInterface?: string;
+  readonly mark?: number;
+  readonly connmark?: number;
+  readonly ctState?: Packet["ctState"];
+}
+
+/**
+ * `{ ...p, ...c }` written out: every packet the walk makes has the same fields in the same
+ * order (absent optional fields are present as undefined, which no match distinguishes), so
+ * the matches' property reads stay monomorphic and copying is cheap.
+ */
+export function packetWith(p: Packet, c: PacketChange): Packet {
+  return {
+    family: p.family,
+    protocol: p.protocol,
+    src: c.src ?? p.src,
+    sport: c.sport ?? p.sport,
+    dst: c.dst ?? p.dst,
+    dport: c.dport ?? p.dport,
+    inInterface: c.inInterface ?? p.inInterface,
+    outInterface: c.outInterface ?? p.outInterface,
+    mark: c.mark ?? p.mark,
+    connmark: c.connmark ?? p.connmark,
+    ctState: c.ctState ?? p.ctState,
+    ctOrig: p.ctOrig,
+    icmpType: p.icmpType,
+    icmpCode: p.icmpCode,
+    fragment: p.fragment,
+    tcpFlags: p.tcpFlags,
+    ctDirection: p.ctDirection,
+  } as Packet;
+}
+
+/** `patch(s, { pkt })` without the patch object. */
+export function withPacket(s: WalkState, pkt: Packet): WalkState {
+  return {
+    pkt,
+    prob: s.prob,
+    path: s.path,
+    steps: s.steps,
+    dnat: s.dnat,
+    snat: s.snat,
+    accepted: s.accepted,
+    untracked: s.untracked,
+    recentUpdates: s.recentUpdates,
+    ipvs: s.ipvs,
+  };
+}

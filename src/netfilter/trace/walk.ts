@@ -18,7 +18,7 @@ import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
-import { patch, withPath, withProb } from "./walk-state.js";
+import { packetWith, patch, withPacket, withPath, withProb } from "./walk-state.js";
 
 export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
 
@@ -213,7 +213,11 @@ function applyRule(
       const port = target.to.ports?.from ?? state.pkt.dport;
       const before = state.pkt;
       state = patch(state, {
-        pkt: { ...state.pkt, dst: ip, dport: port, ctState: withState(state.pkt.ctState, "DNAT") },
+        pkt: packetWith(state.pkt, {
+          dst: ip,
+          dport: port,
+          ctState: withState(state.pkt.ctState, "DNAT"),
+        }),
         dnat: true,
       });
       if (env.explain)
@@ -241,7 +245,7 @@ function applyRule(
       const mark = ((state.pkt.mark & ~target.mask) ^ target.value) >>> 0;
       if (mark === state.pkt.mark) return state;
       const from = state.pkt.mark;
-      state = patch(state, { pkt: { ...state.pkt, mark } });
+      state = withPacket(state, packetWith(state.pkt, { mark }));
       return env.explain
         ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) })
         : state;
@@ -254,7 +258,7 @@ function applyRule(
       else if (target.op === "save")
         ncm = ((connmark & ~target.ctmask) ^ (mark & target.nfmask)) >>> 0;
       else nm = ((mark & ~target.nfmask) ^ (connmark & target.ctmask)) >>> 0;
-      return patch(state, { pkt: { ...state.pkt, mark: nm, connmark: ncm } });
+      return withPacket(state, packetWith(state.pkt, { mark: nm, connmark: ncm }));
     }
     case "LOG":
     case "NFLOG":
@@ -269,7 +273,7 @@ function applyRule(
 }
 
 function untrack(state: WalkState): WalkState {
-  return patch(state, { untracked: true, pkt: { ...state.pkt, ctState: ["UNTRACKED"] } });
+  return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: ["UNTRACKED"] }) });
 }
 
 function withState(
@@ -281,7 +285,11 @@ function withState(
 
 function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
   const next: WalkState = patch(state, {
-    pkt: { ...state.pkt, src: ip, sport: port, ctState: withState(state.pkt.ctState, "SNAT") },
+    pkt: packetWith(state.pkt, {
+      src: ip,
+      sport: port,
+      ctState: withState(state.pkt.ctState, "SNAT"),
+    }),
     snat: true,
   });
   if (!env.explain) return next;

@@ -149,7 +149,15 @@ describe("destination index", () => {
       const rules = dsts.map((d, i) => rule(ACCEPT, i % 7 === 3 ? {} : { d }));
       const index = buildDestinationIndex(rules);
       if (index === undefined) return;
-      const c = { table: "nat" as const, name: "X", rules, labels: [], index, recentSets: [], jumpTargets: [] };
+      const c = {
+        table: "nat" as const,
+        name: "X",
+        rules,
+        labels: [],
+        index,
+        recentSets: [],
+        jumpTargets: [],
+      };
       for (const ip of POOL) {
         const expected = rules.flatMap((r, i) =>
           r.destination === undefined || r.destination.value.network.value === parseIP(ip)!.value
