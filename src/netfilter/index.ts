@@ -9,6 +9,7 @@ export {
   parseIptablesSave,
   sniffFamily,
   type ParseIptablesOptions,
+  type IptablesDialect,
 } from "./parse/iptables.js";
 export { IptablesParseError, formatIptablesIssue, type IptablesIssue } from "./parse/errors.js";
 export { splitRestoreWords } from "./parse/words.js";

@@ -12,7 +12,7 @@ import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
 import { ValidationError } from "../../model/issue.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
-import { parseIptables, sniffFamily } from "../../netfilter/parse/iptables.js";
+import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { IptablesParseError } from "../../netfilter/parse/errors.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
@@ -20,7 +20,6 @@ import {
   describeOutcome,
   describeStep,
   parseTraceProtocol,
-  readUpstreamDump,
   trace,
   traceUpstreamStyle,
   TraceError,
@@ -101,14 +100,14 @@ interface Loaded {
 }
 
 function loadFromRules(opts: TraceCommandOptions): Loaded {
-  // --upstream reads the rules as kube-proxy's test fake does (fixtures written for it are not
-  // always valid iptables-restore input); everything else goes through the real parser.
-  const ruleSets = (opts.rules ?? []).map((file) => {
-    const text = readText(file, "--rules");
-    return opts.upstream === true
-      ? readUpstreamDump(text, sniffFamily(text))
-      : parseIptables(text, { file });
-  });
+  // --upstream also accepts what kube-proxy's test fake accepts in its fixtures (which are not
+  // always valid iptables-restore input): the parser's upstream-test dialect.
+  const ruleSets = (opts.rules ?? []).map((file) =>
+    parseIptables(readText(file, "--rules"), {
+      file,
+      ...(opts.upstream === true ? { dialect: "upstream-test" as const } : {}),
+    }),
+  );
   const env =
     opts.nodeEnv !== undefined
       ? parseNodeEnvironment(readText(opts.nodeEnv, "--node-env"), opts.nodeEnv)

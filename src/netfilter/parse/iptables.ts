@@ -12,6 +12,15 @@
  *   built-in chain, a jump to a chain missing at COMMIT, a line outside `*table ... COMMIT`, and
  *   a missing final COMMIT are errors.
  * Every problem is collected with its line; the parse fails with one `IptablesParseError`.
+ *
+ * The `upstream-test` dialect reads fixtures written for kube-proxy's fake iptables
+ * (`ParseIPTablesDump` in k8s.io/kubernetes pkg/util/iptables/testing), which are not always valid
+ * iptables-restore input. It accepts exactly two things the strict parser rejects:
+ * - a built-in chain declared with policy `-` (`:INPUT - [0:0]`; the fake declares every chain
+ *   that way): the chain keeps its current policy (ACCEPT unless set);
+ * - bare words right after a `--comment VALUE` (`--comment kubernetes service portals`): they are
+ *   skipped, so the comment is the first word, as in the fake. `Rule.written` keeps every word.
+ * Everything else is checked as in the default `iptables-restore` dialect.
  */
 import type { IPFamily } from "../../net/index.js";
 import {
@@ -37,7 +46,14 @@ export interface ParseIptablesOptions {
   readonly family?: IPFamily;
   /** Stop after this many issues. Default 50. */
   readonly maxIssues?: number;
+  /**
+   * `iptables-restore` (default): what the real tool accepts. `upstream-test`: also what
+   * kube-proxy's test fake accepts in its fixtures (see the file comment for the exact list).
+   */
+  readonly dialect?: IptablesDialect;
 }
+
+export type IptablesDialect = "iptables-restore" | "upstream-test";
 
 interface ChainBuilder {
   readonly name: string;
@@ -45,8 +61,6 @@ interface ChainBuilder {
   policy?: "ACCEPT" | "DROP";
   counters?: Counters;
   rules: Rule[];
-  /** Targets of jumps in this chain's rules, parallel to `rules`. */
-  jumps: (string | undefined)[];
   line?: number;
 }
 
@@ -66,7 +80,11 @@ function fail(message: string): never {
   throw new LineError(message);
 }
 
+/** Counters are immutable; almost every declaration says `[0:0]`, so those share one value. */
+const ZERO_COUNTERS: Counters = Object.freeze({ packets: 0n, bytes: 0n });
+
 function parseCounters(s: string): Counters | undefined {
+  if (s === "[0:0]") return ZERO_COUNTERS;
   const m = /^\[([0-9]+):([0-9]+)\]$/.exec(s);
   return m === null
     ? undefined
@@ -76,7 +94,7 @@ function parseCounters(s: string): Counters | undefined {
 function newTable(name: TableName, line: number): TableBuilder {
   const chains = new Map<string, ChainBuilder>();
   for (const hook of BUILTIN_CHAINS[name])
-    chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [], jumps: [] });
+    chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [] });
   return { name, chains, line, deleted: [] };
 }
 
@@ -91,6 +109,11 @@ export function sniffFamily(text: string): IPFamily {
     if (/^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/.test(v)) return "IPv4";
   }
   return "IPv4";
+}
+
+/** The user chain a rule's `-j`/`-g` names (checked once the table is complete). */
+function jumpOf(r: Rule): string | undefined {
+  return r.target?.kind === "jump" ? r.target.chain : undefined;
 }
 
 function checkChainName(name: string): void {
@@ -118,11 +141,15 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   const file = opts.file ?? "<input>";
   const family = opts.family ?? sniffFamily(text);
   const maxIssues = opts.maxIssues ?? 50;
+  const upstreamTest = opts.dialect === "upstream-test";
   const issues: IptablesIssue[] = [];
   const tables: TableBuilder[] = [];
   let current: TableBuilder | undefined;
   let lineNo = 0;
   let pos = 0;
+  // The current line is text[lineStart, lineEnd) (a rule keeps these offsets, not a copy).
+  let lineStart = 0;
+  let lineEnd = 0;
   const len = text.length;
 
   const checkHooks = (t: TableBuilder): void => {
@@ -133,8 +160,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       if (set === undefined) reach.set(name, (set = new Set()));
       if (set.has(hook)) return;
       set.add(hook);
-      for (const to of t.chains.get(name)?.jumps ?? [])
+      for (const r of t.chains.get(name)?.rules ?? []) {
+        const to = jumpOf(r);
         if (to !== undefined && t.chains.has(to)) visit(to, hook);
+      }
     };
     for (const hook of BUILTIN_CHAINS[t.name]) visit(hook, hook);
     for (const c of t.chains.values()) {
@@ -169,11 +198,11 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   const commit = (t: TableBuilder): void => {
     checkHooks(t);
     for (const c of t.chains.values()) {
-      for (let k = 0; k < c.jumps.length; k++) {
-        const to = c.jumps[k];
+      for (const r of c.rules) {
+        const to = jumpOf(r);
         if (to === undefined) continue;
         const target = t.chains.get(to);
-        const line = c.rules[k]?.line ?? lineNo;
+        const line = r.line ?? lineNo;
         if (target === undefined)
           issues.push({
             file,
@@ -197,7 +226,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const isReferenced = (t: TableBuilder, name: string): boolean => {
-    for (const c of t.chains.values()) if (c.name !== name && c.jumps.includes(name)) return true;
+    for (const c of t.chains.values())
+      if (c.name !== name && c.rules.some((r) => jumpOf(r) === name)) return true;
     return false;
   };
 
@@ -233,7 +263,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         }
         let parsed;
         try {
-          parsed = parseRuleWords(words, start, family, t.name, counters);
+          parsed = parseRuleWords(words, start, family, t.name, counters, upstreamTest);
         } catch (e) {
           if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
           throw e;
@@ -259,15 +289,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
                 `match "${m.module}" with these options is not valid in the ${chain.name} chain`,
               );
           }
-        rule.setSource(line, start);
+        rule.setSource(text, lineStart, lineEnd, start);
         rule.line = lineNo;
         if (index === chain.rules.length) {
-          chain.rules.push(rule);
-          chain.jumps.push(parsed.jumpTo);
-        } else {
-          chain.rules.splice(index, 0, rule);
-          chain.jumps.splice(index, 0, parsed.jumpTo);
-        }
+          // push() leaves room for 16 more rules in every chain, and most chains of a large
+          // dump (kube-proxy's endpoint chains) hold two or three: copy small ones exactly.
+          if (chain.rules.length < 16) chain.rules = chain.rules.concat([rule]);
+          else chain.rules.push(rule);
+        } else chain.rules.splice(index, 0, rule);
         return;
       }
       case "-N":
@@ -279,7 +308,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           name: chainName,
           builtin: false,
           rules: [],
-          jumps: [],
           line: lineNo,
         });
         return;
@@ -310,7 +338,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
         for (const c of list) {
           c.rules = [];
-          c.jumps = [];
         }
         return;
       }
@@ -334,10 +361,14 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const handleChainLine = (t: TableBuilder, line: string): void => {
-    const parts = line
-      .slice(1)
-      .split(/[ \t]+/)
-      .filter((p) => p !== "");
+    const rest = line.slice(1);
+    const parts =
+      rest.indexOf("\t") === -1 &&
+      rest.indexOf("  ") === -1 &&
+      !rest.startsWith(" ") &&
+      !rest.endsWith(" ")
+        ? rest.split(" ")
+        : rest.split(/[ \t]+/).filter((p) => p !== "");
     const [name, policy, countersText] = parts;
     if (name === undefined) fail(`missing chain name`);
     checkChainName(name);
@@ -347,10 +378,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       fail(`chain "${name}": bad counters "${countersText}"`);
     const existing = t.chains.get(name);
     if (existing?.builtin === true || BUILTIN_CHAINS[t.name].includes(name as never)) {
-      if (policy !== "ACCEPT" && policy !== "DROP")
-        fail(`bad policy "${policy}" for built-in chain "${name}"`);
       const c = existing as ChainBuilder;
-      c.policy = policy;
+      if (policy === "ACCEPT" || policy === "DROP") c.policy = policy;
+      else if (!(upstreamTest && policy === "-"))
+        fail(`bad policy "${policy}" for built-in chain "${name}"`);
       if (counters !== undefined) c.counters = counters;
       c.line = lineNo;
       return;
@@ -359,10 +390,9 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (existing !== undefined) {
       // iptables-nft flushes a user chain that is declared again.
       existing.rules = [];
-      existing.jumps = [];
       return;
     }
-    const c: ChainBuilder = { name, builtin: false, rules: [], jumps: [], line: lineNo };
+    const c: ChainBuilder = { name, builtin: false, rules: [], line: lineNo };
     if (counters !== undefined) c.counters = counters;
     t.chains.set(name, c);
   };
@@ -372,6 +402,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (end === -1) end = len;
     if (pos === len) break;
     let line = text.slice(pos, end);
+    lineStart = pos;
+    lineEnd = line.endsWith("\r") ? end - 1 : end;
     pos = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);

@@ -11,6 +11,7 @@ import {
   ExtensionError,
   type BuildEnv,
   type MatchExtension,
+  type OptionSpec,
   type ParsedOption,
 } from "../matches/extension.js";
 import type { Match } from "../matches/index.js";
@@ -19,6 +20,7 @@ import { parseAddressSpec } from "../matches/values.js";
 import { matchExtension, targetExtension } from "../registry.js";
 import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
+import { BuildCache } from "./build-cache.js";
 import { splitRestoreWords } from "./words.js";
 
 /** A rule problem; `parseRuleWords` callers add the file and line. */
@@ -41,10 +43,11 @@ interface Loaded {
 }
 
 /**
- * A parsed rule. `written` is computed on first use from the source line (a slice of the input):
+ * A parsed rule. `written` is computed on first use from the source line (offsets into the input):
  * keeping 4 million words of a 300,000-rule dump alive roughly doubles the parse time in
- * garbage collection. It is a prototype getter, so a spread copy (`{ ...rule }`) drops it and
- * the restore formatter then prints that rule canonically.
+ * garbage collection. It is an own enumerable accessor (one shared getter, so every rule keeps
+ * the same hidden class), so a spread copy (`{ ...rule }`) or `Object.keys` sees it like any
+ * other field: the copy gets the words as a plain property and still prints as written.
  */
 export class SourceRule implements Rule {
   declare protocol?: Negatable<string>;
@@ -56,17 +59,33 @@ export class SourceRule implements Rule {
   declare target?: Target;
   declare counters?: Counters;
   declare line?: number;
+  declare readonly written: readonly string[];
+  /** The rule's line is #text[#from, #to) (offsets into the whole input, not a copy). */
   #text = "";
+  #from = 0;
+  #to = 0;
+  /** Index of the first word after `-A CHAIN`. */
   #start = 0;
   #written: readonly string[] | undefined;
-  constructor(readonly matches: readonly Match[]) {}
-  setSource(text: string, start: number): void {
-    this.#text = text;
-    this.#start = start;
+  static readonly #writtenProperty: PropertyDescriptor = {
+    get(this: SourceRule): readonly string[] {
+      this.#written ??= splitRestoreWords(this.#text.slice(this.#from, this.#to)).raw.slice(
+        this.#start,
+      );
+      return this.#written;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+  constructor(readonly matches: readonly Match[]) {
+    Object.defineProperty(this, "written", SourceRule.#writtenProperty);
   }
-  get written(): readonly string[] {
-    this.#written ??= splitRestoreWords(this.#text).raw.slice(this.#start);
-    return this.#written;
+  /** The rule was read from `text.slice(from, to)`, its own words starting at word `start`. */
+  setSource(text: string, from: number, to: number, start: number): void {
+    this.#text = text;
+    this.#from = from;
+    this.#to = to;
+    this.#start = start;
   }
 }
 
@@ -76,59 +95,72 @@ export interface ParsedRule {
   readonly jumpTo?: string;
 }
 
-function lookupOption(
+/** The canonical spelling of option `name` if `owner` has it (directly or as an alias). */
+function canonicalOption(
   name: string,
-  owners: readonly {
+  owner: {
     readonly options: Readonly<Record<string, unknown>>;
     readonly aliases?: Readonly<Record<string, string>>;
-  }[],
-): { index: number; canonical: string } | undefined {
-  // The most recently loaded module wins: `-m comment --comment a -m comment --comment b`.
-  for (let k = owners.length - 1; k >= 0; k--) {
-    const o = owners[k] as (typeof owners)[number];
-    if (Object.hasOwn(o.options, name)) return { index: k, canonical: name };
-    const alias = o.aliases?.[name];
-    if (alias !== undefined) return { index: k, canonical: alias };
-  }
-  return undefined;
+  },
+): string | undefined {
+  if (Object.hasOwn(owner.options, name)) return name;
+  return owner.aliases?.[name];
 }
 
-function lookupLoaded(
-  name: string,
-  loaded: readonly Loaded[],
-): { index: number; canonical: string } | undefined {
+/** The loaded module that claims option `name`, or -1. */
+function loadedIndex(name: string, loaded: readonly Loaded[]): number {
   // The most recently loaded module wins: `-m comment --comment a -m comment --comment b`.
-  for (let k = loaded.length - 1; k >= 0; k--) {
-    const e = (loaded[k] as Loaded).ext;
-    if (Object.hasOwn(e.options, name)) return { index: k, canonical: name };
-    const alias = e.aliases?.[name];
-    if (alias !== undefined) return { index: k, canonical: alias };
+  for (let k = loaded.length - 1; k >= 0; k--)
+    if (canonicalOption(name, (loaded[k] as Loaded).ext) !== undefined) return k;
+  return -1;
+}
+
+/** Shared match and target values (see build-cache.ts); bounded, as it outlives a parse. */
+const BUILD_CACHE_LIMIT = 200_000;
+const buildCache = new BuildCache(BUILD_CACHE_LIMIT);
+let jumpCache = new Map<string, Target>();
+let gotoCache = new Map<string, Target>();
+
+function jumpTarget(chain: string, goto: boolean): Target {
+  const cache = goto ? gotoCache : jumpCache;
+  let t = cache.get(chain);
+  if (t === undefined) {
+    t = { kind: "jump", chain, goto };
+    if (jumpCache.size + gotoCache.size >= BUILD_CACHE_LIMIT) {
+      jumpCache = new Map();
+      gotoCache = new Map();
+    } else cache.set(chain, t);
   }
-  return undefined;
+  return t;
 }
 
 /**
- * Match and target values are immutable, so rules written alike share one instance: a
- * kube-proxy dump repeats the same comment, port and probability thousands of times, and
- * sharing keeps the parsed rule set small (most of a large parse is garbage collection).
+ * `-p`, `-s` and `-d` values are immutable too and repeat across rules (every kube-proxy rule
+ * has `-p tcp`), so their `Negatable` wrappers are shared as well.
  */
-const buildCache = new Map<string, Match | Target>();
-const BUILD_CACHE_LIMIT = 200_000;
+const protocols = [new Map<string, Negatable<string>>(), new Map<string, Negatable<string>>()];
+let addresses = [new Map<CIDR, Negatable<CIDR>>(), new Map<CIDR, Negatable<CIDR>>()];
 
-function remember(key: string, v: Match | Target): void {
-  if (buildCache.size >= BUILD_CACHE_LIMIT) buildCache.clear();
-  buildCache.set(key, v);
+function negatableProtocol(value: string, negated: boolean): Negatable<string> {
+  const cache = protocols[negated ? 1 : 0] as Map<string, Negatable<string>>;
+  let p = cache.get(value);
+  if (p === undefined) cache.set(value, (p = { value, negated }));
+  return p;
 }
 
-function buildKey(owner: string, envKey: string, options: readonly ParsedOption[]): string {
-  let key = `${owner}\u0000${envKey}`;
-  for (const o of options) {
-    key += o.negated ? "\u0001!" : "\u0001";
-    key += o.name;
-    for (const a of o.args) key += `\u0002${a}`;
+function negatableAddress(value: CIDR, negated: boolean): Negatable<CIDR> {
+  const cache = addresses[negated ? 1 : 0] as Map<CIDR, Negatable<CIDR>>;
+  let a = cache.get(value);
+  if (a === undefined) {
+    a = { value, negated };
+    if (cache.size >= BUILD_CACHE_LIMIT)
+      addresses = [new Map<CIDR, Negatable<CIDR>>(), new Map<CIDR, Negatable<CIDR>>()];
+    else cache.set(value, a);
   }
-  return key;
+  return a;
 }
+
+const NO_MATCHES: readonly Match[] = Object.freeze([]);
 
 function argAt(words: readonly string[], i: number, opt: string): string {
   return i < words.length ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
@@ -145,7 +177,9 @@ function ifaceName(w: string): string {
 
 /**
  * Parses `words[start..]`. Throws `RuleError` (plain words) for problems; an extension's own
- * complaint comes back as `RuleError` too.
+ * complaint comes back as `RuleError` too. With `commentTail` (the `upstream-test` dialect),
+ * bare words right after a `--comment VALUE` are skipped, as kube-proxy's test fake skips them:
+ * `--comment kubernetes service portals` is the comment "kubernetes".
  */
 export function parseRuleWords(
   words: readonly string[],
@@ -153,6 +187,7 @@ export function parseRuleWords(
   family: IPFamily,
   table: TableName,
   counters: Counters | undefined,
+  commentTail = false,
 ): ParsedRule {
   let protocol: Negatable<string> | undefined;
   let source: Negatable<CIDR> | undefined;
@@ -167,10 +202,13 @@ export function parseRuleWords(
   let jumpTo: string | undefined;
   let goto = false;
   let neg = false;
+  // Whether the previous option was `--comment` and commentTail is on.
+  let afterComment = false;
   const n = words.length;
   let i = start;
   while (i < n) {
     const w = words[i] as string;
+    let nextAfterComment = false;
     if (w === "!") {
       if (neg) bad(`multiple "!" flags not allowed`);
       neg = true;
@@ -185,7 +223,7 @@ export function parseRuleWords(
         const c = protocolCanonical(v);
         if (c === undefined) bad(`unknown protocol "${v}" specified`);
         if (c === "all" && neg) bad(`rule would never match protocol`);
-        protocol = { value: c, negated: neg };
+        protocol = negatableProtocol(c, neg);
         i += 2;
         break;
       }
@@ -196,7 +234,7 @@ export function parseRuleWords(
         const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
-        source = { value: parseAddressSpec(v, family, "-s"), negated: neg };
+        source = negatableAddress(parseAddressSpec(v, family, "-s"), neg);
         i += 2;
         break;
       }
@@ -207,7 +245,7 @@ export function parseRuleWords(
         const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
-        destination = { value: parseAddressSpec(v, family, "-d"), negated: neg };
+        destination = negatableAddress(parseAddressSpec(v, family, "-d"), neg);
         i += 2;
         break;
       }
@@ -269,39 +307,41 @@ export function parseRuleWords(
         break;
       }
       default: {
+        if (afterComment && !neg && !w.startsWith("-")) {
+          i++;
+          continue;
+        }
         if (!w.startsWith("-") || w.length < 2) bad(`bad argument "${w}"`);
-        let owner: { options: ParsedOption[] } | undefined;
-        let canonical = w;
-        let spec;
+        let options: ParsedOption[] | undefined;
+        let canonical: string | undefined;
+        let spec: OptionSpec | undefined;
         if (targetExt !== undefined) {
-          const t = lookupOption(w, [targetExt]);
-          if (t !== undefined) {
-            owner = { options: targetOptions };
-            canonical = t.canonical;
+          canonical = canonicalOption(w, targetExt);
+          if (canonical !== undefined) {
+            options = targetOptions;
             spec = targetExt.options[canonical];
           }
         }
-        if (owner === undefined) {
-          let found = lookupLoaded(w, loaded);
-          if (found === undefined && protocol !== undefined && !protocol.negated) {
+        if (options === undefined) {
+          let k = loadedIndex(w, loaded);
+          if (k === -1 && protocol !== undefined && !protocol.negated) {
             const implicit = implicitModule(protocol.value);
             const ext = implicit === undefined ? undefined : matchExtension(implicit);
             if (
               ext !== undefined &&
-              lookupOption(w, [ext]) !== undefined &&
+              canonicalOption(w, ext) !== undefined &&
               !loaded.some((l) => l.ext === ext)
             ) {
               loaded.push({ ext, options: [] });
-              found = lookupOption(w, [ext]);
-              if (found !== undefined)
-                found = { index: loaded.length - 1, canonical: found.canonical };
+              k = loaded.length - 1;
             }
           }
-          if (found === undefined) bad(`unknown option "${w}"`);
-          const l = loaded[found.index] as Loaded;
-          owner = l;
-          canonical = found.canonical;
-          spec = l.ext.options[canonical];
+          if (k === -1) bad(`unknown option "${w}"`);
+          const l = loaded[k] as Loaded;
+          const c = canonicalOption(w, l.ext) as string;
+          canonical = c;
+          options = l.options;
+          spec = l.ext.options[c];
         }
         if (spec === undefined) bad(`unknown option "${w}"`);
         if (neg && !spec.negatable) bad(`option "${w}" cannot be inverted`);
@@ -312,11 +352,14 @@ export function parseRuleWords(
             : spec.args === 1
               ? [words[i + 1] as string]
               : words.slice(i + 1, i + 1 + spec.args);
-        owner.options.push({ name: canonical, negated: neg, args });
+        // Both branches above set canonical with options.
+        options.push({ name: canonical as string, negated: neg, args });
         i += 1 + spec.args;
+        nextAfterComment = commentTail && canonical === "--comment";
       }
     }
     neg = false;
+    afterComment = nextAfterComment;
   }
   if (neg) bad(`"!" at the end of the rule negates nothing`);
   // iptables-nft cannot express "not in /0" (the kernel answers EINVAL).
@@ -325,39 +368,29 @@ export function parseRuleWords(
   if (destination?.negated === true && destination.value.prefix === 0)
     bad(`"! -d" with a /0 prefix is not supported by the kernel`);
   const env: BuildEnv = { family, protocol };
-  const matches: Match[] = [];
+  let matches = NO_MATCHES;
   let target: Target | undefined;
   try {
-    const envKey =
-      protocol === undefined ? family : `${family} ${protocol.negated ? "!" : ""}${protocol.value}`;
-    for (const l of loaded) {
-      const key = buildKey(l.ext.module, envKey, l.options);
-      let m = buildCache.get(key) as Match | undefined;
-      if (m === undefined) {
-        m = l.ext.build(l.options, env);
-        remember(key, m);
-      }
-      matches.push(m);
-    }
+    // map: an array of the exact size (a pushed-to array keeps spare room for every rule).
+    if (loaded.length > 0)
+      matches = loaded.map((l) => {
+        let m = buildCache.lookup(l.ext, family, protocol, l.options) as Match | undefined;
+        if (m === undefined) {
+          m = l.ext.build(l.options, env);
+          buildCache.store(m);
+        }
+        return m;
+      });
     if (targetExt !== undefined) {
       if (targetExt.tables !== undefined && !targetExt.tables.includes(table))
         bad(`target "${targetExt.name}" is only valid in the ${targetExt.tables.join("/")} table`);
-      const key = buildKey(`-j ${targetExt.name}`, envKey, targetOptions);
-      let t = buildCache.get(key) as Target | undefined;
+      let t = buildCache.lookup(targetExt, family, protocol, targetOptions) as Target | undefined;
       if (t === undefined) {
         t = targetExt.build(targetOptions, env);
-        remember(key, t);
+        buildCache.store(t);
       }
       target = t;
-    } else if (jumpTo !== undefined) {
-      const key = `${goto ? "-g" : "-j"} ${jumpTo}`;
-      let t = buildCache.get(key) as Target | undefined;
-      if (t === undefined) {
-        t = { kind: "jump", chain: jumpTo, goto };
-        remember(key, t);
-      }
-      target = t;
-    }
+    } else if (jumpTo !== undefined) target = jumpTarget(jumpTo, goto);
   } catch (e) {
     if (e instanceof ExtensionError) bad(e.message);
     throw e;

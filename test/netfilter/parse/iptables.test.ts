@@ -8,6 +8,8 @@ import {
   IptablesParseError,
   parseIptables,
   splitRestoreWords,
+  type Rule,
+  type RuleSet,
 } from "../../../src/netfilter/index.js";
 
 function issues(text: string): string[] {
@@ -92,6 +94,28 @@ describe("formatIptablesRestore", () => {
   test("kube-proxy restore text round-trips byte for byte", () => {
     const text = readFileSync("examples/netfilter/kube-proxy.rules", "utf8");
     expect(formatIptablesRestore(parseIptables(text))).toBe(text);
+  });
+  test("spread copies of parsed rules still print as written", () => {
+    const text = readFileSync("examples/netfilter/kube-proxy.rules", "utf8");
+    const rs = parseIptables(text);
+    const copy = (keep: boolean): RuleSet => ({
+      ...rs,
+      tables: rs.tables.map((t) => ({
+        ...t,
+        chains: t.chains.map((c) => ({
+          ...c,
+          rules: c.rules.map((r): Rule => {
+            if (keep) return { ...r };
+            return Object.fromEntries(Object.entries(r).filter(([k]) => k !== "written")) as Rule;
+          }),
+        })),
+      })),
+    });
+    const first = rs.tables.flatMap((t) => t.chains.flatMap((c) => c.rules))[0]!;
+    expect(Object.keys(first)).toContain("written");
+    expect(formatIptablesRestore(copy(true))).toBe(text);
+    // Without the words the same rules print canonically, which differs from kube-proxy's text.
+    expect(formatIptablesRestore(copy(false))).not.toBe(text);
   });
   test("-X lines and declarations keep their place", () => {
     const text =
