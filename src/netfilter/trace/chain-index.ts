@@ -10,6 +10,7 @@
  */
 import { isHostCIDR, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
+import type { Target } from "../targets/index.js";
 import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
@@ -41,6 +42,11 @@ export interface CompiledChain {
   readonly matchers?: readonly RuleMatcher[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
   readonly recentSets: readonly boolean[];
+  /**
+   * Each rule's target kind ("goto" for `-g`), or undefined without a target: an array read
+   * instead of loads from rule and target objects of many shapes on the hot path.
+   */
+  readonly kinds: readonly (Target["kind"] | "goto" | undefined)[];
   /** Jump targets by rule position, resolved on first use. */
   readonly jumpTargets: (CompiledChain | undefined)[];
 }
@@ -153,6 +159,9 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
     recentSets: chain.rules.map((r) =>
       r.matches.some((m) => m.module === "recent" && (m.action === "set" || m.action === "update")),
+    ),
+    kinds: chain.rules.map((r) =>
+      r.target?.kind === "jump" && r.target.goto ? "goto" : r.target?.kind,
     ),
     jumpTargets: [],
   };

@@ -39,7 +39,7 @@ import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { runChain, step, type ChainExit, type WalkEnv } from "./walk.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
-import { packetWith, patch, toArray, withPacket } from "./walk-state.js";
+import { packetRouted, packetWith, patch, toArray, withPacket } from "./walk-state.js";
 
 export interface FinalBranch {
   readonly state: WalkState;
@@ -219,46 +219,53 @@ function runTable(
             table: compiledTable,
             ctx: context(r, hook, table, s0.ipvs),
           };
-    let exits: readonly ChainExit[];
     let known = memo === undefined ? undefined : lookup(memo, s0, reads);
     if (memo !== undefined && known === undefined && memo.length < MEMO_LIMIT) {
       known = { from: s0, exits: memoExits(runChain(env, chain, enter(r, env, chain, bare(s0)))) };
       memo.push(known);
     }
     if (known === undefined || known.exits === null)
-      exits = runChain(env, chain, enter(r, env, chain, s0));
-    else {
-      const replayed: ChainExit[] = [];
+      for (const exit of runChain(env, chain, enter(r, env, chain, s0)))
+        leave(r, env, chain, table, exit.state, exit.end, out);
+    else
       for (const m of known.exits)
-        replayed.push({ state: graft(s0, m, known.from.pkt, reads), end: m.end });
-      exits = replayed;
-    }
-    for (const exit of exits) {
-      switch (exit.end) {
-        case "ACCEPT":
-          out.push(exit.state);
-          break;
-        case "DROP":
-        case "REJECT":
-          r.finals.push({ state: exit.state, stoppedBy: exit.end, delivery: "stopped" });
-          break;
-        case "RETURN":
-        case "FALLTHROUGH": {
-          const policy = chain.policy ?? "ACCEPT";
-          if (policy === "ACCEPT") {
-            out.push(exit.state);
-            break;
-          }
-          const st = r.explain
-            ? step(env, exit.state, { kind: "policy", table, chain: hook, policy })
-            : exit.state;
-          r.finals.push({ state: st, stoppedBy: "DROP", delivery: "stopped" });
-          break;
-        }
-      }
-    }
+        leave(r, env, chain, table, graft(s0, m, known.from.pkt, reads), m.end, out);
   }
   return out;
+}
+
+/** Where a branch goes after a table: on (`out`), or stopped (`r.finals`). */
+function leave(
+  r: HookRunner,
+  env: WalkEnv,
+  chain: CompiledChain,
+  table: TableName,
+  state: WalkState,
+  end: ChainExit["end"],
+  out: WalkState[],
+): void {
+  switch (end) {
+    case "ACCEPT":
+      out.push(state);
+      return;
+    case "DROP":
+    case "REJECT":
+      r.finals.push({ state, stoppedBy: end, delivery: "stopped" });
+      return;
+    case "RETURN":
+    case "FALLTHROUGH": {
+      const policy = chain.policy ?? "ACCEPT";
+      if (policy === "ACCEPT") {
+        out.push(state);
+        return;
+      }
+      const st = r.explain
+        ? step(env, state, { kind: "policy", table, chain: env.ctx.hook, policy })
+        : state;
+      r.finals.push({ state: st, stoppedBy: "DROP", delivery: "stopped" });
+      return;
+    }
+  }
 }
 
 /** The branch entering a table's built-in chain (with its explanation step). */
@@ -411,21 +418,32 @@ function lookup(entries: readonly MemoEntry[], s: WalkState, f: number): MemoEnt
 function rebase(exit: Packet, from: Packet, branch: Packet, f: number): Packet {
   if (branch === from || f === ALL) return exit;
   if (exit === from) return branch;
-  return packetWith(exit, {
-    ...(f & SRC ? {} : { src: branch.src }),
-    ...(f & SPORT ? {} : { sport: branch.sport }),
-    ...(f & DST ? {} : { dst: branch.dst }),
-    ...(f & DPORT ? {} : { dport: branch.dport }),
-    ...(f & IN_IFACE ? {} : { inInterface: branch.inInterface }),
-    ...(f & OUT_IFACE ? {} : { outInterface: branch.outInterface }),
-    ...(f & MARK ? {} : { mark: branch.mark }),
-    ...(f & CONNMARK ? {} : { connmark: branch.connmark }),
-  });
+  // packetWith(exit, {...}) field by field (`??` as there), without the change object: this
+  // runs for every branch that replays a walk.
+  return {
+    family: exit.family,
+    protocol: exit.protocol,
+    src: f & SRC ? exit.src : (branch.src ?? exit.src),
+    sport: f & SPORT ? exit.sport : (branch.sport ?? exit.sport),
+    dst: f & DST ? exit.dst : (branch.dst ?? exit.dst),
+    dport: f & DPORT ? exit.dport : (branch.dport ?? exit.dport),
+    inInterface: f & IN_IFACE ? exit.inInterface : (branch.inInterface ?? exit.inInterface),
+    outInterface: f & OUT_IFACE ? exit.outInterface : (branch.outInterface ?? exit.outInterface),
+    mark: f & MARK ? exit.mark : (branch.mark ?? exit.mark),
+    connmark: f & CONNMARK ? exit.connmark : (branch.connmark ?? exit.connmark),
+    ctState: exit.ctState,
+    ctOrig: exit.ctOrig,
+    icmpType: exit.icmpType,
+    icmpCode: exit.icmpCode,
+    fragment: exit.fragment,
+    tcpFlags: exit.tcpFlags,
+    ctDirection: exit.ctDirection,
+  } as Packet;
 }
 
 export function routeBranch(r: HookRunner, s: WalkState): { state: WalkState; local: boolean } {
   const d = route(r.dp, s.pkt.dst);
-  const next = withPacket(s, packetWith(s.pkt, { outInterface: d.outInterface }));
+  const next = withPacket(s, packetRouted(s.pkt, d.outInterface));
   const st = r.explain
     ? patch(next, {
         steps: {

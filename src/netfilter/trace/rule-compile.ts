@@ -4,14 +4,28 @@
  * not match, 1 it matches, anything between: it matches with that probability (statistic).
  * What is decided from the rule alone is decided here, once: `-s`/`-d` masks, which of the five
  * packet protocols `-p` accepts, comments (always hold), `--ctstate`-only conntrack matches,
- * and statistic matches (their outcome does not depend on the packet). Every other match goes
- * to the match registry, as in `ruleHolds`. The naive walk keeps using `ruleHolds`, so the
- * chain-index property test compares the two.
+ * tcp (ports only), udp and mark matches (inlined), and statistic matches (their outcome does
+ * not depend on the packet). Every other match goes to the match registry, as in `ruleHolds`.
+ * The naive walk keeps using `ruleHolds`, so the chain-index property test compares the two.
  */
-import { maskValue4, maskValue6, type CIDR, type IPAddress } from "../../net/index.js";
+import {
+  maskValue4,
+  maskValue6,
+  type CIDR,
+  type IPAddress,
+  type PortRange,
+} from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
-import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
+import type {
+  EvalContext,
+  L4Protocol,
+  Match,
+  MatchOutcome,
+  Negatable,
+  Packet,
+  Rule,
+} from "../model.js";
 import { evaluateMatch } from "../registry.js";
 import { ctstateOnly } from "./rule-match.js";
 
@@ -28,11 +42,22 @@ function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check 
   if (cidr.family === "IPv4") {
     const mask = maskValue4(cidr.prefix);
     const net = cidr.network.value as number;
-    const inside = (ip: IPAddress): boolean =>
-      ip.family === "IPv4" && (ip.value & mask) >>> 0 === net;
+    // The address test written into each closure (no nested call: these run for most rules).
     return side === "src"
-      ? (p) => (p.family !== "IPv4" || inside(p.src) === negated ? 0 : 1)
-      : (p) => (p.family !== "IPv4" || inside(p.dst) === negated ? 0 : 1);
+      ? (p) => {
+          const a = p.src;
+          return p.family !== "IPv4" ||
+            (a.family === "IPv4" && (a.value & mask) >>> 0 === net) === negated
+            ? 0
+            : 1;
+        }
+      : (p) => {
+          const a = p.dst;
+          return p.family !== "IPv4" ||
+            (a.family === "IPv4" && (a.value & mask) >>> 0 === net) === negated
+            ? 0
+            : 1;
+        };
   }
   const mask6 = maskValue6(cidr.prefix);
   const net6 = cidr.network.value as bigint;
@@ -62,14 +87,45 @@ function matchCheck(m: Match): Check | undefined {
   if (
     m.module === "conntrack" &&
     ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined
-  )
-    return (p) => probabilityOf(ctstateOnly(m, p)!);
+  ) {
+    // ctstateOnly's decision with its rule-only checks done here, once.
+    const states = m.ctstate!.value;
+    const hit = m.ctstate!.negated ? 0 : 1;
+    return (p) => {
+      for (let i = 0; i < states.length; i++) if (p.ctState.includes(states[i]!)) return hit;
+      return 1 - hit;
+    };
+  }
+  // The registry's tcp (without flags or options), udp and mark decisions, inlined: kube-proxy
+  // puts `-m tcp --dport` and `-m mark` on rules every service packet meets.
+  if (
+    (m.module === "tcp" && m.flags === undefined && m.option === undefined) ||
+    m.module === "udp"
+  ) {
+    const proto = m.module;
+    const sport = m.sport;
+    const dport = m.dport;
+    return (p) =>
+      p.protocol === proto && !p.fragment && inRange(p.sport, sport) && inRange(p.dport, dport)
+        ? 1
+        : 0;
+  }
+  if (m.module === "mark") {
+    const { value, mask } = m.mark.value;
+    const negated = m.mark.negated;
+    return (p) => (((p.mark & mask) >>> 0 === value) !== negated ? 1 : 0);
+  }
   if (m.module === "statistic") {
     // The statistic match's outcome depends on the rule only: evaluate it once.
     let cached: number | undefined;
     return (p, ctx) => (cached ??= probabilityOf(evaluateMatch(m, p, ctx)));
   }
   return (p, ctx) => probabilityOf(evaluateMatch(m, p, ctx));
+}
+
+/** port-match.ts's range test. */
+function inRange(port: number, r: Negatable<PortRange> | undefined): boolean {
+  return r === undefined || (port >= r.value.from && port <= r.value.to) !== r.negated;
 }
 
 /** The compiled form of `ruleHolds(rule, packet, ctx, evaluateMatch)`. */
@@ -111,6 +167,17 @@ export function compileRuleMatcher(rule: Rule): RuleMatcher {
       if (x === 0) return 0;
       const y = b(p, ctx);
       return y === 0 ? 0 : clamp(x * y);
+    };
+  }
+  if (checks.length === 3) {
+    const [a, b, c] = checks as [Check, Check, Check];
+    return (p, ctx) => {
+      const x = a(p, ctx);
+      if (x === 0) return 0;
+      const y = b(p, ctx);
+      if (y === 0) return 0;
+      const z = c(p, ctx);
+      return z === 0 ? 0 : clamp(x * y * z);
     };
   }
   return (p, ctx) => {

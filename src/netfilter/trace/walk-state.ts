@@ -62,11 +62,14 @@ export function patch(s: WalkState, c: StatePatch): WalkState {
   };
 }
 
-/** `patch(s, { path: label :: s.path })` without the patch object (the hot path). */
-export function withPath(s: WalkState, label: string): WalkState {
+/**
+ * `patch(s, { path: label :: s.path, prob })` without the patch object (the hot path); `prob`
+ * defaults to the state's own.
+ */
+export function withPath(s: WalkState, label: string, prob = s.prob): WalkState {
   return {
     pkt: s.pkt,
-    prob: s.prob,
+    prob,
     path: { head: label, tail: s.path },
     steps: s.steps,
     dnat: s.dnat,
@@ -163,4 +166,78 @@ export function withPacket(s: WalkState, pkt: Packet): WalkState {
     recentUpdates: s.recentUpdates,
     ipvs: s.ipvs,
   };
+}
+
+/** `patch(s, { pkt, dnat: true })` (or `snat`) without the patch object. */
+export function translated(s: WalkState, pkt: Packet, side: "dnat" | "snat"): WalkState {
+  return {
+    pkt,
+    prob: s.prob,
+    path: s.path,
+    steps: s.steps,
+    dnat: side === "dnat" || s.dnat,
+    snat: side === "snat" || s.snat,
+    accepted: s.accepted,
+    untracked: s.untracked,
+    recentUpdates: s.recentUpdates,
+    ipvs: s.ipvs,
+  };
+}
+
+/*
+ * packetWith for the changes the walk makes per branch, without a change object: packetWith
+ * reads its change objects of many shapes megamorphically. Same result (no value is undefined).
+ */
+
+/** `packetWith(p, { dst, dport, ctState })` (side "dst") or `{ src, sport, ctState }`. */
+export function packetTranslated(
+  p: Packet,
+  side: "src" | "dst",
+  ip: IPAddress,
+  port: number,
+  ctState: Packet["ctState"],
+): Packet {
+  const d = side === "dst";
+  return {
+    family: p.family,
+    protocol: p.protocol,
+    src: d ? p.src : ip,
+    sport: d ? p.sport : port,
+    dst: d ? ip : p.dst,
+    dport: d ? port : p.dport,
+    inInterface: p.inInterface,
+    outInterface: p.outInterface,
+    mark: p.mark,
+    connmark: p.connmark,
+    ctState,
+    ctOrig: p.ctOrig,
+    icmpType: p.icmpType,
+    icmpCode: p.icmpCode,
+    fragment: p.fragment,
+    tcpFlags: p.tcpFlags,
+    ctDirection: p.ctDirection,
+  } as Packet;
+}
+
+/** `packetWith(p, { outInterface })`. */
+export function packetRouted(p: Packet, outInterface: string): Packet {
+  return {
+    family: p.family,
+    protocol: p.protocol,
+    src: p.src,
+    sport: p.sport,
+    dst: p.dst,
+    dport: p.dport,
+    inInterface: p.inInterface,
+    outInterface,
+    mark: p.mark,
+    connmark: p.connmark,
+    ctState: p.ctState,
+    ctOrig: p.ctOrig,
+    icmpType: p.icmpType,
+    icmpCode: p.icmpCode,
+    fragment: p.fragment,
+    tcpFlags: p.tcpFlags,
+    ctDirection: p.ctDirection,
+  } as Packet;
 }

@@ -18,7 +18,15 @@ import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
-import { packetWith, patch, withPacket, withPath, withProb } from "./walk-state.js";
+import {
+  packetTranslated,
+  packetWith,
+  patch,
+  translated,
+  withPacket,
+  withPath,
+  withProb,
+} from "./walk-state.js";
 
 export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
 
@@ -70,16 +78,29 @@ export function runChain(
   state: WalkState,
   depth = 0,
 ): ChainExit[] {
-  if (depth > MAX_DEPTH)
-    throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
   const out: ChainExit[] = [];
-  runFrom(env, chain, 0, state, depth, out);
+  runChainInto(env, chain, state, depth, out);
   return out;
 }
 
-function lookupChain(env: WalkEnv, name: string, from: CompiledChain, i: number): CompiledChain {
+/** runChain appending to `out`. */
+function runChainInto(
+  env: WalkEnv,
+  chain: CompiledChain,
+  state: WalkState,
+  depth: number,
+  out: ChainExit[],
+): void {
+  if (depth > MAX_DEPTH)
+    throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+  runFrom(env, chain, 0, state, depth, out);
+}
+
+function lookupChain(env: WalkEnv, from: CompiledChain, i: number): CompiledChain {
   const cached = from.jumpTargets[i];
   if (cached !== undefined) return cached;
+  const t = from.rules[i]!.target as Extract<Target, { kind: "jump" }>;
+  const name = t.chain;
   const c = env.table.chains.get(name);
   if (c === undefined)
     throw new TraceError(`${from.table}/${from.name}: jump to missing chain ${name}`);
@@ -107,6 +128,10 @@ function runFrom(
   out: ChainExit[],
 ): void {
   let state = initial;
+  // The branch's probability, kept apart from `state` (whose own `prob` may be stale): a run
+  // of statistic rules then makes no state for each not-taken share; applyRule and the
+  // fall-through put it into the states they make.
+  let prob = state.prob;
   const candidates = candidateRules(chain, state.pkt.dst, state.pkt.dport);
   const rules = chain.rules;
   // Compiled conditions decide as ruleHolds does with the registry's evaluator (rule-compile.ts).
@@ -115,16 +140,16 @@ function runFrom(
   let k = candidates === undefined ? start : firstCandidateAtOrAfter(candidates, start);
   for (; k < count; k++) {
     const i = candidates === undefined ? k : candidates[k]!;
-    const rule = rules[i]!;
     const p =
       matchers !== undefined
         ? matchers[i]!(state.pkt, env.ctx)
-        : probabilityOf(ruleHolds(rule, state.pkt, env.ctx, env.evaluate));
+        : probabilityOf(ruleHolds(rules[i]!, state.pkt, env.ctx, env.evaluate));
     if (p === 0) continue;
-    let taken = state;
     if (p < 1) {
-      taken = withProb(state, state.prob * p);
-      state = withProb(state, state.prob * (1 - p));
+      // The taken branch's probability goes into the first state applyRule makes anyway.
+      const taken = state;
+      const takenProb = prob * p;
+      prob = prob * (1 - p);
       if (env.explain)
         state = step(env, state, {
           kind: "branch-not-taken",
@@ -133,14 +158,15 @@ function runFrom(
           index: i + 1,
           probability: 1 - p,
         });
-      const stop = applyRule(env, chain, i, rule, taken, p, depth, out);
+      const stop = applyRule(env, chain, i, rules[i]!, taken, takenProb, p, depth, out);
       if (stop === "continue") continue;
       runFrom(env, chain, i + 1, stop, depth, out);
       continue;
     }
-    const next = applyRule(env, chain, i, rule, taken, undefined, depth, out);
+    const next = applyRule(env, chain, i, rules[i]!, state, prob, undefined, depth, out);
     if (next === "continue") return;
     state = next;
+    prob = next.prob;
     // A changed destination (only via targets that go on, which none do today) would need a
     // new candidate list; keep the walk exact if that ever happens.
     if (
@@ -151,12 +177,13 @@ function runFrom(
       return;
     }
   }
-  out.push({ state, end: "FALLTHROUGH" });
+  out.push({ state: prob === state.prob ? state : withProb(state, prob), end: "FALLTHROUGH" });
 }
 
 /**
- * Applies a matched rule's target. Returns the state to go on with at the next rule, or
- * "continue" when the branch ended here (its exits are in `out`).
+ * Applies a matched rule's target to `state0` with probability `prob` (its own, or the taken
+ * share of a split). Returns the state to go on with at the next rule, or "continue" when the
+ * branch ended here (its exits are in `out`).
  */
 function applyRule(
   env: WalkEnv,
@@ -164,6 +191,7 @@ function applyRule(
   i: number,
   rule: Rule,
   state0: WalkState,
+  prob: number,
   probability: number | undefined,
   depth: number,
   out: ChainExit[],
@@ -175,9 +203,12 @@ function applyRule(
     for (const u of updates) list = { head: u, tail: list };
     state = patch(state, { recentUpdates: list });
   }
-  const target = rule.target;
-  if (target === undefined) return state;
-  state = withPath(state, chain.labels[i]!);
+  const kind = chain.kinds[i];
+  if (kind === undefined) return prob === state.prob ? state : withProb(state, prob);
+  state = withPath(state, chain.labels[i]!, prob);
+  if (!env.explain && (kind === "jump" || kind === "goto"))
+    return jump(env, chain, i, kind === "goto", state, depth, out);
+  const target = rule.target!;
   if (env.explain)
     state = step(env, state, {
       kind: "rule",
@@ -198,28 +229,17 @@ function applyRule(
     case "RETURN":
       out.push({ state, end: "RETURN" });
       return "continue";
-    case "jump": {
-      const sub = lookupChain(env, target.chain, chain, i);
-      for (const exit of runChain(env, sub, state, depth + 1)) {
-        if (exit.end === "RETURN" || exit.end === "FALLTHROUGH") {
-          if (target.goto) out.push({ state: exit.state, end: "RETURN" });
-          else runFrom(env, chain, i + 1, exit.state, depth, out);
-        } else out.push(exit);
-      }
-      return "continue";
-    }
+    case "jump":
+      return jump(env, chain, i, target.goto, state, depth, out);
     case "DNAT": {
       const ip = target.to.ipFrom ?? state.pkt.dst;
       const port = target.to.ports?.from ?? state.pkt.dport;
       const before = state.pkt;
-      state = patch(state, {
-        pkt: packetWith(state.pkt, {
-          dst: ip,
-          dport: port,
-          ctState: withState(state.pkt.ctState, "DNAT"),
-        }),
-        dnat: true,
-      });
+      state = translated(
+        state,
+        packetTranslated(state.pkt, "dst", ip, port, withState(state.pkt.ctState, "DNAT")),
+        "dnat",
+      );
       if (env.explain)
         state = step(env, state, {
           kind: "dnat",
@@ -272,26 +292,70 @@ function applyRule(
   }
 }
 
+/** `-j` / `-g` (goto) to rule `i`'s chain. */
+function jump(
+  env: WalkEnv,
+  chain: CompiledChain,
+  i: number,
+  goto: boolean,
+  state: WalkState,
+  depth: number,
+  out: ChainExit[],
+): "continue" {
+  const sub = lookupChain(env, chain, i);
+  // The sub-chain's exits go straight into `out`; only when one of them comes back
+  // (RETURN, FALLTHROUGH) are they taken out again and handled in order, as runChain's.
+  const mark = out.length;
+  runChainInto(env, sub, state, depth + 1, out);
+  let back = false;
+  for (let k = mark; k < out.length; k++) {
+    const end = out[k]!.end;
+    if (end === "RETURN" || end === "FALLTHROUGH") {
+      back = true;
+      break;
+    }
+  }
+  if (!back) return "continue";
+  for (const exit of out.splice(mark)) {
+    if (exit.end === "RETURN" || exit.end === "FALLTHROUGH") {
+      if (goto) out.push({ state: exit.state, end: "RETURN" });
+      else runFrom(env, chain, i + 1, exit.state, depth, out);
+    } else out.push(exit);
+  }
+  return "continue";
+}
+
 function untrack(state: WalkState): WalkState {
   return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: ["UNTRACKED"] }) });
 }
 
-function withState(
-  states: WalkState["pkt"]["ctState"],
-  s: "DNAT" | "SNAT",
-): WalkState["pkt"]["ctState"] {
-  return states.includes(s) ? states : [...states, s];
+type CtStates = WalkState["pkt"]["ctState"];
+
+/**
+ * The last list extended per state, and the result: every branch of a packet extends the same
+ * list, so they share one (the lists are never mutated).
+ */
+const extended = {
+  DNAT: { from: undefined as CtStates | undefined, to: [] as CtStates },
+  SNAT: { from: undefined as CtStates | undefined, to: [] as CtStates },
+};
+
+function withState(states: CtStates, s: "DNAT" | "SNAT"): CtStates {
+  if (states.includes(s)) return states;
+  const last = extended[s];
+  if (last.from !== states) {
+    last.from = states;
+    last.to = [...states, s];
+  }
+  return last.to;
 }
 
 function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
-  const next: WalkState = patch(state, {
-    pkt: packetWith(state.pkt, {
-      src: ip,
-      sport: port,
-      ctState: withState(state.pkt.ctState, "SNAT"),
-    }),
-    snat: true,
-  });
+  const next: WalkState = translated(
+    state,
+    packetTranslated(state.pkt, "src", ip, port, withState(state.pkt.ctState, "SNAT")),
+    "snat",
+  );
   if (!env.explain) return next;
   return step(env, next, {
     kind: "snat",

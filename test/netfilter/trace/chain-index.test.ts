@@ -156,6 +156,7 @@ describe("destination index", () => {
         labels: [],
         index,
         recentSets: [],
+        kinds: [],
         jumpTargets: [],
       };
       for (const ip of POOL) {
