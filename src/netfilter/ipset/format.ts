@@ -22,8 +22,13 @@ function quote(s: string): string {
   return `"${s}"`;
 }
 
+/** The element an entry stands for (`10.0.0.0/8,tcp:80`): its identity in the set. */
+export function formatIpsetElement(e: IpsetEntry): string {
+  return e.parts.map(part).join(",");
+}
+
 export function formatIpsetEntry(set: Ipset, e: IpsetEntry): string {
-  let out = `add ${set.name} ${e.parts.map(part).join(",")}`;
+  let out = `add ${set.name} ${formatIpsetElement(e)}`;
   if (e.nomatch) out += " nomatch";
   if (e.timeout !== undefined) out += ` timeout ${e.timeout}`;
   if (e.comment !== undefined) out += ` comment ${quote(e.comment)}`;

@@ -13,6 +13,7 @@ import {
   type PortRange,
 } from "../../net/index.js";
 import { splitRestoreWords } from "../parse/words.js";
+import { formatIpsetElement } from "./format.js";
 import { IptablesParseError, type IptablesIssue } from "../parse/errors.js";
 import { parseAddressSpec, parseFamilyIP } from "../matches/values.js";
 import { ExtensionError } from "../matches/extension.js";
@@ -193,6 +194,7 @@ function parseCreate(
 export function parseIpsetSave(text: string, file = "<input>"): readonly Ipset[] {
   const sets = new Map<string, ReturnType<typeof parseCreate>>();
   const issues: IptablesIssue[] = [];
+  const elementIndex = new Map<string, Map<string, number>>();
   const lines = text.split("\n");
   lines.forEach((raw, i) => {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
@@ -207,7 +209,9 @@ export function parseIpsetSave(text: string, file = "<input>"): readonly Ipset[]
       } else if (cmd === "add" || cmd === "-A" || cmd === "a") {
         const s = sets.get(rest[0] ?? "");
         if (s === undefined) fail(`add: set "${rest[0] ?? ""}" does not exist`);
-        for (const e of parseEntry(s, rest.slice(1))) s.entries.push(e);
+        let index = elementIndex.get(s.name);
+        if (index === undefined) elementIndex.set(s.name, (index = new Map<string, number>()));
+        for (const e of parseEntry(s, rest.slice(1))) addEntry(s, e, index);
       } else fail(`unknown ipset command "${cmd ?? ""}"`);
     } catch (e) {
       if (e instanceof LineError) issues.push({ file, line: i + 1, message: e.message });
@@ -216,6 +220,20 @@ export function parseIpsetSave(text: string, file = "<input>"): readonly Ipset[]
   });
   if (issues.length > 0) throw new IptablesParseError(issues);
   return [...sets.values()];
+}
+
+/**
+ * Adds an element the way `ipset -exist restore` (kube-proxy's call) does: an element already in
+ * the set (the same after masking, e.g. 1.2.3.4/1 and 0.0.0.0/1) is not added twice; its
+ * options (nomatch, timeout, comment) are updated instead.
+ */
+function addEntry(s: { entries: IpsetEntry[] }, e: IpsetEntry, index: Map<string, number>): void {
+  const key = formatIpsetElement(e);
+  const at = index.get(key);
+  if (at === undefined) {
+    index.set(key, s.entries.length);
+    s.entries.push(e);
+  } else s.entries[at] = e;
 }
 
 export function familyWord(f: IPFamily): string {

@@ -107,3 +107,27 @@ describe("ipsetContains", () => {
     expect(ipsetTest(sets, "missing", [])).toBeUndefined();
   });
 });
+
+describe("ipset -exist restore semantics", () => {
+  test("an element added twice is kept once, with the last options (checked with ipset 7 on the kernel)", () => {
+    // `ipset -exist restore` of these lines, then `ipset save`, printed (bucketsize/initval aside):
+    //   create S hash:net family inet hashsize 1024 maxelem 65536 comment
+    //   add S 10.0.0.0/8
+    //   add S 0.0.0.0/1 comment "b"
+    const sets = parseIpsetSave(
+      [
+        "create S hash:net family inet hashsize 1024 maxelem 65536 comment",
+        'add S 1.2.3.4/1 comment "a"',
+        'add S 0.0.0.0/1 comment "b"',
+        "add S 10.0.0.0/8",
+        "",
+      ].join("\n"),
+    );
+    const lines = formatIpsetSave(sets).trim().split("\n").sort();
+    expect(lines).toEqual([
+      'add S 0.0.0.0/1 comment "b"',
+      "add S 10.0.0.0/8",
+      "create S hash:net family inet hashsize 1024 maxelem 65536 comment",
+    ]);
+  });
+});
