@@ -60,6 +60,20 @@ export interface ConntrackMatch {
 const ADDR = ["ctorigsrc", "ctorigdst", "ctreplsrc", "ctrepldst"] as const;
 const PORT = ["ctorigsrcport", "ctorigdstport", "ctreplsrcport", "ctrepldstport"] as const;
 
+const DECIMAL = /^(0|[1-9][0-9]{0,8})$/;
+
+/**
+ * iptables 1.8.9 stores a --ct*port number in 16 bits without a range check, so a value past
+ * 65535 wraps (checked on the kernel: `--ctorigdstport 70000` saves as 4464, 65536 as 0). Each
+ * side of a range wraps the same way; everything else is parsed as the tcp/udp ports are.
+ */
+function parseCtPort(s: string, what: string): PortRange {
+  const wrap = (w: string): string => (DECIMAL.test(w) ? String(Number(w) % 65536) : w);
+  const colon = s.indexOf(":");
+  const wrapped = colon === -1 ? wrap(s) : `${wrap(s.slice(0, colon))}:${wrap(s.slice(colon + 1))}`;
+  return parsePortSpec(wrapped, what);
+}
+
 function neg<T>(o: ParsedOption, v: T): Negatable<T> {
   return { value: v, negated: o.negated };
 }
@@ -115,7 +129,7 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
           parseAddressSpec(a, env.family, `conntrack --${name}`),
         );
       else if ((PORT as readonly string[]).includes(name))
-        m[name as (typeof PORT)[number]] = neg(opt, parsePortSpec(a, `conntrack --${name}`));
+        m[name as (typeof PORT)[number]] = neg(opt, parseCtPort(a, `conntrack --${name}`));
       else if (name === "ctstatus") m.ctstatus = neg(opt, statusList(a));
       else {
         const d = a.toUpperCase();

@@ -384,6 +384,8 @@ export function parseRuleWords(
     if (targetExt !== undefined) {
       if (targetExt.tables !== undefined && !targetExt.tables.includes(table))
         bad(`target "${targetExt.name}" is only valid in the ${targetExt.tables.join("/")} table`);
+      const refused = targetExt.refusedIn?.[table];
+      if (refused !== undefined) bad(refused);
       let t = buildCache.lookup(targetExt, family, protocol, targetOptions) as Target | undefined;
       if (t === undefined) {
         t = targetExt.build(targetOptions, env);

@@ -15,6 +15,8 @@ export interface TargetExtension<T extends Target> {
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** Tables the kernel accepts the target in; absent: every table. */
   readonly tables?: readonly TableName[];
+  /** Tables iptables refuses the target in, with its message (DROP in nat). */
+  readonly refusedIn?: Readonly<Partial<Record<TableName, string>>>;
   /** Hooks the kernel accepts the target from (checked through jumps); absent: every hook. */
   readonly hooks?: readonly Hook[];
   build(options: readonly ParsedOption[], env: BuildEnv): T;

@@ -13,6 +13,10 @@ export const dropTarget: TargetExtension<{ readonly kind: "DROP" }> = {
   name: "DROP",
   kind: "DROP",
   options: {},
+  // iptables-nft 1.8.9 refuses it there (checked on the kernel), for IPv4 and IPv6 alike.
+  refusedIn: {
+    nat: 'The "nat" table is not intended for filtering, the use of DROP is therefore inhibited.',
+  },
   build: () => ({ kind: "DROP" }),
   format: () => "",
 };

@@ -11,6 +11,10 @@ extensionContract("conntrack", {
   normalizes: [
     ["-m conntrack --ctstate ESTABLISHED,RELATED", "-m conntrack --ctstate RELATED,ESTABLISHED"],
     ["-m conntrack --ctorigsrc 1.2.3.4", "-m conntrack --ctorigsrc 1.2.3.4"],
+    // iptables-nft 1.8.9 keeps 16 bits of a --ct*port number (what iptables-save printed).
+    ["-m conntrack --ctorigdstport 70000", "-m conntrack --ctorigdstport 4464"],
+    ["-m conntrack --ctorigsrcport 65536", "-m conntrack --ctorigsrcport 0"],
+    ["-m conntrack --ctorigdstport 70000:70001", "-m conntrack --ctorigdstport 4464:4465"],
   ],
   invalid: [
     ["-m conntrack --ctstate BOGUS", 'bad value "BOGUS"'],

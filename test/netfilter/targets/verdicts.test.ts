@@ -9,3 +9,10 @@ extensionContract("ACCEPT/DROP/RETURN and jumps", {
     ["! -j ACCEPT", "cannot be used"],
   ],
 });
+
+// iptables-nft 1.8.9 refuses DROP in the nat table (its message, from iptables-restore on the kernel).
+extensionContract("DROP in the nat table", {
+  table: "nat",
+  canonical: ["-j ACCEPT", "-j RETURN"],
+  invalid: [["-j DROP", 'The "nat" table is not intended for filtering']],
+});
