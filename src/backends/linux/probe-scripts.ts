@@ -1,9 +1,9 @@
 /**
  * Tiny TCP/UDP programs run inside network namespaces with `ip netns exec NS node -e`.
  *
- * The server listens on every address for the given TCP and UDP ports and answers each
- * connection or datagram with one JSON line: the address and port it was reached at and the
- * peer it saw (so a test can tell which server was reached and whether the source was
+ * The server listens on every address (IPv4 or IPv6) for the given TCP and UDP ports and
+ * answers each connection or datagram with one JSON line: the address and port it was reached at
+ * and the peer it saw (so a test can tell which server was reached and whether the source was
  * masqueraded). The client runs a batch of probes concurrently, each from its own source port,
  * with a bounded timeout, and prints one JSON array.
  */
@@ -46,7 +46,7 @@ for (const address of addresses) for (const port of ports) {
     s.end(JSON.stringify({ ns: label, local: hp(s.localAddress, s.localPort), remote: hp(s.remoteAddress, s.remotePort) }) + "\n");
   });
   t.listen({ port, host: address }, ready);
-  const u = dgram.createSocket({ type: "udp4" });
+  const u = dgram.createSocket({ type: address.includes(":") ? "udp6" : "udp4" });
   u.on("message", (msg, rinfo) => {
     u.send(JSON.stringify({ ns: label, local: hp(address, port), remote: hp(rinfo.address, rinfo.port) }) + "\n", rinfo.port, rinfo.address);
   });
@@ -81,7 +81,7 @@ function tcp(p) {
 function udp(p) {
   return new Promise((resolve) => {
     let done = false;
-    const u = dgram.createSocket({ type: "udp4" });
+    const u = dgram.createSocket({ type: p.dst.includes(":") ? "udp6" : "udp4" });
     const finish = (r) => { if (!done) { done = true; clearTimeout(timer); try { u.close(); } catch {} resolve(r); } };
     const timer = setTimeout(() => finish({ kind: "timeout" }), timeout);
     u.on("error", (e) => finish(classify(e.code)));

@@ -1,17 +1,23 @@
 /**
- * A three-namespace topology for checking the tracer against the real kernel:
+ * A three-namespace, dual-stack topology for checking the tracer against the real kernel:
  *
  *   client (198.51.100.2/24) --veth-- node (n0 198.51.100.1/24, n1 10.180.0.254/24) --veth-- server
  *                                                                     (10.180.0.1-3/24)
+ *   client (2001:db8:51::2/64)        node (n0 2001:db8:51::1/64, n1 2001:db8:180::fe/64)   server
+ *                                                                     (2001:db8:180::1-3/64)
  *
- * The node forwards (ip_forward=1) and has no default route, so a packet to an address that
- * is neither local nor connected gets ICMP net unreachable (ICMP errors are not rate-limited). The server and the node each run
- * a tiny TCP+UDP server on the listed ports of each of their addresses; a probe from the client
- * reports which server (namespace, address, port) answered and the peer it saw. All veth ends
- * are created directly inside the namespaces (no names in the root namespace), and
- * `close()` stops the servers (by the pids this module started) and deletes the namespaces.
+ * The node forwards (ip_forward=1, net.ipv6.conf.all.forwarding=1) and has no default route in
+ * either family, so a packet to an address that is neither local nor connected gets ICMP net
+ * unreachable / ICMPv6 no route (ICMP errors are not rate-limited). IPv6 addresses are added
+ * without duplicate address detection, so they are usable at once. The server and the node each
+ * run a tiny TCP+UDP server on the listed ports of each of their addresses (both families); a
+ * probe from the client reports which server (namespace, address, port) answered and the peer
+ * it saw. All veth ends are created directly inside the namespaces (no names in the root
+ * namespace), and `close()` stops the servers (by the pids this module started) and deletes the
+ * namespaces.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import type { IPFamily } from "../../net/index.js";
 import { createNetns, deleteNetns, type Netns } from "../netns.js";
 import { CLIENT_SCRIPT, SERVER_SCRIPT, type Probe, type ProbeResult } from "./probe-scripts.js";
 
@@ -26,6 +32,32 @@ export const TOPOLOGY = {
   listenPorts: [8080],
 } as const;
 
+/** The IPv6 addresses of the same topology (documentation prefix 2001:db8::/32). */
+export const TOPOLOGY6 = {
+  client: "2001:db8:51::2",
+  clientPrefix: 64,
+  nodeClientSide: "2001:db8:51::1",
+  nodeServerSide: "2001:db8:180::fe",
+  servers: ["2001:db8:180::1", "2001:db8:180::2", "2001:db8:180::3"],
+  serverPrefix: 64,
+  listenPorts: TOPOLOGY.listenPorts,
+} as const;
+
+export interface FamilyAddresses {
+  readonly client: string;
+  readonly clientPrefix: number;
+  readonly nodeClientSide: string;
+  readonly nodeServerSide: string;
+  readonly servers: readonly [string, string, string];
+  readonly serverPrefix: number;
+  readonly listenPorts: readonly number[];
+}
+
+export const TOPOLOGY_BY_FAMILY: Readonly<Record<IPFamily, FamilyAddresses>> = {
+  IPv4: TOPOLOGY,
+  IPv6: TOPOLOGY6,
+};
+
 export interface TraceTopology {
   readonly client: Netns;
   readonly node: Netns;
@@ -35,8 +67,8 @@ export interface TraceTopology {
     readonly name: string;
     readonly addresses: readonly string[];
   }[];
-  /** Replaces the node's tables with this iptables-restore input. */
-  loadRules(restore: string): void;
+  /** Replaces the node's tables of that family (default IPv4) with this (ip6)tables-restore input. */
+  loadRules(restore: string, family?: IPFamily): void;
   probe(probes: readonly Probe[], timeoutMs: number): Promise<ProbeResult[]>;
   close(): void;
 }
@@ -44,6 +76,23 @@ export interface TraceTopology {
 function ip(args: readonly string[]): void {
   const r = spawnSyncChecked("ip", args);
   if (r !== undefined) throw new Error(`ip ${args.join(" ")}: ${r}`);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until IPv6 is up on the device: addrconf adds the link-local address only once the
+ * link has carrier (a veth end gets it up to a second after `link set up`); before that the
+ * device neither sends nor answers neighbour solicitations, and IPv6 probes would time out.
+ */
+async function waitForIPv6(ns: Netns, dev: string): Promise<void> {
+  for (let waited = 0; ; waited += 50) {
+    const args = ["-n", ns.name, "-6", "addr", "show", "dev", dev, "scope", "link"];
+    const out = spawnSync("ip", args, { encoding: "utf8" });
+    if (out.stdout.includes("fe80:") && !out.stdout.includes("tentative")) return;
+    if (waited >= 10_000) throw new Error(`IPv6 did not come up on ${dev} in ${ns.name}`);
+    await sleep(50);
+  }
 }
 
 function spawnSyncChecked(cmd: string, args: readonly string[]): string | undefined {
@@ -139,7 +188,10 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
     created.push(node);
     const server = createNetns(`${prefix}s`);
     created.push(server);
-    const T = TOPOLOGY;
+    // Before any interface exists, so that link-local addresses skip DAD too.
+    for (const ns of created)
+      for (const conf of ["all", "default"])
+        ns.exec("sysctl", ["-q", "-w", `net.ipv6.conf.${conf}.accept_dad=0`]);
     ip([
       "-n",
       client.name,
@@ -169,35 +221,70 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
       node.name,
     ]);
     for (const ns of created) ip(["-n", ns.name, "link", "set", "lo", "up"]);
-    ip(["-n", client.name, "addr", "add", `${T.client}/${T.clientPrefix}`, "dev", "eth0"]);
-    ip(["-n", client.name, "link", "set", "eth0", "up"]);
-    ip(["-n", client.name, "route", "add", "default", "via", T.nodeClientSide]);
-    ip(["-n", node.name, "addr", "add", `${T.nodeClientSide}/${T.clientPrefix}`, "dev", "n0"]);
-    ip(["-n", node.name, "addr", "add", `${T.nodeServerSide}/${T.serverPrefix}`, "dev", "n1"]);
-    ip(["-n", node.name, "link", "set", "n0", "up"]);
-    ip(["-n", node.name, "link", "set", "n1", "up"]);
+    const both = [TOPOLOGY, TOPOLOGY6] as const;
+    for (const T of both) {
+      // nodad: an IPv6 address is usable at once (no tentative period).
+      const nodad = T === TOPOLOGY6 ? ["nodad"] : [];
+      const addr = (ns: Netns, a: string, prefix: number, dev: string): void =>
+        ip(["-n", ns.name, "addr", "add", `${a}/${prefix}`, "dev", dev, ...nodad]);
+      addr(client, T.client, T.clientPrefix, "eth0");
+      addr(node, T.nodeClientSide, T.clientPrefix, "n0");
+      addr(node, T.nodeServerSide, T.serverPrefix, "n1");
+      for (const a of T.servers) addr(server, a, T.serverPrefix, "eth0");
+    }
+    const devices = [
+      [client, "eth0"],
+      [node, "n0"],
+      [node, "n1"],
+      [server, "eth0"],
+    ] as const;
+    for (const [ns, dev] of devices) ip(["-n", ns.name, "link", "set", dev, "up"]);
+    for (const [ns, dev] of devices) await waitForIPv6(ns, dev);
+    for (const T of both) {
+      ip(["-n", client.name, "route", "add", "default", "via", T.nodeClientSide]);
+      ip(["-n", server.name, "route", "add", "default", "via", T.nodeServerSide]);
+    }
     node.exec("sysctl", ["-q", "-w", "net.ipv4.ip_forward=1"]);
+    node.exec("sysctl", ["-q", "-w", "net.ipv6.conf.all.forwarding=1"]);
     // ICMP errors (REJECT, port and net unreachable) must not be rate-limited: every probe counts.
-    for (const ns of [node, server]) ns.exec("sysctl", ["-q", "-w", "net.ipv4.icmp_ratelimit=0"]);
-    for (const a of T.servers)
-      ip(["-n", server.name, "addr", "add", `${a}/${T.serverPrefix}`, "dev", "eth0"]);
-    ip(["-n", server.name, "link", "set", "eth0", "up"]);
-    ip(["-n", server.name, "route", "add", "default", "via", T.nodeServerSide]);
-    children.push(await startServer(server, "server", T.servers, T.listenPorts));
+    for (const ns of [node, server]) {
+      ns.exec("sysctl", ["-q", "-w", "net.ipv4.icmp_ratelimit=0"]);
+      ns.exec("sysctl", ["-q", "-w", "net.ipv6.icmp.ratelimit=0"]);
+    }
     children.push(
-      await startServer(node, "node", [T.nodeClientSide, T.nodeServerSide], T.listenPorts),
+      await startServer(
+        server,
+        "server",
+        both.flatMap((T) => T.servers),
+        TOPOLOGY.listenPorts,
+      ),
+    );
+    children.push(
+      await startServer(
+        node,
+        "node",
+        both.flatMap((T) => [T.nodeClientSide, T.nodeServerSide]),
+        TOPOLOGY.listenPorts,
+      ),
     );
     return {
       client,
       node,
       server,
+      // Without the fe80:: link-local addresses: no probe uses them.
       nodeInterfaces: [
-        { name: "lo", addresses: ["127.0.0.1/8"] },
-        { name: "n0", addresses: [`${T.nodeClientSide}/${T.clientPrefix}`] },
-        { name: "n1", addresses: [`${T.nodeServerSide}/${T.serverPrefix}`] },
+        { name: "lo", addresses: ["127.0.0.1/8", "::1/128"] },
+        {
+          name: "n0",
+          addresses: both.map((T) => `${T.nodeClientSide}/${T.clientPrefix}`),
+        },
+        {
+          name: "n1",
+          addresses: both.map((T) => `${T.nodeServerSide}/${T.serverPrefix}`),
+        },
       ],
-      loadRules(restore) {
-        node.exec("iptables-restore", [], restore);
+      loadRules(restore, family = "IPv4") {
+        node.exec(family === "IPv4" ? "iptables-restore" : "ip6tables-restore", [], restore);
       },
       probe: (probes, timeoutMs) => runClient(client, probes, timeoutMs),
       close,
