@@ -144,6 +144,19 @@ export interface EvalContext {
   nfacctExists(name: string): boolean;
   /** The IPVS state of the packet, for `-m ipvs`. */
   ipvs?: IpvsMatchView;
+  /** Told what a condition read of the packet, when a trace is recorded for its flow cache. */
+  readonly flow?: FlowReads | undefined;
+}
+
+/**
+ * What a trace's conditions consulted of the packet's source, so that the trace can be reused
+ * for every packet that agrees on those bits (trace/flow-cache.ts).
+ */
+export interface FlowReads {
+  /** A prefix test of `ip` against a network value of `prefix` bits. */
+  srcPrefix(ip: IPAddress, network: number | bigint, prefix: number): void;
+  /** A condition read the fields in `bits` (trace/flow-reads.ts) of `packet`. */
+  reads(bits: number, packet: Packet): void;
 }
 
 export interface IpvsMatchView {

@@ -14,6 +14,7 @@ import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
 import type {
   AddrType,
   EvalContext,
+  FlowReads,
   Hook,
   IpsetKey,
   IpvsMatchView,
@@ -73,6 +74,8 @@ export interface HookRunner {
    * started from (see `runTable`). Indexed mode only: the naive walk is the reference.
    */
   readonly memo: Map<string, MemoEntry[]> | undefined;
+  /** Set while a trace is recorded for the flow cache: conditions report what they read. */
+  readonly flow: FlowReads | undefined;
 }
 
 /** Distinct branch states remembered per table and packet (beyond: walked, not remembered). */
@@ -100,6 +103,7 @@ export interface MemoExit {
 /** What matches may consult, for one hook and table (a class: no closures per packet). */
 class HookContext implements EvalContext {
   readonly ipvs?: IpvsMatchView;
+  readonly flow: FlowReads | undefined;
   constructor(
     private readonly r: HookRunner,
     readonly hook: Hook,
@@ -107,6 +111,7 @@ class HookContext implements EvalContext {
     ipvs: IpvsMatchView | undefined,
   ) {
     if (ipvs !== undefined) this.ipvs = ipvs;
+    this.flow = r.flow;
   }
   addrType(ip: IPAddress, iface?: string): AddrType {
     return addrTypeOf(this.r.dp, ip, iface);
@@ -123,7 +128,12 @@ class HookContext implements EvalContext {
   }
 }
 
-function context(r: HookRunner, hook: Hook, table: TableName, ipvs?: IpvsMatchView): EvalContext {
+export function context(
+  r: HookRunner,
+  hook: Hook,
+  table: TableName,
+  ipvs?: IpvsMatchView,
+): EvalContext {
   return new HookContext(r, hook, table, ipvs);
 }
 

@@ -7,4 +7,5 @@ export { TraceError } from "./walk.js";
 export { TraceInputError, parseTraceProtocol, DEFAULT_SPORT } from "./packet-spec.js";
 export { compileRuleSet, INDEX_MIN_RULES } from "./chain-index.js";
 export { addrTypeOf, isLocalAddress, route } from "./addressing.js";
+export { FLOW_CACHE_LIMIT, type FlowCacheStats } from "./flow-cache.js";
 export type { MatchEvaluator } from "./rule-match.js";

@@ -3,10 +3,11 @@
  * destination was translated, else ACCEPT if an ACCEPT rule decided, else NONE), then merged
  * by (verdict, destination, masquerade) with probabilities summed, sorted by destination.
  */
-import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
+import { formatIP, joinHostPort, type IPAddress, type IPFamily } from "../../net/index.js";
 import type { FinalBranch } from "./hooks.js";
 import type {
   ConntrackEntry,
+  Delivery,
   TraceOutcome,
   TraceProtocol,
   TraceStep,
@@ -18,6 +19,28 @@ import { toArray, type WalkState } from "./walk-state.js";
 export interface BuiltOutcome {
   readonly outcome: TraceOutcome;
   readonly steps: readonly TraceStep[];
+  /** What the outcome was built from (the flow cache rebuilds outcomes from these). */
+  readonly parts: OutcomeParts;
+}
+
+/** Everything an outcome is printed from: a merged group's first branch, as plain values. */
+export interface OutcomeParts {
+  readonly verdict: TraceVerdict;
+  readonly probability: number;
+  readonly delivery: Delivery;
+  readonly stopped: boolean;
+  readonly dnat: boolean;
+  readonly snat: boolean;
+  readonly untracked: boolean;
+  readonly family: IPFamily;
+  readonly src: IPAddress;
+  readonly sport: number;
+  readonly dst: IPAddress;
+  readonly dport: number;
+  readonly mark: number;
+  readonly path: readonly string[];
+  /** The explanation steps, without the final verdict step. */
+  readonly steps: readonly TraceStep[];
 }
 
 function verdictOf(f: FinalBranch): TraceVerdict {
@@ -27,7 +50,7 @@ function verdictOf(f: FinalBranch): TraceVerdict {
 }
 
 /** Printed addresses, memoized per merge: outcomes share the original tuple and often addresses. */
-class Printer {
+export class Printer {
   private lastIp: IPAddress | undefined;
   private lastText = "";
   ip(a: IPAddress): string {
@@ -43,56 +66,71 @@ class Printer {
   }
 }
 
-function conntrackOf(
-  proto: TraceProtocol,
-  original: OriginalPrinted,
-  s: WalkState,
-  dst: string,
-  src: string,
-): ConntrackEntry {
-  const p = s.pkt;
-  return {
-    proto,
-    family: p.family,
-    original: original.tuple,
-    reply: { src: dst, sport: p.dport, dst: src, dport: p.sport },
-    dnat: s.dnat,
-    snat: s.snat,
-    mark: p.mark,
-  };
-}
-
-interface OriginalPrinted {
-  readonly tuple: ConntrackEntry["original"];
-}
+export type OriginalTuple = ConntrackEntry["original"];
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function buildOutcome(
-  f: FinalBranch,
-  verdict: TraceVerdict,
-  probability: number,
+export function outcomeOf(
+  parts: OutcomeParts,
   proto: TraceProtocol,
-  original: OriginalPrinted,
+  original: OriginalTuple,
   printer: Printer,
 ): BuiltOutcome {
-  const s = f.state;
-  const stepsList: TraceStep[] = toArray(s.steps);
-  stepsList.push({ kind: "verdict", verdict, where: f.delivery });
-  const dst = printer.ip(s.pkt.dst);
-  const src = formatIP(s.pkt.src);
+  const { verdict } = parts;
+  const steps: TraceStep[] = [...parts.steps, { kind: "verdict", verdict, where: parts.delivery }];
+  const dst = printer.ip(parts.dst);
+  const src = formatIP(parts.src);
   // Properties in the order of the JSON contract (the printed output depends on it).
   const outcome = { verdict } as Mutable<TraceOutcome>;
-  if (s.dnat) outcome.destination = joinHostPort(dst, s.pkt.dport);
-  outcome.masquerade = s.snat;
-  outcome.probability = probability;
-  outcome.path = toArray(s.path);
-  outcome.mark = hex(s.pkt.mark);
-  if (s.snat) outcome.source = joinHostPort(src, s.pkt.sport);
-  outcome.delivery = f.delivery;
-  if (f.stoppedBy === undefined && !s.untracked)
-    outcome.conntrack = conntrackOf(proto, original, s, dst, src);
-  return { outcome, steps: stepsList };
+  if (parts.dnat) outcome.destination = joinHostPort(dst, parts.dport);
+  outcome.masquerade = parts.snat;
+  outcome.probability = parts.probability;
+  outcome.path = parts.path;
+  outcome.mark = hex(parts.mark);
+  if (parts.snat) outcome.source = joinHostPort(src, parts.sport);
+  outcome.delivery = parts.delivery;
+  if (!parts.stopped && !parts.untracked)
+    outcome.conntrack = {
+      proto,
+      family: parts.family,
+      original,
+      reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
+      dnat: parts.dnat,
+      snat: parts.snat,
+      mark: parts.mark,
+    };
+  return { outcome, steps, parts };
+}
+
+function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): OutcomeParts {
+  const s = f.state;
+  const p = s.pkt;
+  return {
+    verdict,
+    probability,
+    delivery: f.delivery,
+    stopped: f.stoppedBy !== undefined,
+    dnat: s.dnat,
+    snat: s.snat,
+    untracked: s.untracked,
+    family: p.family,
+    src: p.src,
+    sport: p.sport,
+    dst: p.dst,
+    dport: p.dport,
+    mark: p.mark,
+    path: toArray(s.path),
+    steps: toArray(s.steps),
+  };
+}
+
+/** Outcomes in their printed order: by destination, verdict, then masquerade. */
+export function compareOutcomes(a: BuiltOutcome, b: BuiltOutcome): number {
+  return (
+    compareStrings(a.outcome.destination ?? "", b.outcome.destination ?? "") ||
+    compareStrings(a.outcome.verdict, b.outcome.verdict) ||
+    Number(a.outcome.masquerade) - Number(b.outcome.masquerade)
+  );
 }
 
 function compareStrings(a: string, b: string): number {
@@ -152,23 +190,16 @@ export function mergeFinals(
     }
   }
   const printer = new Printer();
-  const printed: OriginalPrinted = {
-    tuple: {
-      src: printer.ip(original.src),
-      sport: original.sport,
-      dst: formatIP(original.dst),
-      dport: original.dport,
-    },
+  const tuple: OriginalTuple = {
+    src: printer.ip(original.src),
+    sport: original.sport,
+    dst: formatIP(original.dst),
+    dport: original.dport,
   };
   const built: BuiltOutcome[] = [];
   for (const g of groups)
-    built.push(buildOutcome(g.first, g.verdict, g.probability, proto, printed, printer));
-  return built.sort(
-    (a, b) =>
-      compareStrings(a.outcome.destination ?? "", b.outcome.destination ?? "") ||
-      compareStrings(a.outcome.verdict, b.outcome.verdict) ||
-      Number(a.outcome.masquerade) - Number(b.outcome.masquerade),
-  );
+    built.push(outcomeOf(partsOf(g.first, g.verdict, g.probability), proto, tuple, printer));
+  return built.sort(compareOutcomes);
 }
 
 interface Group {

@@ -14,6 +14,7 @@ export const DEFAULT_SPORT = 40000;
 const PROTOCOLS: readonly TraceProtocol[] = ["tcp", "udp", "sctp", "icmp"];
 
 export function parseTraceProtocol(s: string): TraceProtocol {
+  if (s === "tcp" || s === "udp" || s === "sctp" || s === "icmp") return s;
   const p = s.toLowerCase();
   if ((PROTOCOLS as readonly string[]).includes(p)) return p as TraceProtocol;
   throw new TraceInputError(`protocol "${s}": expected one of tcp, udp, sctp, icmp`);
@@ -49,8 +50,6 @@ function canonicalIPv4(s: string): number | undefined {
 }
 
 function address(what: string, s: string): IPAddress {
-  const v4 = canonicalIPv4(s);
-  if (v4 !== undefined) return ipv4(v4);
   const a = parseIP(s, "lenient");
   if (a === undefined) throw new TraceInputError(`${what} "${s}" is not an IP address`);
   return a;
@@ -76,8 +75,11 @@ export interface ParsedSpec {
 /** The packet as it is before the node touches it (no interfaces, mark 0, conntrack NEW). */
 export function parsePacketSpec(spec: PacketSpec): ParsedSpec {
   const proto = parseTraceProtocol(spec.proto);
-  const src = address("source", spec.src);
-  const dst = address("destination", spec.dst);
+  // A canonical dotted quad is read by hand and prints as itself (the batch hot path).
+  const src4 = canonicalIPv4(spec.src);
+  const dst4 = canonicalIPv4(spec.dst);
+  const src = src4 !== undefined ? ipv4(src4) : address("source", spec.src);
+  const dst = dst4 !== undefined ? ipv4(dst4) : address("destination", spec.dst);
   if (src.family !== dst.family)
     throw new TraceInputError(
       `source ${spec.src} and destination ${spec.dst} are of different IP families`,
@@ -85,7 +87,10 @@ export function parsePacketSpec(spec: PacketSpec): ParsedSpec {
   const sport = port("source port", spec.sport ?? DEFAULT_SPORT);
   const dport = port("destination port", spec.dport);
   const protocol: L4Protocol = proto === "icmp" && src.family === "IPv6" ? "icmpv6" : proto;
-  const packet: Packet = {
+  const icmp = proto === "icmp";
+  // Every field present, in one order (packetWith's shape): absent ones are undefined, which
+  // no match tells apart from missing.
+  const packet = {
     family: src.family,
     protocol,
     src,
@@ -96,15 +101,25 @@ export function parsePacketSpec(spec: PacketSpec): ParsedSpec {
     outInterface: "",
     mark: 0,
     connmark: 0,
-    ctState: ["NEW"],
+    ctState: NEW,
+    ctOrig: undefined,
+    icmpType: icmp ? (protocol === "icmpv6" ? 128 : 8) : undefined,
+    icmpCode: icmp ? 0 : undefined,
     fragment: false,
-    ...(proto === "icmp" ? { icmpType: protocol === "icmpv6" ? 128 : 8, icmpCode: 0 } : {}),
-  };
-  // A canonical dotted quad prints as itself.
-  const print = (text: string, a: IPAddress) =>
-    a.family === "IPv4" && canonicalIPv4(text) !== undefined ? text : formatIP(a);
+    tcpFlags: undefined,
+    ctDirection: undefined,
+  } as unknown as Packet;
   return {
     packet,
-    printed: { proto, src: print(spec.src, src), sport, dst: print(spec.dst, dst), dport },
+    printed: {
+      proto,
+      src: src4 !== undefined ? spec.src : formatIP(src),
+      sport,
+      dst: dst4 !== undefined ? spec.dst : formatIP(dst),
+      dport,
+    },
   };
 }
+
+/** Shared: the walk never changes a state list in place. */
+const NEW: Packet["ctState"] = ["NEW"];

@@ -28,6 +28,7 @@ import type {
 } from "../model.js";
 import { evaluateMatch } from "../registry.js";
 import { ctstateOnly } from "./rule-match.js";
+import { matchFlowReads, READS_SPORT } from "./flow-reads.js";
 
 /** 0: no match; 1: match; 0 < p < 1: matches with probability p. */
 export type RuleMatcher = (packet: Packet, ctx: EvalContext) => number;
@@ -43,9 +44,12 @@ function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check 
     const mask = maskValue4(cidr.prefix);
     const net = cidr.network.value as number;
     // The address test written into each closure (no nested call: these run for most rules).
+    const prefix = cidr.prefix;
     return side === "src"
-      ? (p) => {
+      ? (p, ctx) => {
           const a = p.src;
+          // A recorded trace is told which source bits this test consulted (flow-reads.ts).
+          if (ctx.flow !== undefined && p.family === "IPv4") ctx.flow.srcPrefix(a, net, prefix);
           return p.family !== "IPv4" ||
             (a.family === "IPv4" && (a.value & mask) >>> 0 === net) === negated
             ? 0
@@ -63,7 +67,11 @@ function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check 
   const net6 = cidr.network.value as bigint;
   const inside6 = (ip: IPAddress): boolean => ip.family === "IPv6" && (ip.value & mask6) === net6;
   return side === "src"
-    ? (p) => (p.family !== "IPv6" || inside6(p.src) === negated ? 0 : 1)
+    ? (p, ctx) => {
+        if (ctx.flow !== undefined && p.family === "IPv6")
+          ctx.flow.srcPrefix(p.src, net6, cidr.prefix);
+        return p.family !== "IPv6" || inside6(p.src) === negated ? 0 : 1;
+      }
     : (p) => (p.family !== "IPv6" || inside6(p.dst) === negated ? 0 : 1);
 }
 
@@ -105,10 +113,17 @@ function matchCheck(m: Match): Check | undefined {
     const proto = m.module;
     const sport = m.sport;
     const dport = m.dport;
-    return (p) =>
-      p.protocol === proto && !p.fragment && inRange(p.sport, sport) && inRange(p.dport, dport)
-        ? 1
-        : 0;
+    if (sport !== undefined)
+      return (p, ctx) => {
+        ctx.flow?.reads(READS_SPORT, p);
+        return p.protocol === proto &&
+          !p.fragment &&
+          inRange(p.sport, sport) &&
+          inRange(p.dport, dport)
+          ? 1
+          : 0;
+      };
+    return (p) => (p.protocol === proto && !p.fragment && inRange(p.dport, dport) ? 1 : 0);
   }
   if (m.module === "mark") {
     const { value, mask } = m.mark.value;
@@ -120,7 +135,12 @@ function matchCheck(m: Match): Check | undefined {
     let cached: number | undefined;
     return (p, ctx) => (cached ??= probabilityOf(evaluateMatch(m, p, ctx)));
   }
-  return (p, ctx) => probabilityOf(evaluateMatch(m, p, ctx));
+  const reads = matchFlowReads(m);
+  if (reads === 0) return (p, ctx) => probabilityOf(evaluateMatch(m, p, ctx));
+  return (p, ctx) => {
+    ctx.flow?.reads(reads, p);
+    return probabilityOf(evaluateMatch(m, p, ctx));
+  };
 }
 
 /** port-match.ts's range test. */

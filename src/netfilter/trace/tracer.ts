@@ -8,7 +8,7 @@
  * branch put there, and the repeat's outcomes are weighted by that branch's probability.
  * `outcomes` are the first-packet scenario; `scenarios` holds both.
  */
-import { formatIP, ipEquals, type IPAddress } from "../../net/index.js";
+import { ipEquals, type IPAddress } from "../../net/index.js";
 import type { Packet, RuleSet } from "../model.js";
 import { interfaceFor, isLocalAddress, route } from "./addressing.js";
 import { compileRuleSet, type CompiledRuleSet } from "./chain-index.js";
@@ -26,6 +26,10 @@ import type {
 import type { MatchEvaluator } from "./rule-match.js";
 import { defaultMatchEvaluator } from "./match-evaluator.js";
 import { ipvsStage } from "./ipvs-stage.js";
+import { FlowCache, type FlowCacheStats, type RebuiltOutcome } from "./flow-cache.js";
+import { FlowRecorder } from "./flow-reads.js";
+import { fastWalk, fastWalkApplies } from "./fast-walk.js";
+import { TraceError } from "./walk.js";
 import {
   initialState,
   toArray,
@@ -42,6 +46,11 @@ export interface TraceOptions {
   readonly explain?: boolean;
   /** Match evaluation; default: the match registry. */
   readonly evaluateMatch?: MatchEvaluator;
+  /**
+   * Reuse the outcomes of an earlier trace of an equivalent packet (default true; applies to
+   * traces without explanations, indexed, with the registry's evaluator). See flow-cache.ts.
+   */
+  readonly flowCache?: boolean;
 }
 
 interface Prepared {
@@ -76,16 +85,16 @@ function prepare(
   };
 }
 
-/** Walks one packet through the hooks; returns its final branches. */
-function walkPacket(
+function hookRunner(
   dp: NodeDataplane,
   prep: Prepared,
   nat: NatMode,
   opts: TraceOptions,
   recent: Cons<RecentUpdate> | undefined,
-): { finals: FinalBranch[]; recentConsulted: boolean } {
+  flow: FlowRecorder | undefined,
+): HookRunner {
   const base = dp.recent;
-  const r: HookRunner = {
+  return {
     dp,
     compiled: prep.compiled,
     evaluate: opts.evaluateMatch ?? defaultMatchEvaluator,
@@ -99,7 +108,20 @@ function walkPacket(
     recentConsulted: false,
     finals: [],
     memo: (opts.indexed ?? true) ? new Map() : undefined,
+    flow,
   };
+}
+
+/** Walks one packet through the hooks; returns its final branches. */
+function walkPacket(
+  dp: NodeDataplane,
+  prep: Prepared,
+  nat: NatMode,
+  opts: TraceOptions,
+  recent: Cons<RecentUpdate> | undefined,
+  flow?: FlowRecorder,
+): { finals: FinalBranch[]; recentConsulted: boolean } {
+  const r = hookRunner(dp, prep, nat, opts, recent, flow);
   const start = initialState(prep.packet);
   if (prep.origin === "remote") {
     const pre = runHook(r, [start], "PREROUTING", ["raw", "mangle", "nat"], "dst");
@@ -159,17 +181,28 @@ function afterIpvs(r: HookRunner, states: readonly WalkState[]): void {
   for (const s of post) r.finals.push({ state: s, delivery: "ipvs" });
 }
 
-function origin(prep: Prepared): string {
-  return prep.origin === "local"
-    ? `${formatIP(prep.packet.src)} is a local address: the packet is generated on the node (OUTPUT)`
-    : `${formatIP(prep.packet.src)} is not a local address: the packet arrives on ${prep.packet.inInterface} (PREROUTING)`;
+/** How the packet reaches the walk: what the explanation says besides the outcomes. */
+export interface Arrival {
+  readonly origin: TraceOrigin;
+  readonly inInterface: string;
+  readonly notes: readonly string[];
+}
+
+function arrivalOf(prep: Prepared): Arrival {
+  return { origin: prep.origin, inInterface: prep.packet.inInterface, notes: prep.notes };
+}
+
+function originText(src: string, a: Arrival): string {
+  return a.origin === "local"
+    ? `${src} is a local address: the packet is generated on the node (OUTPUT)`
+    : `${src} is not a local address: the packet arrives on ${a.inInterface} (PREROUTING)`;
 }
 
 function assemble(
   printed: TraceResult["packet"],
-  prep: Prepared,
-  first: BuiltOutcome[],
-  repeat: BuiltOutcome[] | undefined,
+  arrival: Arrival,
+  first: readonly RebuiltOutcome[],
+  repeat: readonly RebuiltOutcome[] | undefined,
 ): TraceResult {
   const outcomes = first.map((b) => b.outcome);
   const scenarios: ScenarioResult[] | undefined =
@@ -179,34 +212,91 @@ function assemble(
           { scenario: "first-packet", outcomes },
           { scenario: "repeat-within-timeout", outcomes: repeat.map((b) => b.outcome) },
         ];
-  const notes = [...prep.notes];
+  const notes = [...arrival.notes];
   if (scenarios !== undefined)
     notes.push(
       "a `recent` list was consulted: outcomes are for the client's first packet; scenarios[1] is a repeat within the timeout",
     );
   return {
     packet: printed,
-    origin: prep.origin,
+    origin: arrival.origin,
     scenario: "first-packet",
     outcomes,
     ...(scenarios !== undefined ? { scenarios } : {}),
     explanation: {
-      origin: origin(prep),
-      inInterface: prep.packet.inInterface,
+      origin: originText(printed.src, arrival),
+      inInterface: arrival.inInterface,
       outcomes: first.map((b) => b.steps),
       notes,
     },
   };
 }
 
+const bareNodes = new WeakMap<RuleSet, NodeDataplane>();
+
 function asDataplane(input: NodeDataplane | RuleSet): NodeDataplane {
   if (!("tables" in input)) return input;
   // A bare rule set (interfaces.md: `trace(ruleSet | node dataplane, packet)`): a node whose
-  // only addresses are the loopback ones.
-  return buildDataplane({
-    ruleSets: [input],
-    interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
-  });
+  // only addresses are the loopback ones (one per rule set, so its flow cache is kept).
+  let dp = bareNodes.get(input);
+  if (dp === undefined) {
+    dp = buildDataplane({
+      ruleSets: [input],
+      interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
+    });
+    bareNodes.set(input, dp);
+  }
+  return dp;
+}
+
+const flowCaches = new WeakMap<NodeDataplane, FlowCache>();
+
+/** The flow cache for these options, or undefined when they rule it out. */
+function flowCacheFor(dp: NodeDataplane, opts: TraceOptions): FlowCache | undefined {
+  if (opts.flowCache === false || opts.indexed === false || opts.evaluateMatch !== undefined)
+    return undefined;
+  // Explanations are not cached: an entry would keep every step object of the walk alive,
+  // which costs the garbage collector more than the walks saved (measured: 1.5x slower at a
+  // 50 % hit rate). IPVS schedulers may hash on any field.
+  if (opts.explain !== false || dp.ipvs !== undefined) return undefined;
+  let cache = flowCaches.get(dp);
+  if (cache === undefined) flowCaches.set(dp, (cache = new FlowCache(dp.ruleSets)));
+  return cache;
+}
+
+/** Hits, misses and size of a dataplane's flow cache (undefined before its first trace). */
+export function flowCacheStats(dp: NodeDataplane): FlowCacheStats | undefined {
+  return flowCaches.get(dp)?.stats();
+}
+
+const fastWalkable = new WeakMap<CompiledRuleSet, boolean>();
+
+/** The depth-first walk gives the same outcomes: no explanation asked for, nothing it omits. */
+function usesFastWalk(dp: NodeDataplane, prep: Prepared, opts: TraceOptions): boolean {
+  if (opts.explain !== false || opts.indexed === false || opts.evaluateMatch !== undefined)
+    return false;
+  const c = prep.compiled;
+  if (c === undefined) return dp.ipvs === undefined;
+  let ok = fastWalkable.get(c);
+  if (ok === undefined) fastWalkable.set(c, (ok = fastWalkApplies(c)));
+  return ok && dp.ipvs === undefined;
+}
+
+/**
+ * The fast walk's outcomes, or undefined when it met a broken rule set (a loop, a missing
+ * chain): the reference walk then reports it, in its own order.
+ */
+function tryFastWalk(
+  r: HookRunner,
+  prep: Prepared,
+  printed: TraceResult["packet"],
+): BuiltOutcome[] | undefined {
+  try {
+    return fastWalk(r, prep.compiled, prep.origin, prep.packet, printed.proto);
+  } catch (e) {
+    if (e instanceof TraceError) return undefined;
+    throw e;
+  }
 }
 
 /** Every outcome of the first packet of a new connection. */
@@ -217,14 +307,32 @@ export function trace(
 ): TraceResult {
   const dp = asDataplane(input);
   const { packet, printed } = parsePacketSpec(spec);
+  const cache = flowCacheFor(dp, opts);
+  const key = { packet, origin: spec.origin, inInterface: spec.inInterface };
+  const cached = cache?.lookup(key, printed.src, printed.dst);
+  if (cached !== undefined) return assemble(printed, cached.arrival, cached.outcomes, undefined);
   const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
+  let recorder: FlowRecorder | undefined;
+  if (cache !== undefined) {
+    recorder = new FlowRecorder(prep.packet);
+    recorder.addressing(dp.addresses);
+  }
   const nat: NatMode = { kind: "new" };
-  const first = walkPacket(dp, prep, nat, opts, undefined);
+  if (usesFastWalk(dp, prep, opts)) {
+    const built = tryFastWalk(hookRunner(dp, prep, nat, opts, undefined, recorder), prep, printed);
+    if (built !== undefined) {
+      if (recorder !== undefined) cache!.insert(key, recorder, arrivalOf(prep), built);
+      return assemble(printed, arrivalOf(prep), built, undefined);
+    }
+  }
+  const first = walkPacket(dp, prep, nat, opts, undefined, recorder);
   const firstBuilt = mergeFinals(
     first.finals.map((final) => ({ final, scale: 1 })),
     printed.proto,
     prep.packet,
   );
+  if (recorder !== undefined && !first.recentConsulted)
+    cache!.insert(key, recorder, arrivalOf(prep), firstBuilt);
   let repeat: BuiltOutcome[] | undefined;
   if (first.recentConsulted) {
     const weighted: WeightedFinal[] = [];
@@ -238,7 +346,7 @@ export function trace(
     }
     repeat = mergeFinals(weighted, printed.proto, prep.packet);
   }
-  return assemble(printed, prep, firstBuilt, repeat);
+  return assemble(printed, arrivalOf(prep), firstBuilt, repeat);
 }
 
 /**
@@ -294,7 +402,7 @@ export function traceEstablished(
     printed.proto,
     prep.packet,
   );
-  return assemble(printed, prep, built, undefined);
+  return assemble(printed, arrivalOf(prep), built, undefined);
 }
 
 export { TraceInputError, toArray };

@@ -11,7 +11,7 @@ import { assertNever } from "../../util/assert-never.js";
 import type { EvalContext, MatchOutcome, Rule, TableName } from "../model.js";
 import { evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
-import { primaryAddress } from "./addressing.js";
+import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
 import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { recentUpdatesOf } from "./recent.js";
@@ -232,12 +232,11 @@ function applyRule(
     case "jump":
       return jump(env, chain, i, target.goto, state, depth, out);
     case "DNAT": {
-      const ip = target.to.ipFrom ?? state.pkt.dst;
-      const port = target.to.ports?.from ?? state.pkt.dport;
+      const { ip, port } = natMapping(env.dp, target, state.pkt);
       const before = state.pkt;
       state = translated(
         state,
-        packetTranslated(state.pkt, "dst", ip, port, withState(state.pkt.ctState, "DNAT")),
+        packetTranslated(state.pkt, "dst", ip, port, withNatState(state.pkt.ctState, "DNAT")),
         "dnat",
       );
       if (env.explain)
@@ -249,20 +248,14 @@ function applyRule(
       out.push({ state, end: "ACCEPT" });
       return "continue";
     }
-    case "SNAT": {
-      const ip = target.to.ipFrom ?? state.pkt.src;
-      const port = target.to.ports?.from ?? state.pkt.sport;
-      out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
-      return "continue";
-    }
+    case "SNAT":
     case "MASQUERADE": {
-      const ip = primaryAddress(env.dp, state.pkt.outInterface, state.pkt.family) ?? state.pkt.src;
-      const port = target.toPorts?.from ?? state.pkt.sport;
+      const { ip, port } = natMapping(env.dp, target, state.pkt);
       out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
       return "continue";
     }
     case "MARK": {
-      const mark = ((state.pkt.mark & ~target.mask) ^ target.value) >>> 0;
+      const mark = markAfter(state.pkt.mark, target);
       if (mark === state.pkt.mark) return state;
       const from = state.pkt.mark;
       state = withPacket(state, packetWith(state.pkt, { mark }));
@@ -270,16 +263,11 @@ function applyRule(
         ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) })
         : state;
     }
-    case "CONNMARK": {
-      const { mark, connmark } = state.pkt;
-      let nm = mark;
-      let ncm = connmark;
-      if (target.op === "set") ncm = ((connmark & ~target.mask) ^ target.value) >>> 0;
-      else if (target.op === "save")
-        ncm = ((connmark & ~target.ctmask) ^ (mark & target.nfmask)) >>> 0;
-      else nm = ((mark & ~target.nfmask) ^ (connmark & target.ctmask)) >>> 0;
-      return withPacket(state, packetWith(state.pkt, { mark: nm, connmark: ncm }));
-    }
+    case "CONNMARK":
+      return withPacket(
+        state,
+        packetWith(state.pkt, connmarkAfter(state.pkt.mark, state.pkt.connmark, target)),
+      );
     case "LOG":
     case "NFLOG":
       return state;
@@ -326,34 +314,13 @@ function jump(
 }
 
 function untrack(state: WalkState): WalkState {
-  return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: ["UNTRACKED"] }) });
-}
-
-type CtStates = WalkState["pkt"]["ctState"];
-
-/**
- * The last list extended per state, and the result: every branch of a packet extends the same
- * list, so they share one (the lists are never mutated).
- */
-const extended = {
-  DNAT: { from: undefined as CtStates | undefined, to: [] as CtStates },
-  SNAT: { from: undefined as CtStates | undefined, to: [] as CtStates },
-};
-
-function withState(states: CtStates, s: "DNAT" | "SNAT"): CtStates {
-  if (states.includes(s)) return states;
-  const last = extended[s];
-  if (last.from !== states) {
-    last.from = states;
-    last.to = [...states, s];
-  }
-  return last.to;
+  return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: UNTRACKED }) });
 }
 
 function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
   const next: WalkState = translated(
     state,
-    packetTranslated(state.pkt, "src", ip, port, withState(state.pkt.ctState, "SNAT")),
+    packetTranslated(state.pkt, "src", ip, port, withNatState(state.pkt.ctState, "SNAT")),
     "snat",
   );
   if (!env.explain) return next;

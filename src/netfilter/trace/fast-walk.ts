@@ -1,0 +1,537 @@
+/**
+ * The walk without explanations, depth first over one mutable packet: the same outcomes as
+ * hooks.ts + walk.ts (which stay the reference, and do explanations, IPVS, `recent` and later
+ * packets of a connection), with no objects made per branch.
+ *
+ * A statistic split saves the packet's fields, follows the taken branch through every later
+ * rule, table and hook to its end, restores the fields and goes on with the share not taken.
+ * The chains a branch has to return to are a linked list of frames, so a split costs nothing
+ * to copy. The hooks are a small program (`Plan`) run in the order hooks.ts runs them.
+ *
+ * Outcomes are merged as outcomes.ts merges final branches, in the order that walk finds them:
+ * hooks.ts finishes a table for every branch before the next table, so its finals are ordered
+ * by where the branch ended (the plan position) and, for the same position, by branch order,
+ * which is the depth-first order. Each final is noted with its position; the probabilities of a
+ * group are summed in that order (so they are bit for bit the same), and a group's outcome is
+ * printed from its first branch in that order.
+ */
+import type { IPAddress } from "../../net/index.js";
+import type { EvalContext, Hook, Packet, TableName } from "../model.js";
+import { route } from "./addressing.js";
+import { candidateRules, type CompiledChain, type CompiledRuleSet } from "./chain-index.js";
+import { context, type HookRunner } from "./hooks.js";
+import {
+  compareOutcomes,
+  outcomeOf,
+  Printer,
+  type BuiltOutcome,
+  type OriginalTuple,
+  type OutcomeParts,
+} from "./outcomes.js";
+import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
+import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
+import { TraceError } from "./walk.js";
+import { formatIP } from "../../net/index.js";
+
+/** One step of the hook program. */
+type Instr =
+  | {
+      readonly kind: "table";
+      readonly hook: Hook;
+      readonly table: TableName;
+      /** A nat table: consulted only for the first packet of a tracked connection. */
+      readonly nat: boolean;
+    }
+  /** Routing after PREROUTING: local destinations go on at `local`, others at `forward`. */
+  | { readonly kind: "route-in"; readonly local: number; readonly forward: number }
+  /** (Re-)routing of a locally generated packet: sets the outgoing interface. */
+  | { readonly kind: "route-out" }
+  /** After POSTROUTING of a locally generated packet: through `lo` (at `loop`), or out. */
+  | { readonly kind: "loopback"; readonly loop: number }
+  | { readonly kind: "final"; readonly delivery: Delivery };
+
+type Plan = readonly Instr[];
+
+const t = (hook: Hook, table: TableName): Instr => ({
+  kind: "table",
+  hook,
+  table,
+  nat: table === "nat",
+});
+
+/** A plan from steps where `@label` marks the next step and jumps name labels. */
+function plan(steps: readonly (Instr | `@${string}`)[]): Plan {
+  const at = new Map<string, number>();
+  let n = 0;
+  for (const s of steps)
+    if (typeof s === "string") at.set(s.slice(1), n);
+    else n++;
+  const pos = (label: string): number => at.get(label)!;
+  const out: Instr[] = [];
+  for (const s of steps) {
+    if (typeof s === "string") continue;
+    if (s.kind === "route-in")
+      out.push({ ...s, local: pos(String(s.local)), forward: pos(String(s.forward)) });
+    else if (s.kind === "loopback") out.push({ ...s, loop: pos(String(s.loop)) });
+    else out.push(s);
+  }
+  return out;
+}
+
+// Jump targets are written as labels and resolved by `plan` (LOCAL_IN = 0, FORWARD = 1, LOOP = 2).
+const [LOCAL_IN, FORWARD, LOOP] = [0, 1, 2];
+
+/** hooks.ts's order for a packet from outside (tracer.ts `walkPacket`, no IPVS). */
+const REMOTE: Plan = plan([
+  t("PREROUTING", "raw"),
+  t("PREROUTING", "mangle"),
+  t("PREROUTING", "nat"),
+  { kind: "route-in", local: LOCAL_IN, forward: FORWARD },
+  `@${LOCAL_IN}`,
+  t("INPUT", "mangle"),
+  t("INPUT", "filter"),
+  t("INPUT", "security"),
+  t("INPUT", "nat"),
+  { kind: "final", delivery: "local" },
+  `@${FORWARD}`,
+  t("FORWARD", "mangle"),
+  t("FORWARD", "filter"),
+  t("FORWARD", "security"),
+  t("POSTROUTING", "mangle"),
+  t("POSTROUTING", "nat"),
+  { kind: "final", delivery: "forward" },
+]);
+
+/** hooks.ts's order for a locally generated packet. */
+const LOCAL: Plan = plan([
+  { kind: "route-out" },
+  t("OUTPUT", "raw"),
+  t("OUTPUT", "mangle"),
+  t("OUTPUT", "nat"),
+  t("OUTPUT", "filter"),
+  t("OUTPUT", "security"),
+  { kind: "route-out" },
+  t("POSTROUTING", "mangle"),
+  t("POSTROUTING", "nat"),
+  { kind: "loopback", loop: LOOP },
+  { kind: "final", delivery: "forward" },
+  `@${LOOP}`,
+  t("PREROUTING", "raw"),
+  t("PREROUTING", "mangle"),
+  t("INPUT", "mangle"),
+  t("INPUT", "filter"),
+  t("INPUT", "security"),
+  { kind: "final", delivery: "local" },
+]);
+
+/** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
+interface Frame {
+  readonly chain: CompiledChain;
+  readonly next: number;
+  /** The chain's nesting depth (a `-g` adds depth without a frame, as in walk.ts). */
+  readonly depth: number;
+  readonly parent: Frame | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const MAX_DEPTH = 256;
+
+/** A merged group of final branches (outcomes.ts's `Group`). */
+interface Group {
+  readonly verdict: TraceVerdict;
+  readonly dnat: boolean;
+  readonly snat: boolean;
+  readonly dst: IPAddress;
+  readonly dport: number;
+  /** Plan position of the branch the outcome is printed from. */
+  rank: number;
+  parts: OutcomeParts;
+}
+
+class Walker {
+  /** The one packet every branch uses, changed in place and restored on backtracking. */
+  readonly pkt: Mutable<Packet>;
+  dnat = false;
+  snat = false;
+  accepted = false;
+  untracked = false;
+  prob = 1;
+  readonly path: string[] = [];
+  readonly groups: Group[] = [];
+  /** Every final branch: plan position, group, probability (flattened triples). */
+  readonly finals: number[] = [];
+  private readonly contexts: (EvalContext | undefined)[] = [];
+
+  constructor(
+    readonly r: HookRunner,
+    readonly compiled: CompiledRuleSet | undefined,
+    readonly plan: Plan,
+    start: Packet,
+  ) {
+    this.pkt = { ...start };
+  }
+
+  ctx(pc: number, hook: Hook, table: TableName): EvalContext {
+    return (this.contexts[pc] ??= context(this.r, hook, table));
+  }
+
+  /** Runs the plan from `pc` for the current branch. */
+  run(pc: number): void {
+    for (;;) {
+      const ins = this.plan[pc]!;
+      switch (ins.kind) {
+        case "table": {
+          if (ins.nat && (this.untracked || !this.pkt.ctState.includes("NEW"))) break;
+          const chain = this.compiled?.tables.get(ins.table)?.chains.get(ins.hook);
+          if (chain === undefined) break;
+          this.rules(chain, 0, undefined, 0, pc);
+          return;
+        }
+        case "route-in": {
+          const d = route(this.r.dp, this.pkt.dst);
+          this.pkt.outInterface = d.local ? "" : d.outInterface;
+          pc = d.local ? ins.local : ins.forward;
+          continue;
+        }
+        case "route-out":
+          this.pkt.outInterface = route(this.r.dp, this.pkt.dst).outInterface;
+          break;
+        case "loopback":
+          if (this.pkt.outInterface === "lo") {
+            this.pkt.inInterface = "lo";
+            this.pkt.outInterface = "";
+            pc = ins.loop;
+            continue;
+          }
+          break;
+        case "final":
+          this.final(pc, undefined, ins.delivery);
+          return;
+      }
+      pc++;
+    }
+  }
+
+  /** Where a table's walk ends: on to the next step, or stopped (the built-in chain's policy). */
+  private leave(pc: number, end: "ACCEPT" | "DROP" | "REJECT" | "RETURN"): void {
+    if (end === "DROP" || end === "REJECT") return this.final(pc, end, "stopped");
+    if (end === "RETURN" && this.builtin(pc).policy === "DROP")
+      return this.final(pc, "DROP", "stopped");
+    this.run(pc + 1);
+  }
+
+  private builtin(pc: number): CompiledChain {
+    const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
+    return this.compiled!.tables.get(ins.table)!.chains.get(ins.hook)!;
+  }
+
+  /**
+   * Runs `chain` from rule `start` for the current branch, and everything after it: the
+   * chains in `frames` when it returns, then the rest of the plan from `pc`.
+   */
+  private rules(
+    chain: CompiledChain,
+    start: number,
+    frames: Frame | undefined,
+    depth: number,
+    pc: number,
+  ): void {
+    if (depth > MAX_DEPTH)
+      throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+    const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
+    const ctx = this.ctx(pc, ins.hook, ins.table);
+    const pkt = this.pkt;
+    const candidates = candidateRules(chain, pkt.dst, pkt.dport);
+    const matchers = chain.matchers!;
+    const count = candidates === undefined ? chain.rules.length : candidates.length;
+    let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
+    for (; k < count; k++) {
+      const i = candidates === undefined ? k : candidates[k]!;
+      const p = matchers[i]!(pkt, ctx);
+      if (p === 0) continue;
+      // A rule without a target still splits a branch (the shares are summed again later,
+      // in the reference walk's order, so the sums come out the same to the last bit).
+      const acts = chain.kinds[i] !== undefined;
+      if (p < 1) {
+        const prob = this.prob;
+        const saved = this.save();
+        this.prob = prob * p;
+        if (!acts || this.apply(chain, i, frames, depth, pc))
+          this.rules(chain, i + 1, frames, depth, pc);
+        this.restore(saved);
+        this.prob = prob * (1 - p);
+        continue;
+      }
+      if (acts && !this.apply(chain, i, frames, depth, pc)) return;
+    }
+    this.back(frames, pc);
+  }
+
+  /** The current chain returned (RETURN, or no rule left). */
+  private back(frames: Frame | undefined, pc: number): void {
+    if (frames === undefined) return this.leave(pc, "RETURN");
+    this.rules(frames.chain, frames.next, frames.parent, frames.depth, pc);
+  }
+
+  /**
+   * Applies rule `i`'s target. True: the branch goes on with the next rule of `chain`; false:
+   * the branch was followed to its end.
+   */
+  private apply(
+    chain: CompiledChain,
+    i: number,
+    frames: Frame | undefined,
+    depth: number,
+    pc: number,
+  ): boolean {
+    const kind = chain.kinds[i]!;
+    this.path.push(chain.labels[i]!);
+    const pkt = this.pkt;
+    const target = chain.rules[i]!.target!;
+    switch (target.kind) {
+      case "ACCEPT":
+        this.accepted = true;
+        this.leave(pc, "ACCEPT");
+        return false;
+      case "DROP":
+      case "REJECT":
+        this.leave(pc, target.kind);
+        return false;
+      case "RETURN":
+        this.back(frames, pc);
+        return false;
+      case "jump": {
+        const sub = chain.jumpTargets[i];
+        if (sub === undefined)
+          throw new TraceError(
+            `${chain.table}/${chain.name}: jump to missing chain ${target.chain}`,
+          );
+        // `-g`: the called chain returns to our caller, as if we had returned.
+        const resume = kind === "goto" ? frames : { chain, next: i + 1, depth, parent: frames };
+        this.rules(sub, 0, resume, depth + 1, pc);
+        return false;
+      }
+      case "DNAT": {
+        const { ip, port } = natMapping(this.r.dp, target, pkt);
+        pkt.dst = ip;
+        pkt.dport = port;
+        pkt.ctState = withNatState(pkt.ctState, "DNAT");
+        this.dnat = true;
+        this.leave(pc, "ACCEPT");
+        return false;
+      }
+      case "SNAT":
+      case "MASQUERADE": {
+        const { ip, port } = natMapping(this.r.dp, target, pkt);
+        pkt.src = ip;
+        pkt.sport = port;
+        pkt.ctState = withNatState(pkt.ctState, "SNAT");
+        this.snat = true;
+        this.leave(pc, "ACCEPT");
+        return false;
+      }
+      case "MARK":
+        pkt.mark = markAfter(pkt.mark, target);
+        return true;
+      case "CONNMARK": {
+        const m = connmarkAfter(pkt.mark, pkt.connmark, target);
+        pkt.mark = m.mark;
+        pkt.connmark = m.connmark;
+        return true;
+      }
+      case "LOG":
+      case "NFLOG":
+        return true;
+      case "NOTRACK":
+        this.untrack();
+        return true;
+      case "CT":
+        if (target.notrack) this.untrack();
+        return true;
+    }
+  }
+
+  private untrack(): void {
+    this.untracked = true;
+    this.pkt.ctState = UNTRACKED;
+  }
+
+  private save(): Saved {
+    const p = this.pkt;
+    return {
+      src: p.src,
+      sport: p.sport,
+      dst: p.dst,
+      dport: p.dport,
+      inInterface: p.inInterface,
+      outInterface: p.outInterface,
+      mark: p.mark,
+      connmark: p.connmark,
+      ctState: p.ctState,
+      dnat: this.dnat,
+      snat: this.snat,
+      accepted: this.accepted,
+      untracked: this.untracked,
+      pathLength: this.path.length,
+    };
+  }
+
+  private restore(s: Saved): void {
+    const p = this.pkt;
+    p.src = s.src;
+    p.sport = s.sport;
+    p.dst = s.dst;
+    p.dport = s.dport;
+    p.inInterface = s.inInterface;
+    p.outInterface = s.outInterface;
+    p.mark = s.mark;
+    p.connmark = s.connmark;
+    p.ctState = s.ctState;
+    this.dnat = s.dnat;
+    this.snat = s.snat;
+    this.accepted = s.accepted;
+    this.untracked = s.untracked;
+    this.path.length = s.pathLength;
+  }
+
+  /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
+  private final(pc: number, stoppedBy: "DROP" | "REJECT" | undefined, delivery: Delivery): void {
+    const prob = this.prob;
+    if (prob <= 0) return;
+    const pkt = this.pkt;
+    const verdict: TraceVerdict =
+      stoppedBy ?? (this.dnat ? "DNAT" : this.accepted ? "ACCEPT" : "NONE");
+    let g = -1;
+    for (let k = 0; k < this.groups.length; k++) {
+      const c = this.groups[k]!;
+      if (
+        c.verdict === verdict &&
+        c.snat === this.snat &&
+        c.dnat === this.dnat &&
+        (!this.dnat || (c.dport === pkt.dport && c.dst.value === pkt.dst.value))
+      ) {
+        g = k;
+        break;
+      }
+    }
+    if (g < 0 || this.groups[g]!.rank > pc) {
+      const parts: OutcomeParts = {
+        verdict,
+        probability: 0,
+        delivery,
+        stopped: stoppedBy !== undefined,
+        dnat: this.dnat,
+        snat: this.snat,
+        untracked: this.untracked,
+        family: pkt.family,
+        src: pkt.src,
+        sport: pkt.sport,
+        dst: pkt.dst,
+        dport: pkt.dport,
+        mark: pkt.mark,
+        path: this.path.slice(),
+        steps: [],
+      };
+      if (g < 0) {
+        g = this.groups.length;
+        this.groups.push({
+          verdict,
+          dnat: this.dnat,
+          snat: this.snat,
+          dst: pkt.dst,
+          dport: pkt.dport,
+          rank: pc,
+          parts,
+        });
+      } else {
+        this.groups[g]!.rank = pc;
+        this.groups[g]!.parts = parts;
+      }
+    }
+    this.finals.push(pc, g, prob);
+  }
+}
+
+interface Saved {
+  readonly src: IPAddress;
+  readonly sport: number;
+  readonly dst: IPAddress;
+  readonly dport: number;
+  readonly inInterface: string;
+  readonly outInterface: string;
+  readonly mark: number;
+  readonly connmark: number;
+  readonly ctState: Packet["ctState"];
+  readonly dnat: boolean;
+  readonly snat: boolean;
+  readonly accepted: boolean;
+  readonly untracked: boolean;
+  readonly pathLength: number;
+}
+
+function firstAtOrAfter(list: readonly number[], start: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Whether the fast walk can take a rule set: compiled rules (indexed mode), no `recent` lists.
+ * (A node with IPVS is the caller's check.)
+ */
+export function fastWalkApplies(compiled: CompiledRuleSet): boolean {
+  for (const table of compiled.tables.values())
+    for (const chain of table.chains.values()) {
+      if (chain.matchers === undefined) return false;
+      for (const set of chain.recentSets) if (set) return false;
+      for (const rule of chain.rules)
+        for (const m of rule.matches) if (m.module === "recent") return false;
+    }
+  return true;
+}
+
+/**
+ * The first packet of a new connection, walked depth first: its outcomes, merged and sorted
+ * as `mergeFinals` gives them.
+ */
+export function fastWalk(
+  r: HookRunner,
+  compiled: CompiledRuleSet | undefined,
+  origin: "remote" | "local",
+  start: Packet,
+  proto: TraceProtocol,
+): BuiltOutcome[] {
+  const w = new Walker(r, compiled, origin === "remote" ? REMOTE : LOCAL, start);
+  w.run(0);
+  // Probabilities summed per group in the order the breadth-first walk finds the finals:
+  // by plan position, then depth-first order (a stable sort keeps the latter).
+  const order: number[] = [];
+  for (let k = 0; k < w.finals.length; k += 3) order.push(k);
+  order.sort((a, b) => w.finals[a]! - w.finals[b]!);
+  const sums = new Array<number>(w.groups.length).fill(0);
+  const seen = new Array<boolean>(w.groups.length).fill(false);
+  for (const k of order) {
+    const g = w.finals[k + 1]!;
+    const p = w.finals[k + 2]!;
+    sums[g] = seen[g] ? sums[g]! + p : p;
+    seen[g] = true;
+  }
+  const printer = new Printer();
+  const tuple: OriginalTuple = {
+    src: printer.ip(start.src),
+    sport: start.sport,
+    dst: formatIP(start.dst),
+    dport: start.dport,
+  };
+  const built: BuiltOutcome[] = [];
+  w.groups.forEach((g, k) =>
+    built.push(outcomeOf({ ...g.parts, probability: sums[k]! }, proto, tuple, printer)),
+  );
+  return built.sort(compareOutcomes);
+}

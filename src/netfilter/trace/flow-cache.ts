@@ -1,0 +1,344 @@
+/**
+ * A flow cache in front of the walk, in the manner of Open vSwitch's megaflows: a trace's
+ * outcomes are kept under a key made of the packet fields its walk could depend on, so a later
+ * packet that agrees on them gets the same outcomes without a walk.
+ *
+ * The key holds exactly: family, protocol, destination, destination port, and the caller's
+ * `origin` and `inInterface`. Of the source address it holds only the leading bits the walk
+ * consulted (flow-reads.ts), and the source port only when a condition read it. Everything else
+ * a new connection's first packet carries is fixed (mark 0, conntrack NEW, no fragment).
+ * Entries live in buckets by destination, each with its own source mask; a lookup scans the
+ * destination's bucket (kept short). Any entry that matches is right for the packet: each is
+ * exact for every packet that agrees with it on its key.
+ *
+ * The outcomes of an entry are kept as plain values (see Entry). The source address and port of an
+ * outcome are the packet's own unless SNAT/MASQUERADE wrote them, so the entry notes which
+ * ones came from the packet and a hit fills in the new packet's. A trace is not cached when
+ * that cannot be told for certain, or when it consulted state that may change between traces
+ * (ipsets, `recent` lists, IPVS), or used a custom match evaluator.
+ */
+import { joinHostPort, formatIP, maskValue4, maskValue6 } from "../../net/index.js";
+import type { Packet, RuleSet } from "../model.js";
+import type { FlowRecorder } from "./flow-reads.js";
+import type { BuiltOutcome, OriginalTuple } from "./outcomes.js";
+import type { Arrival } from "./tracer.js";
+import type { Delivery, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
+import { hex } from "./walk.js";
+
+/** An outcome and its explanation steps, as `assemble` takes them. */
+export interface RebuiltOutcome {
+  readonly outcome: TraceOutcome;
+  readonly steps: readonly TraceStep[];
+}
+
+/** Entries kept per dataplane and mode; beyond that the cache starts afresh. */
+export const FLOW_CACHE_LIMIT = 1 << 15;
+
+/**
+ * An entry: its outcomes packed into one array of plain values. Whatever an entry keeps
+ * survives into the old generation, where each object costs the garbage collector more than
+ * building the outcomes again on a hit (objects that die young are cheap). Per outcome:
+ * verdict, destination address text ("" without DNAT), destination port, `destination`,
+ * masquerade, probability, mark, delivery, conntrack kept, own source, source text, own
+ * source port, source port, explanation steps (with the verdict), position of the `snat` step
+ * (-1: none), path. Steps and path are frozen and shared by the results built from the entry.
+ */
+type Entry = readonly EntrySlot[];
+type EntrySlot = string | number | boolean | readonly TraceStep[] | readonly string[];
+
+export interface FlowCacheStats {
+  readonly hits: number;
+  readonly misses: number;
+  /** Traces that could not be cached (see the module comment). */
+  readonly uncacheable: number;
+  readonly entries: number;
+  /** Distinct source masks (leading bits, source port read or not) among the entries. */
+  readonly masks: number;
+}
+
+/** The caller's choices that are part of the key (the rest is the packet). */
+export interface FlowKeyInput {
+  readonly packet: Packet;
+  readonly origin: string | undefined;
+  readonly inInterface: string | undefined;
+}
+
+/**
+ * One entry and its key, in its destination's bucket. The key's source part is the address
+ * under `srcMask` (`srcBits` leading bits).
+ */
+interface Slot {
+  readonly protocol: Packet["protocol"];
+  readonly dport: number;
+  readonly origin: string | undefined;
+  readonly inInterface: string | undefined;
+  readonly srcBits: number;
+  readonly srcMask: number | bigint;
+  readonly src: number | bigint;
+  /** The source port when the walk read it, else -1. */
+  readonly sport: number;
+  readonly arrival: Arrival;
+  readonly entry: Entry;
+}
+
+const NO_NOTES: readonly string[] = Object.freeze([]);
+
+/** Entries kept per destination: a bucket is scanned, so it stays short. */
+const BUCKET_LIMIT = 64;
+
+function destinationKey(p: Packet): number | string {
+  return p.dst.family === "IPv4" ? p.dst.value : `6:${p.dst.value.toString(16)}`;
+}
+
+function masked(p: Packet, mask: number | bigint): number | bigint {
+  const a = p.src;
+  return a.family === "IPv4" ? (a.value & (mask as number)) >>> 0 : a.value & (mask as bigint);
+}
+
+function matches(s: Slot, k: FlowKeyInput): boolean {
+  const p = k.packet;
+  return (
+    s.protocol === p.protocol &&
+    s.dport === p.dport &&
+    s.origin === k.origin &&
+    s.inInterface === k.inInterface &&
+    (s.sport < 0 || s.sport === p.sport) &&
+    masked(p, s.srcMask) === s.src
+  );
+}
+
+/** Whether any SNAT/MASQUERADE rule sets the source port (then an unchanged port is ambiguous). */
+const writesSport = new WeakMap<RuleSet, boolean>();
+function ruleSetWritesSport(rs: RuleSet | undefined): boolean {
+  if (rs === undefined) return false;
+  const hit = writesSport.get(rs);
+  if (hit !== undefined) return hit;
+  const found = rs.tables.some((t) =>
+    t.chains.some((c) =>
+      c.rules.some(
+        (r) =>
+          (r.target?.kind === "SNAT" && r.target.to.ports !== undefined) ||
+          (r.target?.kind === "MASQUERADE" && r.target.toPorts !== undefined),
+      ),
+    ),
+  );
+  writesSport.set(rs, found);
+  return found;
+}
+
+export class FlowCache {
+  /** Slots by destination address (the family is in the key's type). */
+  private buckets = new Map<number | string, Slot[]>();
+  private size = 0;
+  /** Distinct source masks: leading bits × 2, + 1 when the source port is read. */
+  private readonly masks = new Set<number>();
+  private hits = 0;
+  private misses = 0;
+  private uncacheable = 0;
+
+  constructor(private readonly ruleSets: { readonly [family: string]: RuleSet | undefined }) {}
+
+  /**
+   * The outcomes for `k`'s packet if an entry holds them, printed for this packet (whose
+   * addresses print as `srcText` and `dstText`).
+   */
+  lookup(
+    k: FlowKeyInput,
+    srcText: string,
+    dstText: string,
+  ): { readonly arrival: Arrival; readonly outcomes: RebuiltOutcome[] } | undefined {
+    const bucket = this.buckets.get(destinationKey(k.packet));
+    if (bucket !== undefined)
+      for (const s of bucket)
+        if (matches(s, k)) {
+          this.hits++;
+          return { arrival: s.arrival, outcomes: rebuild(s.entry, k.packet, srcText, dstText) };
+        }
+    this.misses++;
+    return undefined;
+  }
+
+  /** Keeps a walked trace's outcomes, when they can be reused exactly. */
+  insert(
+    k: FlowKeyInput,
+    recorder: FlowRecorder,
+    arrival: Arrival,
+    built: readonly BuiltOutcome[],
+  ): void {
+    const entry = recorder.volatile ? undefined : entryOf(k.packet, built, this.ruleSets);
+    if (entry === undefined) {
+      this.uncacheable++;
+      return;
+    }
+    if (this.size >= FLOW_CACHE_LIMIT) {
+      this.buckets = new Map();
+      this.size = 0;
+      this.masks.clear();
+    }
+    const p = k.packet;
+    const srcMask =
+      p.family === "IPv4" ? maskValue4(recorder.srcBits) : maskValue6(recorder.srcBits);
+    const slot: Slot = {
+      protocol: p.protocol,
+      dport: p.dport,
+      origin: k.origin,
+      inInterface: k.inInterface,
+      srcBits: recorder.srcBits,
+      srcMask,
+      src: masked(p, srcMask),
+      sport: recorder.sportRead ? p.sport : -1,
+      // Decided by the source bits the key holds (flow-reads.ts `addressing`).
+      arrival: arrival.notes.length === 0 ? { ...arrival, notes: NO_NOTES } : arrival,
+      entry,
+    };
+    const key = destinationKey(p);
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, [slot]);
+    else {
+      if (bucket.length >= BUCKET_LIMIT) {
+        bucket.shift();
+        this.size--;
+      }
+      bucket.push(slot);
+    }
+    this.size++;
+    this.masks.add(slot.srcBits * 2 + (slot.sport >= 0 ? 1 : 0));
+  }
+
+  stats(): FlowCacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      uncacheable: this.uncacheable,
+      entries: this.size,
+      masks: this.masks.size,
+    };
+  }
+}
+
+function entryOf(
+  packet: Packet,
+  built: readonly BuiltOutcome[],
+  ruleSets: { readonly [family: string]: RuleSet | undefined },
+): Entry | undefined {
+  const portWritten = ruleSetWritesSport(ruleSets[packet.family]);
+  let own: string | undefined;
+  const out: EntrySlot[] = [built.length];
+  for (const b of built) {
+    const p = b.parts;
+    const o = b.outcome;
+    const ownSrc = p.src === packet.src;
+    // An equal address that is another object came from a rule (SNAT to this very address):
+    // whether a new packet's source would be there too cannot be told.
+    if (!ownSrc && p.src.value === packet.src.value) return undefined;
+    const ownSport = p.sport === packet.sport;
+    if (ownSport && portWritten) return undefined;
+    let snatAt = -1;
+    for (let i = 0; i < b.steps.length; i++) {
+      const s = b.steps[i]!;
+      if (s.kind !== "snat") continue;
+      // SNAT happens once, in a nat table, on the packet's own source, and nothing changes
+      // the source after it: the step goes from the packet's tuple to the outcome's.
+      own ??= joinHostPort(formatIP(packet.src), packet.sport);
+      if (snatAt >= 0 || s.from !== own || s.to !== joinHostPort(formatIP(p.src), p.sport))
+        return undefined;
+      snatAt = i;
+    }
+    out.push(
+      o.verdict,
+      p.dnat ? formatIP(p.dst) : "",
+      p.dport,
+      o.destination ?? "",
+      o.masquerade,
+      o.probability,
+      p.mark,
+      o.delivery,
+      o.conntrack !== undefined,
+      ownSrc,
+      ownSrc ? "" : formatIP(p.src),
+      ownSport,
+      p.sport,
+      // Shared with the result being returned, and with every later hit.
+      Object.freeze(b.steps),
+      snatAt,
+      Object.freeze(o.path),
+    );
+  }
+  return out;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The entry's outcomes for `packet`, built as outcomes.ts's `outcomeOf` builds them. */
+function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string): RebuiltOutcome[] {
+  const original: OriginalTuple = {
+    src: srcText,
+    sport: packet.sport,
+    dst: dstText,
+    dport: packet.dport,
+  };
+  const proto = printedProtocol(packet);
+  const out: RebuiltOutcome[] = [];
+  let i = 1;
+  for (let n = entry[0] as number; n > 0; n--) {
+    const verdict = entry[i++] as TraceVerdict;
+    const toText = entry[i++] as string;
+    const dport = entry[i++] as number;
+    const destination = entry[i++] as string;
+    const masquerade = entry[i++] as boolean;
+    const probability = entry[i++] as number;
+    const mark = entry[i++] as number;
+    const delivery = entry[i++] as Delivery;
+    const tracked = entry[i++] as boolean;
+    const src = (entry[i++] as boolean) ? srcText : (entry[i] as string);
+    i++;
+    const sport = (entry[i++] as boolean) ? packet.sport : (entry[i] as number);
+    i++;
+    const steps = entry[i++] as readonly TraceStep[];
+    const snatAt = entry[i++] as number;
+    // Shared by every result from this entry (frozen: results are read-only data).
+    const path = entry[i++] as readonly string[];
+    // No DNAT: the destination is the packet's own (it is in the key).
+    const dst = toText === "" ? dstText : toText;
+    const outcome = { verdict } as Mutable<TraceOutcome>;
+    if (toText !== "") outcome.destination = destination;
+    outcome.masquerade = masquerade;
+    outcome.probability = probability;
+    outcome.path = path;
+    outcome.mark = hex(mark);
+    if (masquerade) outcome.source = joinHostPort(src, sport);
+    outcome.delivery = delivery;
+    if (tracked)
+      outcome.conntrack = {
+        proto,
+        family: packet.family,
+        original,
+        reply: { src: dst, sport: dport, dst: src, dport: sport },
+        dnat: toText !== "",
+        snat: masquerade,
+        mark,
+      };
+    out.push({ outcome, steps: snatAt < 0 ? steps : withSnat(steps, snatAt, original, outcome) });
+  }
+  return out;
+}
+
+/** The explanation with its `snat` step for this packet: from its own tuple to its source. */
+function withSnat(
+  kept: readonly TraceStep[],
+  snatAt: number,
+  original: OriginalTuple,
+  outcome: TraceOutcome,
+): readonly TraceStep[] {
+  const copy = kept.slice();
+  copy[snatAt] = {
+    kind: "snat",
+    from: joinHostPort(original.src, original.sport),
+    to: outcome.source!,
+  };
+  return copy;
+}
+
+function printedProtocol(p: Packet): TraceProtocol {
+  return p.protocol === "icmpv6" ? "icmp" : p.protocol;
+}

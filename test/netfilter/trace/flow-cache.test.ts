@@ -1,0 +1,274 @@
+/**
+ * The flow cache must never change a trace, nor the depth-first walk it records (fast-walk.ts,
+ * checked against the naive walk): on random rule sets over every modelled extension
+ * (IPv4 and IPv6) and on kube-proxy-shaped ones with source tests of every prefix length,
+ * SNAT / MASQUERADE with and without ports and source-port matches, a run of packets that
+ * share destinations but differ in a few source bits and in the source port is traced with
+ * the cache and without it; every result (explanations included) and every error must be the
+ * same. The runs must also produce hits, or the property would prove nothing.
+ */
+import { describe, expect } from "@jest/globals";
+import { fc, it } from "@fast-check/jest";
+import { formatIP, parseIP, type IPFamily } from "../../../src/net/index.js";
+import { IptablesParseError, parseIptables } from "../../../src/netfilter/index.js";
+import {
+  buildDataplane,
+  flowCacheStats,
+  trace,
+  type NodeDataplane,
+  type PacketSpec,
+  type TraceOptions,
+} from "../../../src/netfilter/trace/index.js";
+import { restoreText } from "../rule-text.arbitrary.js";
+
+const INTERFACES = [
+  { name: "lo", addresses: ["127.0.0.1/8", "::1/128"] },
+  { name: "eth0", addresses: ["192.168.0.2/24", "fd00::2/64"] },
+  { name: "cbr0", addresses: ["10.244.0.1/16", "fd00:10::1/64"] },
+];
+
+/**
+ * The rule set without the rule lines the parser refuses (random rules may use `-i` in OUTPUT
+ * and the like, which iptables-restore refuses too): what is left is still a random rule set.
+ */
+function usable(text: string, family: IPFamily): string | undefined {
+  let lines = text.split("\n");
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      parseIptables(lines.join("\n"), { file: "t.rules", family });
+      return lines.join("\n");
+    } catch (e) {
+      if (!(e instanceof IptablesParseError)) throw e;
+      const bad = new Set(e.issues.map((i) => i.line - 1));
+      if ([...bad].some((i) => !lines[i]?.startsWith("-A "))) return undefined;
+      lines = lines.filter((_, i) => !bad.has(i));
+    }
+  }
+  return undefined;
+}
+
+const node = (text: string, family: IPFamily): NodeDataplane =>
+  buildDataplane({
+    ruleSets: [parseIptables(text, { file: "t.rules", family })],
+    interfaces: INTERFACES,
+  });
+
+/** The addresses a rule set names, so packets go near its prefixes. */
+function addressesIn(text: string, family: IPFamily): string[] {
+  const re = family === "IPv4" ? /\b\d{1,3}(?:\.\d{1,3}){3}\b/g : /\b[0-9a-f:]*:[0-9a-f:]+\b/gi;
+  const pool = new Set<string>();
+  for (const m of text.matchAll(re))
+    if (parseIP(m[0], "lenient")?.family === family) pool.add(m[0]);
+  for (const i of INTERFACES)
+    for (const a of i.addresses) {
+      const ip = a.split("/")[0]!;
+      if (parseIP(ip, "lenient")?.family === family) pool.add(ip);
+    }
+  return [...pool];
+}
+
+/** `ip` with bit `bit` (0 = the most significant) flipped. */
+function flip(ip: string, bit: number): string {
+  const a = parseIP(ip, "lenient")!;
+  if (a.family === "IPv4")
+    return formatIP({ family: "IPv4", value: (a.value ^ (1 << (31 - (bit % 32)))) >>> 0 });
+  return formatIP({ family: "IPv6", value: a.value ^ (1n << BigInt(127 - (bit % 128))) });
+}
+
+type Outcome = { readonly ok: unknown } | { readonly error: string };
+function attempt(f: () => unknown): Outcome {
+  try {
+    return { ok: f() };
+  } catch (e) {
+    return { error: String(e) };
+  }
+}
+
+const totals = { hits: 0, misses: 0, uncacheable: 0, nodes: 0 };
+
+/** Traces `packets` on a cached and an uncached node; both must agree on every packet. */
+function agree(text: string, family: IPFamily, packets: readonly PacketSpec[]): void {
+  const rules = usable(text, family);
+  expect(rules).toBeDefined();
+  const cachedNode = node(rules!, family);
+  const plainNode = node(rules!, family);
+  totals.nodes++;
+  for (const explain of [false, true]) {
+    const opts: TraceOptions = { explain };
+    for (const p of packets) {
+      const got = attempt(() => trace(cachedNode, p, opts));
+      const want = attempt(() => trace(plainNode, p, { ...opts, flowCache: false }));
+      expect(got).toEqual(want);
+      // Property order too: `trace --output json` prints the object as it is.
+      expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+      // Without explanations both go through the depth-first walk (fast-walk.ts): the naive
+      // walk (every rule, breadth first) is the reference for it.
+      if (!explain) {
+        const naive = attempt(() => trace(plainNode, p, { ...opts, indexed: false }));
+        expect(want).toEqual(naive);
+        expect(JSON.stringify(want)).toBe(JSON.stringify(naive));
+      }
+    }
+  }
+  const s = flowCacheStats(cachedNode);
+  if (s !== undefined) {
+    totals.hits += s.hits;
+    totals.misses += s.misses;
+    totals.uncacheable += s.uncacheable;
+  }
+}
+
+/** Base packets near the pool's addresses, each followed by variants in the source bits and port. */
+function packetRuns(family: IPFamily, pool: readonly string[]): fc.Arbitrary<PacketSpec[]> {
+  const width = family === "IPv4" ? 32 : 128;
+  const address = fc.oneof(
+    fc.constantFrom(...pool),
+    fc.tuple(fc.constantFrom(...pool), fc.nat(width - 1)).map(([a, b]) => flip(a, b)),
+  );
+  const base = fc.record(
+    {
+      proto: fc.constantFrom("tcp", "udp", "sctp", "icmp"),
+      src: address,
+      sport: fc.oneof(fc.constantFrom(40000, 80, 1000, 1500), fc.integer({ min: 1, max: 65535 })),
+      dst: address,
+      dport: fc.oneof(fc.constantFrom(80, 443, 8080), fc.integer({ min: 1, max: 65535 })),
+      origin: fc.constantFrom("local", "remote"),
+      inInterface: fc.constantFrom("eth0", "cbr0"),
+    },
+    { requiredKeys: ["proto", "src", "dst", "dport"] },
+  ) as fc.Arbitrary<PacketSpec>;
+  const variant = fc.record({
+    bit: fc.nat(width - 1),
+    flipSrc: fc.boolean(),
+    sport: fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
+  });
+  return fc
+    .array(fc.tuple(base, fc.array(variant, { minLength: 1, maxLength: 6 })), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((runs) =>
+      runs.flatMap(([b, vs]) => [
+        b,
+        ...vs.map((v) => ({
+          ...b,
+          ...(v.flipSrc ? { src: flip(b.src, v.bit) } : {}),
+          ...(v.sport !== undefined ? { sport: v.sport } : {}),
+        })),
+        b,
+      ]),
+    );
+}
+
+const randomCase = (family: IPFamily) =>
+  restoreText(family).chain((text) =>
+    packetRuns(family, addressesIn(text, family)).map((packets) => ({ text, packets })),
+  );
+
+/**
+ * kube-proxy's shape: a service chain with a split over endpoints, source tests of every
+ * prefix length (negated or not) before it, marks, and SNAT / MASQUERADE with and without
+ * ports in POSTROUTING; the packets go to the service with sources near the tested prefixes.
+ */
+const SERVICE = "172.30.0.10";
+const ENDPOINTS = ["10.244.1.5", "10.244.2.6", "192.168.0.2"];
+const srcTest = fc
+  .tuple(
+    fc.constantFrom("", "! "),
+    fc.constantFrom("10.244.1.5", "10.240.0.0", "192.168.0.0", "10.244.0.0", "0.0.0.0"),
+    fc.integer({ min: 0, max: 32 }),
+  )
+  // The kernel refuses "! -s" with a /0 prefix.
+  .map(([n, a, p]) => `${p === 0 ? "" : n}-s ${a}/${p}`);
+const postTarget = fc.constantFrom(
+  "-j MASQUERADE",
+  "-p tcp -j MASQUERADE --to-ports 1000-2000",
+  "-j MASQUERADE --random-fully",
+  "-j SNAT --to-source 192.168.0.9",
+  "-p udp -j SNAT --to-source 192.168.0.9:5000",
+  "-p tcp -j SNAT --to-source 192.168.0.9:1-40000",
+  "-j RETURN",
+  "-j ACCEPT",
+);
+const serviceText = fc
+  .record({
+    pre: fc.array(fc.tuple(srcTest, fc.constantFrom("-j MARK --or-mark 0x4000", "-j RETURN")), {
+      maxLength: 3,
+    }),
+    post: fc.array(
+      fc.tuple(
+        fc.option(srcTest, { nil: undefined }),
+        fc.constantFrom("", "-m mark --mark 0x4000/0x4000", "-p tcp -m tcp --sport 1000:40000"),
+        postTarget,
+      ),
+      { maxLength: 3 },
+    ),
+    filter: fc.array(
+      fc.tuple(
+        srcTest,
+        fc.constantFrom(
+          "",
+          "-p tcp -m multiport --sports 80,1000:2000",
+          "-m addrtype --src-type LOCAL",
+        ),
+        fc.constantFrom("-j DROP", "-j REJECT", "-j ACCEPT"),
+      ),
+      { maxLength: 2 },
+    ),
+  })
+  .map(({ pre, post, filter }) =>
+    [
+      "*filter",
+      ":INPUT ACCEPT [0:0]",
+      ":FORWARD ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ...filter.map(([s, m, t]) => `-A FORWARD ${s} ${m} ${t}`),
+      "COMMIT",
+      "*nat",
+      ":PREROUTING ACCEPT [0:0]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+      ":SVC - [0:0]",
+      "-A PREROUTING -j SVC",
+      "-A OUTPUT -j SVC",
+      ...pre.map(([s, t]) => `-A SVC ${s} -d ${SERVICE}/32 ${t}`),
+      `-A SVC -d ${SERVICE}/32 -p tcp -m tcp --dport 80 -m statistic --mode random --probability 0.5 -j DNAT --to-destination ${ENDPOINTS[0]}:8080`,
+      `-A SVC -d ${SERVICE}/32 -p tcp -m tcp --dport 80 -m statistic --mode random --probability 0.5 -j DNAT --to-destination ${ENDPOINTS[1]}:8080`,
+      `-A SVC -d ${SERVICE}/32 -p tcp -m tcp --dport 80 -j DNAT --to-destination ${ENDPOINTS[2]}:8080`,
+      ...post.map(([s, m, t]) => `-A POSTROUTING ${s ?? ""} ${m} ${t}`),
+      "COMMIT",
+      "",
+    ].join("\n"),
+  );
+const serviceCase = serviceText.chain((text) =>
+  packetRuns("IPv4", [SERVICE, ...ENDPOINTS, "10.244.0.0", "10.240.0.0", "192.168.0.0"]).map(
+    (packets) => ({
+      text,
+      packets: packets.map((p, i) =>
+        i % 2 === 0 ? { ...p, dst: SERVICE, dport: 80, proto: "tcp" as const } : p,
+      ),
+    }),
+  ),
+);
+
+describe("flow cache and depth-first walk", () => {
+  it.prop([serviceCase], { numRuns: 150 })(
+    "kube-proxy-shaped rule sets: cached traces equal uncached ones",
+    ({ text, packets }) => agree(text, "IPv4", packets),
+  );
+  it.prop([randomCase("IPv4")], { numRuns: 100 })(
+    "random IPv4 rule sets over every extension: cached traces equal uncached ones",
+    ({ text, packets }) => agree(text, "IPv4", packets),
+  );
+  it.prop([randomCase("IPv6")], { numRuns: 60 })(
+    "random IPv6 rule sets over every extension: cached traces equal uncached ones",
+    ({ text, packets }) => agree(text, "IPv6", packets),
+  );
+  // Runs after the properties (a file's tests run in order): hits are what they put to the test.
+  it("the properties above hit the cache", () => {
+    expect(totals.hits).toBeGreaterThan(200);
+    expect(totals.misses).toBeGreaterThan(0);
+    if (process.env["FLOW_CACHE_STATS"] !== undefined) console.log(totals);
+  });
+});
