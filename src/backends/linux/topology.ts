@@ -100,7 +100,8 @@ function spawnSyncChecked(cmd: string, args: readonly string[]): string | undefi
   return r.status === 0 ? undefined : r.stderr || String(r.error);
 }
 
-function startServer(
+/** Starts the probe server (TCP+UDP on each address and port) in `ns`; resolves once it listens. */
+export function startServer(
   ns: Netns,
   label: string,
   addresses: readonly string[],

@@ -172,8 +172,14 @@ class Walker {
     this.pkt = { ...start };
   }
 
-  ctx(pc: number, hook: Hook, table: TableName): EvalContext {
-    return (this.contexts[pc] ??= context(this.r, hook, table));
+  /** What the matches of the table at `pc` may consult. */
+  ctx(pc: number): EvalContext {
+    let c = this.contexts[pc];
+    if (c === undefined) {
+      const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
+      c = this.contexts[pc] = context(this.r, ins.hook, ins.table);
+    }
+    return c;
   }
 
   /** Runs the plan from `pc` for the current branch. */
@@ -239,8 +245,7 @@ class Walker {
   ): void {
     if (depth > MAX_DEPTH)
       throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
-    const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
-    const ctx = this.ctx(pc, ins.hook, ins.table);
+    const ctx = this.ctx(pc);
     const pkt = this.pkt;
     const candidates = candidateRules(chain, pkt.dst, pkt.dport);
     const matchers = chain.matchers!;
@@ -313,7 +318,7 @@ class Walker {
         return false;
       }
       case "DNAT": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt);
+        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
         pkt.dst = ip;
         pkt.dport = port;
         pkt.ctState = withNatState(pkt.ctState, "DNAT");
@@ -323,7 +328,7 @@ class Walker {
       }
       case "SNAT":
       case "MASQUERADE": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt);
+        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
         pkt.src = ip;
         pkt.sport = port;
         pkt.ctState = withNatState(pkt.ctState, "SNAT");

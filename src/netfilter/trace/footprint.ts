@@ -69,8 +69,12 @@ function ruleFootprint(r: Rule): number {
       return f | MARK;
     case "CONNMARK":
       return f | MARK | CONNMARK;
-    case "DNAT":
-      return f | DST | DPORT;
+    case "DNAT": {
+      // An address range is chosen by a hash of the source (nat-choice.ts).
+      const { ipFrom, ipTo } = t.to;
+      const several = ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
+      return f | DST | DPORT | (several ? SRC : 0);
+    }
     case "SNAT":
       return f | SRC | SPORT;
     case "MASQUERADE":

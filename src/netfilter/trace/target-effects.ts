@@ -3,34 +3,66 @@
  * that they cannot drift apart: NAT mappings, MARK and CONNMARK arithmetic.
  */
 import type { IPAddress } from "../../net/index.js";
-import type { Packet } from "../model.js";
-import type { Target } from "../targets/index.js";
+import type { FlowReads, Packet } from "../model.js";
+import type { NatRange, Target } from "../targets/index.js";
 import { primaryAddress } from "./addressing.js";
 import type { NodeDataplane } from "./dataplane.js";
+import { READS_SPORT, READS_SRC } from "./flow-reads.js";
+import { natRangeChoice } from "./nat-choice.js";
 
 type Nat = Extract<Target, { kind: "DNAT" | "SNAT" | "MASQUERADE" }>;
 
 /**
- * The address and port a NAT target maps the packet to: the destination for DNAT, the source
- * for SNAT and MASQUERADE (the outgoing interface's first address). A range maps to its first
- * address and port.
+ * The address and port a NAT target maps the first packet of a connection to: the destination
+ * for DNAT, the source for SNAT and MASQUERADE (a range of the outgoing interface's first
+ * address). Within a range, the kernel's choice (nat-choice.ts). Where the kernel draws the
+ * port at random (`--random`, `--random-fully`, an SNAT port outside its range), the trace
+ * keeps the packet's port, or takes the range's first port (docs/trace.md).
+ * `flow` is told what of the source the choice depended on (flow-reads.ts).
  */
 export function natMapping(
   dp: NodeDataplane,
   target: Nat,
   pkt: Packet,
+  flow?: FlowReads,
 ): { readonly ip: IPAddress; readonly port: number } {
-  switch (target.kind) {
-    case "DNAT":
-      return { ip: target.to.ipFrom ?? pkt.dst, port: target.to.ports?.from ?? pkt.dport };
-    case "SNAT":
-      return { ip: target.to.ipFrom ?? pkt.src, port: target.to.ports?.from ?? pkt.sport };
-    case "MASQUERADE":
-      return {
-        ip: primaryAddress(dp, pkt.outInterface, pkt.family) ?? pkt.src,
-        port: target.toPorts?.from ?? pkt.sport,
-      };
-  }
+  const manip = target.kind === "DNAT" ? "dst" : "src";
+  let range: NatRange;
+  if (target.kind === "MASQUERADE") {
+    const ip = primaryAddress(dp, pkt.outInterface, pkt.family) ?? pkt.src;
+    range = {
+      ipFrom: ip,
+      ipTo: ip,
+      ...(target.toPorts !== undefined ? { ports: target.toPorts } : {}),
+    };
+  } else range = target.to;
+  const opts = {
+    persistent: target.kind !== "MASQUERADE" && target.persistent,
+    random: target.random,
+    randomFully: target.kind !== "DNAT" && target.randomFully,
+  };
+  if (flow !== undefined) noteReads(flow, range, manip, opts.random || opts.randomFully, pkt);
+  const choice = natRangeChoice(range, pkt, manip, opts);
+  if (choice.kind === "exact") return choice;
+  return { ip: choice.ip, port: range.ports?.from ?? (manip === "dst" ? pkt.dport : pkt.sport) };
+}
+
+function noteReads(
+  flow: FlowReads,
+  range: NatRange,
+  manip: "src" | "dst",
+  random: boolean,
+  pkt: Packet,
+): void {
+  const from = range.ipFrom;
+  const several = from !== undefined && range.ipTo !== undefined && range.ipTo.value !== from.value;
+  // An address range is chosen by a hash of the whole source address.
+  if (several) flow.reads(READS_SRC, pkt);
+  if (manip === "dst" || random) return;
+  // An SNAT keeps a source that already lies in its range.
+  if (from === undefined || several) flow.reads(READS_SRC, pkt);
+  else flow.srcPrefix(pkt.src, from.value, from.family === "IPv4" ? 32 : 128);
+  if (range.ports !== undefined) flow.reads(READS_SPORT, pkt);
 }
 
 export function markAfter(mark: number, target: Extract<Target, { kind: "MARK" }>): number {

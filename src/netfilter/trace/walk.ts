@@ -232,7 +232,7 @@ function applyRule(
     case "jump":
       return jump(env, chain, i, target.goto, state, depth, out);
     case "DNAT": {
-      const { ip, port } = natMapping(env.dp, target, state.pkt);
+      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
       const before = state.pkt;
       state = translated(
         state,
@@ -250,7 +250,7 @@ function applyRule(
     }
     case "SNAT":
     case "MASQUERADE": {
-      const { ip, port } = natMapping(env.dp, target, state.pkt);
+      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
       out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
       return "continue";
     }

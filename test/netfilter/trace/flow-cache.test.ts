@@ -187,14 +187,27 @@ const postTarget = fc.constantFrom(
   "-j SNAT --to-source 192.168.0.9",
   "-p udp -j SNAT --to-source 192.168.0.9:5000",
   "-p tcp -j SNAT --to-source 192.168.0.9:1-40000",
+  // Ranges: the kernel hashes the source (nat-choice.ts), and keeps a source already inside.
+  "-j SNAT --to-source 192.168.0.9-192.168.0.12",
+  "-p tcp -j SNAT --to-source 10.240.0.0-10.244.255.255:1000-2000",
   "-j RETURN",
   "-j ACCEPT",
 );
 const serviceText = fc
   .record({
-    pre: fc.array(fc.tuple(srcTest, fc.constantFrom("-j MARK --or-mark 0x4000", "-j RETURN")), {
-      maxLength: 3,
-    }),
+    pre: fc.array(
+      fc.tuple(
+        srcTest,
+        fc.constantFrom(
+          "-j MARK --or-mark 0x4000",
+          "-j RETURN",
+          "-p tcp -j DNAT --to-destination 10.244.1.1-10.244.9.9:8080-8081",
+        ),
+      ),
+      {
+        maxLength: 3,
+      },
+    ),
     post: fc.array(
       fc.tuple(
         fc.option(srcTest, { nil: undefined }),
