@@ -17,6 +17,7 @@
  */
 import type { IPAddress } from "../../net/index.js";
 import type { EvalContext, Hook, Packet, TableName } from "../model.js";
+import type { Target } from "../targets/index.js";
 import { route } from "./addressing.js";
 import { candidateRules, type CompiledChain, type CompiledRuleSet } from "./chain-index.js";
 import { context, type HookRunner } from "./hooks.js";
@@ -31,6 +32,17 @@ import {
 import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
 import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
 import { TraceError } from "./walk.js";
+import {
+  CONNMARK,
+  DPORT,
+  DST,
+  IN_IFACE,
+  MARK,
+  OUT_IFACE,
+  SPORT,
+  SRC,
+  footprint,
+} from "./footprint.js";
 import { formatIP } from "../../net/index.js";
 
 /** One step of the hook program. */
@@ -162,6 +174,9 @@ class Walker {
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
   private readonly contexts: (EvalContext | undefined)[] = [];
+  /** Table walks recorded for replay, by plan position (this packet only). */
+  private readonly memo: (MemoEntry[] | undefined)[] = [];
+  private readonly recording: (Recording | undefined)[] = [];
 
   constructor(
     readonly r: HookRunner,
@@ -191,7 +206,7 @@ class Walker {
           if (ins.nat && (this.untracked || !this.pkt.ctState.includes("NEW"))) break;
           const chain = this.compiled?.tables.get(ins.table)?.chains.get(ins.hook);
           if (chain === undefined) break;
-          this.rules(chain, 0, undefined, 0, pc);
+          this.table(chain, pc);
           return;
         }
         case "route-in": {
@@ -219,8 +234,85 @@ class Walker {
     }
   }
 
+  /**
+   * A table's walk for the current branch. Statistic branches often reach a table with equal
+   * packets (FORWARD and POSTROUTING after a service's split, which only look at marks and
+   * conntrack state): a walk without a split is recorded, and a later branch equal in every
+   * field the table's chains can read or write (footprint.ts) replays it, as hooks.ts's memo.
+   */
+  private table(chain: CompiledChain, pc: number): void {
+    const memo = (this.memo[pc] ??= []);
+    const f = footprint(chain);
+    for (const m of memo)
+      if (this.sameEntry(m.from, f)) {
+        if (m.effect === null) break;
+        return this.replay(m.effect, f, pc);
+      }
+    if (memo.length >= MEMO_LIMIT || this.prob <= 0) return this.rules(chain, 0, undefined, 0, pc);
+    const entry: MemoEntry = { from: this.save(), effect: null };
+    memo.push(entry);
+    const recording: Recording = { entry, prob: this.prob, open: true };
+    this.recording[pc] = recording;
+    this.rules(chain, 0, undefined, 0, pc);
+    recording.open = false;
+  }
+
+  /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
+  private sameEntry(s: Saved, f: number): boolean {
+    const p = this.pkt;
+    // Addresses by identity: an equal address from a rule (NAT) is not the packet's own, which
+    // the flow cache's recording tells apart (flow-reads.ts).
+    return (
+      (!(f & SRC) || p.src === s.src) &&
+      (!(f & DST) || p.dst === s.dst) &&
+      (!(f & SPORT) || p.sport === s.sport) &&
+      (!(f & DPORT) || p.dport === s.dport) &&
+      (!(f & MARK) || p.mark === s.mark) &&
+      (!(f & CONNMARK) || p.connmark === s.connmark) &&
+      (!(f & IN_IFACE) || p.inInterface === s.inInterface) &&
+      (!(f & OUT_IFACE) || p.outInterface === s.outInterface) &&
+      p.ctState === s.ctState &&
+      this.dnat === s.dnat &&
+      this.snat === s.snat &&
+      this.accepted === s.accepted &&
+      this.untracked === s.untracked
+    );
+  }
+
+  private replay(e: Effect, f: number, pc: number): void {
+    const p = this.pkt;
+    for (const label of e.labels) this.path.push(label);
+    const to = e.to;
+    // Fields outside the footprint were neither read nor written: they keep their values.
+    if (f & SRC) p.src = to.src;
+    if (f & SPORT) p.sport = to.sport;
+    if (f & DST) p.dst = to.dst;
+    if (f & DPORT) p.dport = to.dport;
+    if (f & MARK) p.mark = to.mark;
+    if (f & CONNMARK) p.connmark = to.connmark;
+    if (f & IN_IFACE) p.inInterface = to.inInterface;
+    if (f & OUT_IFACE) p.outInterface = to.outInterface;
+    p.ctState = to.ctState;
+    this.dnat = to.dnat;
+    this.snat = to.snat;
+    this.accepted = to.accepted;
+    this.untracked = to.untracked;
+    this.leave(pc, e.end);
+  }
+
   /** Where a table's walk ends: on to the next step, or stopped (the built-in chain's policy). */
   private leave(pc: number, end: "ACCEPT" | "DROP" | "REJECT" | "RETURN"): void {
+    const rec = this.recording[pc];
+    if (rec !== undefined && rec.open) {
+      rec.open = false;
+      // The first exit of a walk with a split has a share of the probability: not reusable.
+      if (this.prob === rec.prob)
+        rec.entry.effect = {
+          labels: this.path.slice(rec.entry.from.pathLength),
+          to: this.save(),
+          end,
+        };
+    }
     if (end === "DROP" || end === "REJECT") return this.final(pc, end, "stopped");
     if (end === "RETURN" && this.builtin(pc).policy === "DROP")
       return this.final(pc, "DROP", "stopped");
@@ -292,6 +384,15 @@ class Walker {
   ): boolean {
     const kind = chain.kinds[i]!;
     this.path.push(chain.labels[i]!);
+    // Jumps (most rules a service packet takes) without loading the rule: kinds is dense.
+    if (kind === "jump" || kind === "goto") {
+      const sub = chain.jumpTargets[i];
+      if (sub === undefined) throw missingChain(chain, i);
+      // `-g`: the called chain returns to our caller, as if we had returned.
+      const resume = kind === "goto" ? frames : { chain, next: i + 1, depth, parent: frames };
+      this.rules(sub, 0, resume, depth + 1, pc);
+      return false;
+    }
     const pkt = this.pkt;
     const target = chain.rules[i]!.target!;
     switch (target.kind) {
@@ -306,17 +407,8 @@ class Walker {
       case "RETURN":
         this.back(frames, pc);
         return false;
-      case "jump": {
-        const sub = chain.jumpTargets[i];
-        if (sub === undefined)
-          throw new TraceError(
-            `${chain.table}/${chain.name}: jump to missing chain ${target.chain}`,
-          );
-        // `-g`: the called chain returns to our caller, as if we had returned.
-        const resume = kind === "goto" ? frames : { chain, next: i + 1, depth, parent: frames };
-        this.rules(sub, 0, resume, depth + 1, pc);
-        return false;
-      }
+      case "jump":
+        throw missingChain(chain, i); // not reached: jumps are taken above, from `kinds`
       case "DNAT": {
         const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
         pkt.dst = ip;
@@ -458,6 +550,28 @@ class Walker {
   }
 }
 
+/** Distinct entry states remembered per table (beyond: walked, not remembered). */
+const MEMO_LIMIT = 64;
+
+interface MemoEntry {
+  readonly from: Saved;
+  /** null: the walk split (or is still running), so it is not replayed. */
+  effect: Effect | null;
+}
+
+/** What a table's walk did: the rules it took, the state it left with, how it ended. */
+interface Effect {
+  readonly labels: readonly string[];
+  readonly to: Saved;
+  readonly end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
+}
+
+interface Recording {
+  readonly entry: MemoEntry;
+  readonly prob: number;
+  open: boolean;
+}
+
 interface Saved {
   readonly src: IPAddress;
   readonly sport: number;
@@ -473,6 +587,11 @@ interface Saved {
   readonly accepted: boolean;
   readonly untracked: boolean;
   readonly pathLength: number;
+}
+
+function missingChain(chain: CompiledChain, i: number): TraceError {
+  const t = chain.rules[i]!.target as Extract<Target, { kind: "jump" }>;
+  return new TraceError(`${chain.table}/${chain.name}: jump to missing chain ${t.chain}`);
 }
 
 function firstAtOrAfter(list: readonly number[], start: number): number {

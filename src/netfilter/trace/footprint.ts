@@ -75,8 +75,12 @@ function ruleFootprint(r: Rule): number {
       const several = ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
       return f | DST | DPORT | (several ? SRC : 0);
     }
-    case "SNAT":
-      return f | SRC | SPORT;
+    case "SNAT": {
+      // An address range is chosen by a hash of the source seeded with the destination.
+      const { ipFrom, ipTo } = t.to;
+      const several = ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
+      return f | SRC | SPORT | (several ? DST : 0);
+    }
     case "MASQUERADE":
       return f | SRC | SPORT | OUT_IFACE;
     default:
