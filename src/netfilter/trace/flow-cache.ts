@@ -23,7 +23,6 @@ import type { FlowRecorder } from "./flow-reads.js";
 import type { BuiltOutcome, OriginalTuple } from "./outcomes.js";
 import type { Arrival } from "./tracer.js";
 import type { Delivery, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
-import { hex } from "./walk.js";
 
 /** An outcome and its explanation steps, as `assemble` takes them. */
 export interface RebuiltOutcome {
@@ -39,9 +38,10 @@ export const FLOW_CACHE_LIMIT = 1 << 15;
  * survives into the old generation, where each object costs the garbage collector more than
  * building the outcomes again on a hit (objects that die young are cheap). Per outcome:
  * verdict, destination address text ("" without DNAT), destination port, `destination`,
- * masquerade, probability, mark, delivery, conntrack kept, own source, source text, own
- * source port, source port, explanation steps (with the verdict), position of the `snat` step
- * (-1: none), path. Steps and path are frozen and shared by the results built from the entry.
+ * masquerade, probability, mark, mark text, delivery, conntrack kept, own source, source
+ * text, own source port, source port, explanation steps (with the verdict), position of the
+ * `snat` step (-1: none), path. Steps and path are frozen and shared by the results built
+ * from the entry.
  */
 type Entry = readonly EntrySlot[];
 type EntrySlot = string | number | boolean | readonly TraceStep[] | readonly string[];
@@ -252,6 +252,7 @@ function entryOf(
       o.masquerade,
       o.probability,
       p.mark,
+      o.mark,
       o.delivery,
       o.conntrack !== undefined,
       ownSrc,
@@ -259,7 +260,7 @@ function entryOf(
       ownSport,
       p.sport,
       // Shared with the result being returned, and with every later hit.
-      Object.freeze(b.steps),
+      b.steps.length === 1 ? verdictOnly(b.steps[0]!) : Object.freeze(b.steps),
       snatAt,
       Object.freeze(o.path),
     );
@@ -268,6 +269,16 @@ function entryOf(
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** One frozen explanation per verdict and delivery, for traces without steps: entries share it. */
+const verdictSteps = new Map<string, readonly TraceStep[]>();
+function verdictOnly(step: TraceStep): readonly TraceStep[] {
+  if (step.kind !== "verdict") return Object.freeze([step]);
+  const key = `${step.verdict} ${step.where}`;
+  let steps = verdictSteps.get(key);
+  if (steps === undefined) verdictSteps.set(key, (steps = Object.freeze([Object.freeze(step)])));
+  return steps;
+}
 
 /** The entry's outcomes for `packet`, built as outcomes.ts's `outcomeOf` builds them. */
 function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string): RebuiltOutcome[] {
@@ -288,6 +299,7 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     const masquerade = entry[i++] as boolean;
     const probability = entry[i++] as number;
     const mark = entry[i++] as number;
+    const markText = entry[i++] as string;
     const delivery = entry[i++] as Delivery;
     const tracked = entry[i++] as boolean;
     const src = (entry[i++] as boolean) ? srcText : (entry[i] as string);
@@ -305,7 +317,7 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     outcome.masquerade = masquerade;
     outcome.probability = probability;
     outcome.path = path;
-    outcome.mark = hex(mark);
+    outcome.mark = markText;
     if (masquerade) outcome.source = joinHostPort(src, sport);
     outcome.delivery = delivery;
     if (tracked)
