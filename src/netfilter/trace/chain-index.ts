@@ -146,6 +146,18 @@ export function candidateRules(
   return mergeSorted(index.buckets.get(addressKey(dst))!, byPort);
 }
 
+/** The position in a sorted candidate list of the first rule at or after rule `start`. */
+export function firstAtOrAfter(list: readonly number[], start: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function compileChain(table: TableName, chain: Chain, indexed: boolean): CompiledChain {
   const labels = chain.rules.map((_, i) => `${table}/${chain.name}#${i + 1}`);
   const index = indexed ? buildDestinationIndex(chain.rules) : undefined;

@@ -19,14 +19,19 @@ import type { IPAddress } from "../../net/index.js";
 import type { EvalContext, Hook, Packet, TableName } from "../model.js";
 import type { Target } from "../targets/index.js";
 import { route } from "./addressing.js";
-import { candidateRules, type CompiledChain, type CompiledRuleSet } from "./chain-index.js";
+import {
+  candidateRules,
+  firstAtOrAfter,
+  type CompiledChain,
+  type CompiledRuleSet,
+} from "./chain-index.js";
 import { context, type HookRunner } from "./hooks.js";
 import {
   compareOutcomes,
+  originalTuple,
   outcomeOf,
   Printer,
   type BuiltOutcome,
-  type OriginalTuple,
   type OutcomeParts,
 } from "./outcomes.js";
 import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
@@ -43,7 +48,6 @@ import {
   SRC,
   footprint,
 } from "./footprint.js";
-import { formatIP } from "../../net/index.js";
 
 /** One step of the hook program. */
 type Instr =
@@ -594,17 +598,6 @@ function missingChain(chain: CompiledChain, i: number): TraceError {
   return new TraceError(`${chain.table}/${chain.name}: jump to missing chain ${t.chain}`);
 }
 
-function firstAtOrAfter(list: readonly number[], start: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Whether the fast walk can take a rule set: compiled rules (indexed mode), no `recent` lists.
  * (A node with IPVS is the caller's check.)
@@ -647,12 +640,7 @@ export function fastWalk(
     seen[g] = true;
   }
   const printer = new Printer();
-  const tuple: OriginalTuple = {
-    src: printer.ip(start.src),
-    sport: start.sport,
-    dst: formatIP(start.dst),
-    dport: start.dport,
-  };
+  const tuple = originalTuple(printer, start);
   const built: BuiltOutcome[] = [];
   w.groups.forEach((g, k) =>
     built.push(outcomeOf({ ...g.parts, probability: sums[k]! }, proto, tuple, printer)),

@@ -68,6 +68,11 @@ export class Printer {
 
 export type OriginalTuple = ConntrackEntry["original"];
 
+/** The packet's own tuple, printed (conntrack's original direction). */
+export function originalTuple(printer: Printer, p: WalkState["pkt"]): OriginalTuple {
+  return { src: printer.ip(p.src), sport: p.sport, dst: formatIP(p.dst), dport: p.dport };
+}
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export function outcomeOf(
@@ -190,12 +195,7 @@ export function mergeFinals(
     }
   }
   const printer = new Printer();
-  const tuple: OriginalTuple = {
-    src: printer.ip(original.src),
-    sport: original.sport,
-    dst: formatIP(original.dst),
-    dport: original.dport,
-  };
+  const tuple = originalTuple(printer, original);
   const built: BuiltOutcome[] = [];
   for (const g of groups)
     built.push(outcomeOf(partsOf(g.first, g.verdict, g.probability), proto, tuple, printer));

@@ -12,7 +12,12 @@ import type { EvalContext, MatchOutcome, Rule, TableName } from "../model.js";
 import { evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
 import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
-import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
+import {
+  candidateRules,
+  firstAtOrAfter,
+  type CompiledChain,
+  type CompiledTable,
+} from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
@@ -108,17 +113,6 @@ function lookupChain(env: WalkEnv, from: CompiledChain, i: number): CompiledChai
   return c;
 }
 
-function firstCandidateAtOrAfter(list: readonly number[], start: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function runFrom(
   env: WalkEnv,
   chain: CompiledChain,
@@ -137,7 +131,7 @@ function runFrom(
   // Compiled conditions decide as ruleHolds does with the registry's evaluator (rule-compile.ts).
   const matchers = env.evaluate === evaluateMatch ? chain.matchers : undefined;
   const count = candidates === undefined ? rules.length : candidates.length;
-  let k = candidates === undefined ? start : firstCandidateAtOrAfter(candidates, start);
+  let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
   for (; k < count; k++) {
     const i = candidates === undefined ? k : candidates[k]!;
     const p =
