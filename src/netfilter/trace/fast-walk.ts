@@ -37,6 +37,7 @@ import {
 import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
 import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
 import { TraceError } from "./walk.js";
+import { packetWith } from "./walk-state.js";
 import {
   CONNMARK,
   DPORT,
@@ -188,7 +189,7 @@ class Walker {
     readonly plan: Plan,
     start: Packet,
   ) {
-    this.pkt = { ...start };
+    this.pkt = packetWith(start, {});
   }
 
   /** What the matches of the table at `pc` may consult. */

@@ -92,6 +92,7 @@ function hookRunner(
   opts: TraceOptions,
   recent: Cons<RecentUpdate> | undefined,
   flow: FlowRecorder | undefined,
+  breadthFirst = true,
 ): HookRunner {
   const base = dp.recent;
   return {
@@ -107,7 +108,8 @@ function hookRunner(
     },
     recentConsulted: false,
     finals: [],
-    memo: (opts.indexed ?? true) ? new Map() : undefined,
+    // The breadth-first walk's table memo (the depth-first walk keeps its own).
+    memo: (opts.indexed ?? true) && breadthFirst ? new Map() : undefined,
     flow,
   };
 }
@@ -217,19 +219,23 @@ function assemble(
     notes.push(
       "a `recent` list was consulted: outcomes are for the client's first packet; scenarios[1] is a repeat within the timeout",
     );
-  return {
-    packet: printed,
-    origin: arrival.origin,
-    scenario: "first-packet",
-    outcomes,
-    ...(scenarios !== undefined ? { scenarios } : {}),
-    explanation: {
-      origin: originText(printed.src, arrival),
-      inInterface: arrival.inInterface,
-      outcomes: first.map((b) => b.steps),
-      notes,
-    },
+  const explanation = {
+    origin: originText(printed.src, arrival),
+    inInterface: arrival.inInterface,
+    outcomes: first.map((b) => b.steps),
+    notes,
   };
+  // Written out rather than spread: this runs for every trace, flow cache hits included.
+  return scenarios === undefined
+    ? { packet: printed, origin: arrival.origin, scenario: "first-packet", outcomes, explanation }
+    : {
+        packet: printed,
+        origin: arrival.origin,
+        scenario: "first-packet",
+        outcomes,
+        scenarios,
+        explanation,
+      };
 }
 
 const bareNodes = new WeakMap<RuleSet, NodeDataplane>();
@@ -319,7 +325,11 @@ export function trace(
   }
   const nat: NatMode = { kind: "new" };
   if (usesFastWalk(dp, prep, opts)) {
-    const built = tryFastWalk(hookRunner(dp, prep, nat, opts, undefined, recorder), prep, printed);
+    const built = tryFastWalk(
+      hookRunner(dp, prep, nat, opts, undefined, recorder, false),
+      prep,
+      printed,
+    );
     if (built !== undefined) {
       if (recorder !== undefined) cache!.insert(key, recorder, arrivalOf(prep), built);
       return assemble(printed, arrivalOf(prep), built, undefined);
