@@ -174,6 +174,8 @@ class Walker {
   accepted = false;
   untracked = false;
   prob = 1;
+  /** Rule conditions evaluated: what walking this packet again would cost. */
+  evaluated = 0;
   readonly path: string[] = [];
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
@@ -350,6 +352,7 @@ class Walker {
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const i = candidates === undefined ? k : candidates[k]!;
+      this.evaluated++;
       const p = matchers[i]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
@@ -616,7 +619,8 @@ export function fastWalkApplies(compiled: CompiledRuleSet): boolean {
 
 /**
  * The first packet of a new connection, walked depth first: its outcomes, merged and sorted
- * as `mergeFinals` gives them.
+ * as `mergeFinals` gives them, and what the walk cost (conditions evaluated; Infinity when it
+ * split).
  */
 export function fastWalk(
   r: HookRunner,
@@ -624,7 +628,7 @@ export function fastWalk(
   origin: "remote" | "local",
   start: Packet,
   proto: TraceProtocol,
-): BuiltOutcome[] {
+): { readonly built: BuiltOutcome[]; readonly cost: number } {
   const w = new Walker(r, compiled, origin === "remote" ? REMOTE : LOCAL, start);
   w.run(0);
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
@@ -646,5 +650,6 @@ export function fastWalk(
   w.groups.forEach((g, k) =>
     built.push(outcomeOf({ ...g.parts, probability: sums[k]! }, proto, tuple, printer)),
   );
-  return built.sort(compareOutcomes);
+  // A split counts as expensive whatever the count: every share is walked to its end.
+  return { built: built.sort(compareOutcomes), cost: w.finals.length > 3 ? Infinity : w.evaluated };
 }

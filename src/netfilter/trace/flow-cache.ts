@@ -30,6 +30,13 @@ export interface RebuiltOutcome {
   readonly steps: readonly TraceStep[];
 }
 
+/**
+ * Depth-first walks that evaluated fewer rule conditions than this, without a split, are not
+ * kept: walking such a packet again costs about what a hit costs (kube-proxy: a packet to no
+ * service, or to a closed port), and every entry kept costs the garbage collector.
+ */
+export const FLOW_CACHE_MIN_COST = 24;
+
 /** Entries kept per dataplane and mode; beyond that the cache starts afresh. */
 export const FLOW_CACHE_LIMIT = 1 << 15;
 
@@ -87,7 +94,8 @@ const NO_NOTES: readonly string[] = Object.freeze([]);
 const BUCKET_LIMIT = 64;
 
 function destinationKey(p: Packet): number | string {
-  return p.dst.family === "IPv4" ? p.dst.value : `6:${p.dst.value.toString(16)}`;
+  // `| 0`: a small integer, which a Map hashes faster than the unsigned value (a heap number).
+  return p.dst.family === "IPv4" ? p.dst.value | 0 : `6:${p.dst.value.toString(16)}`;
 }
 
 function masked(p: Packet, mask: number | bigint): number | bigint {

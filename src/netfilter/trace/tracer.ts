@@ -26,7 +26,12 @@ import type {
 import type { MatchEvaluator } from "./rule-match.js";
 import { defaultMatchEvaluator } from "./match-evaluator.js";
 import { ipvsStage } from "./ipvs-stage.js";
-import { FlowCache, type FlowCacheStats, type RebuiltOutcome } from "./flow-cache.js";
+import {
+  FLOW_CACHE_MIN_COST,
+  FlowCache,
+  type FlowCacheStats,
+  type RebuiltOutcome,
+} from "./flow-cache.js";
 import { FlowRecorder } from "./flow-reads.js";
 import { fastWalk, fastWalkApplies } from "./fast-walk.js";
 import { TraceError } from "./walk.js";
@@ -49,8 +54,10 @@ export interface TraceOptions {
   /**
    * Reuse the outcomes of an earlier trace of an equivalent packet (default true; applies to
    * traces without explanations, indexed, with the registry's evaluator). See flow-cache.ts.
+   * `"all"` also keeps walks cheaper than FLOW_CACHE_MIN_COST (for workloads that repeat such
+   * packets, and for tests).
    */
-  readonly flowCache?: boolean;
+  readonly flowCache?: boolean | "all";
 }
 
 interface Prepared {
@@ -296,7 +303,7 @@ function tryFastWalk(
   r: HookRunner,
   prep: Prepared,
   printed: TraceResult["packet"],
-): BuiltOutcome[] | undefined {
+): { readonly built: BuiltOutcome[]; readonly cost: number } | undefined {
   try {
     return fastWalk(r, prep.compiled, prep.origin, prep.packet, printed.proto);
   } catch (e) {
@@ -325,14 +332,19 @@ export function trace(
   }
   const nat: NatMode = { kind: "new" };
   if (usesFastWalk(dp, prep, opts)) {
-    const built = tryFastWalk(
+    const walked = tryFastWalk(
       hookRunner(dp, prep, nat, opts, undefined, recorder, false),
       prep,
       printed,
     );
-    if (built !== undefined) {
-      if (recorder !== undefined) cache!.insert(key, recorder, arrivalOf(prep), built);
-      return assemble(printed, arrivalOf(prep), built, undefined);
+    if (walked !== undefined) {
+      // A walk that cheap costs about what a hit costs; keeping it would cost the collector.
+      if (
+        recorder !== undefined &&
+        (walked.cost >= FLOW_CACHE_MIN_COST || opts.flowCache === "all")
+      )
+        cache!.insert(key, recorder, arrivalOf(prep), walked.built);
+      return assemble(printed, arrivalOf(prep), walked.built, undefined);
     }
   }
   const first = walkPacket(dp, prep, nat, opts, undefined, recorder);

@@ -96,7 +96,8 @@ function agree(text: string, family: IPFamily, packets: readonly PacketSpec[]): 
   for (const explain of [false, true]) {
     const opts: TraceOptions = { explain };
     for (const p of packets) {
-      const got = attempt(() => trace(cachedNode, p, opts));
+      // "all": cheap walks too, so that random rule sets exercise the cache.
+      const got = attempt(() => trace(cachedNode, p, { ...opts, flowCache: "all" }));
       const want = attempt(() => trace(plainNode, p, { ...opts, flowCache: false }));
       expect(got).toEqual(want);
       // Property order too: `trace --output json` prints the object as it is.
@@ -278,6 +279,32 @@ describe("flow cache and depth-first walk", () => {
     "random IPv6 rule sets over every extension: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv6", packets),
   );
+  it("keeps walks that split or evaluated many conditions, not cheap ones (unless asked)", () => {
+    const text = [
+      "*nat",
+      ":PREROUTING ACCEPT [0:0]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+      `-A PREROUTING -d ${SERVICE}/32 -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination ${ENDPOINTS[0]}:80`,
+      `-A PREROUTING -d ${SERVICE}/32 -p tcp -j DNAT --to-destination ${ENDPOINTS[1]}:80`,
+      "COMMIT",
+      "",
+    ].join("\n");
+    const dp = node(text, "IPv4");
+    const cheap = { proto: "tcp" as const, src: "203.0.113.9", dst: "198.51.100.1", dport: 80 };
+    const split = { ...cheap, dst: SERVICE };
+    trace(dp, cheap, { explain: false });
+    trace(dp, cheap, { explain: false });
+    expect(flowCacheStats(dp)).toMatchObject({ hits: 0, misses: 2, entries: 0 });
+    trace(dp, split, { explain: false });
+    trace(dp, split, { explain: false });
+    expect(flowCacheStats(dp)).toMatchObject({ hits: 1, misses: 3, entries: 1 });
+    trace(dp, cheap, { explain: false, flowCache: "all" });
+    trace(dp, cheap, { explain: false, flowCache: "all" });
+    expect(flowCacheStats(dp)).toMatchObject({ hits: 2, misses: 4, entries: 2 });
+  });
+
   // Runs after the properties (a file's tests run in order): hits are what they put to the test.
   it("the properties above hit the cache", () => {
     expect(totals.hits).toBeGreaterThan(200);
