@@ -114,6 +114,13 @@ export function parseAddressSpec(s: string, family: IPFamily, what: string): CID
   return c;
 }
 
+/** `parseAddressSpec` for a caller that keeps its own cache (no lookup in this one). */
+export function parseAddressSpecUncached(s: string, family: IPFamily, what: string): CIDR {
+  const c = parseAddressUncached(s, family);
+  if (c === undefined) fail(`${what}: invalid address "${s}"`);
+  return c;
+}
+
 /** Dotted-quad IPv4 by a character scan (the hot path of a large dump); undefined if not one. */
 export function fastIPv4(s: string): number | undefined {
   let value = 0;

@@ -32,12 +32,14 @@ import {
   type RuleSet,
   type Table,
   type TableName,
+  type Target,
 } from "../model.js";
 import { ExtensionError } from "../matches/extension.js";
 import { matchExtension, targetExtension } from "../registry.js";
 import { IptablesParseError, type IptablesIssue } from "./errors.js";
 import { parseRuleWords, RuleError } from "./rule.js";
-import { splitRestoreWords } from "./words.js";
+import { RecentChains } from "./recent-chains.js";
+import { splitWords, wordOffset } from "./words.js";
 
 export interface ParseIptablesOptions {
   /** Named in error messages. Default `<input>`. */
@@ -55,13 +57,25 @@ export interface ParseIptablesOptions {
 
 export type IptablesDialect = "iptables-restore" | "upstream-test";
 
-interface ChainBuilder {
+/** A chain as the parse returns it (the fields of `Chain`, in its order), while it is filled. */
+interface ChainOut {
   readonly name: string;
-  readonly builtin: boolean;
+  rules: Rule[];
   policy?: "ACCEPT" | "DROP";
   counters?: Counters;
-  rules: Rule[];
   line?: number;
+}
+
+interface ChainBuilder {
+  /**
+   * A user chain's is the parsed chain itself (`name`, `rules`, `counters`?, `line`): a large
+   * dump declares 100,000 user chains, and a copy of each would be more garbage to collect.
+   */
+  readonly chain: ChainOut;
+  readonly builtin: boolean;
+  /** The `-j` and `-g` targets naming this user chain, shared by every rule that jumps here. */
+  jump?: Target;
+  goto?: Target;
 }
 
 interface TableBuilder {
@@ -69,6 +83,12 @@ interface TableBuilder {
   chains: Map<string, ChainBuilder>;
   readonly line: number;
   deleted: { name: string; line: number; declaredLine?: number }[];
+  /**
+   * Whether some rule jumps to a chain that was missing or built-in when the rule was read.
+   * Otherwise every jump already names an existing user chain, which stays: `-X` refuses a chain
+   * that other chains' rules jump to, and declaring a chain again keeps its builder.
+   */
+  unresolved: boolean;
 }
 
 const TABLES: readonly TableName[] = ["raw", "mangle", "nat", "filter", "security"];
@@ -94,8 +114,16 @@ function parseCounters(s: string): Counters | undefined {
 function newTable(name: TableName, line: number): TableBuilder {
   const chains = new Map<string, ChainBuilder>();
   for (const hook of BUILTIN_CHAINS[name])
-    chains.set(hook, { name: hook, builtin: true, policy: "ACCEPT", rules: [] });
-  return { name, chains, line, deleted: [] };
+    chains.set(hook, { chain: { name: hook, rules: NO_RULES, policy: "ACCEPT" }, builtin: true });
+  return { name, chains, line, deleted: [], unresolved: false };
+}
+
+function userChain(name: string, line: number, counters: Counters | undefined): ChainBuilder {
+  const chain: ChainOut =
+    counters === undefined
+      ? { name, rules: NO_RULES, line }
+      : { name, rules: NO_RULES, counters, line };
+  return { chain, builtin: false };
 }
 
 /** Guesses the family from the first addresses in the text (cheap: looks at `-s`/`-d` values). */
@@ -123,9 +151,40 @@ function checkChainName(name: string): void {
   if (name.startsWith("-") || name.startsWith("!")) fail(`invalid chain name "${name}"`);
 }
 
+/**
+ * The rules of a chain without any yet, shared: a large dump declares every chain before its
+ * rules. A chain gets an array of its own with its first rule, and `freeze` gives one to each
+ * chain that is still empty.
+ */
+const NO_RULES = Object.freeze([]) as unknown as Rule[];
+
+/** `rules` with `rule` appended. */
+function withRule(rules: Rule[], rule: Rule): Rule[] {
+  // push() leaves room for 16 more rules in every chain, and most chains of a large dump
+  // (kube-proxy's endpoint chains) hold two or three: make small ones exactly.
+  switch (rules.length) {
+    case 0:
+      return [rule];
+    case 1:
+      return [rules[0] as Rule, rule];
+    case 2:
+      return [rules[0] as Rule, rules[1] as Rule, rule];
+    default:
+      if (rules.length < 16) return rules.concat([rule]);
+      rules.push(rule);
+      return rules;
+  }
+}
+
 function freeze(t: TableBuilder): Table {
   const chains: Chain[] = [];
-  for (const c of t.chains.values()) {
+  for (const b of t.chains.values()) {
+    const c = b.chain;
+    if (c.rules === NO_RULES) c.rules = [];
+    if (!b.builtin) {
+      chains.push(c);
+      continue;
+    }
     const chain: { -readonly [K in keyof Chain]: Chain[K] } = { name: c.name, rules: c.rules };
     if (c.policy !== undefined) chain.policy = c.policy;
     if (c.counters !== undefined) chain.counters = c.counters;
@@ -147,9 +206,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   let current: TableBuilder | undefined;
   let lineNo = 0;
   let pos = 0;
-  // The current line is text[lineStart, lineEnd) (a rule keeps these offsets, not a copy).
+  // Where the current line starts in text (a rule keeps an offset, not a copy).
   let lineStart = 0;
-  let lineEnd = 0;
   const len = text.length;
 
   const checkHooks = (t: TableBuilder): void => {
@@ -160,13 +218,13 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       if (set === undefined) reach.set(name, (set = new Set()));
       if (set.has(hook)) return;
       set.add(hook);
-      for (const r of t.chains.get(name)?.rules ?? []) {
+      for (const r of t.chains.get(name)?.chain.rules ?? []) {
         const to = jumpOf(r);
         if (to !== undefined && t.chains.has(to)) visit(to, hook);
       }
     };
     for (const hook of BUILTIN_CHAINS[t.name]) visit(hook, hook);
-    for (const c of t.chains.values()) {
+    for (const { chain: c } of t.chains.values()) {
       const reached = reach.get(c.name);
       if (reached === undefined) continue;
       const hooks = [...reached];
@@ -197,22 +255,24 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
 
   const commit = (t: TableBuilder): void => {
     checkHooks(t);
-    for (const c of t.chains.values()) {
-      for (const r of c.rules) {
-        const to = jumpOf(r);
-        if (to === undefined) continue;
-        const target = t.chains.get(to);
-        const line = r.line ?? lineNo;
-        if (target === undefined)
-          issues.push({
-            file,
-            line,
-            message: `chain "${to}" does not exist (jump from chain "${c.name}")`,
-          });
-        else if (target.builtin)
-          issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });
+    // Otherwise every jump was checked as it was read (see TableBuilder.unresolved).
+    if (t.unresolved)
+      for (const { chain: c } of t.chains.values()) {
+        for (const r of c.rules) {
+          const to = jumpOf(r);
+          if (to === undefined) continue;
+          const target = t.chains.get(to);
+          const line = r.line ?? lineNo;
+          if (target === undefined)
+            issues.push({
+              file,
+              line,
+              message: `chain "${to}" does not exist (jump from chain "${c.name}")`,
+            });
+          else if (target.builtin)
+            issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });
+        }
       }
-    }
     const idx = tables.findIndex((x) => x.name === t.name);
     if (idx === -1) tables.push(t);
     else tables[idx] = t;
@@ -225,14 +285,33 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     return c;
   };
 
+  // Chains named lately by -A/-I and jumps; -X and a new table forget them.
+  const recent = new RecentChains<ChainBuilder>();
+
+  /** The target of `-j name` (`-g name`), noting in the table a jump it cannot check yet. */
+  const resolveJump = (name: string, goto: boolean): Target => {
+    const t = current as TableBuilder;
+    let c = recent.get(name);
+    if (c === undefined) {
+      c = t.chains.get(name);
+      if (c !== undefined) recent.remember(name, c);
+    }
+    if (c === undefined || c.builtin) {
+      t.unresolved = true;
+      return { kind: "jump", chain: name, goto };
+    }
+    if (goto) return (c.goto ??= { kind: "jump", chain: c.chain.name, goto: true });
+    return (c.jump ??= { kind: "jump", chain: c.chain.name, goto: false });
+  };
+
   const isReferenced = (t: TableBuilder, name: string): boolean => {
-    for (const c of t.chains.values())
+    for (const { chain: c } of t.chains.values())
       if (c.name !== name && c.rules.some((r) => jumpOf(r) === name)) return true;
     return false;
   };
 
   const handleCommand = (t: TableBuilder, line: string): void => {
-    const { words } = splitRestoreWords(line);
+    const words = splitWords(line);
     let k = 0;
     let counters: Counters | undefined;
     if (words[0] !== undefined && words[0].startsWith("[")) {
@@ -247,7 +326,12 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       case "--append":
       case "-I":
       case "--insert": {
-        const chain = chainOf(t, chainName, cmd);
+        let builder = chainName === undefined ? undefined : recent.get(chainName);
+        if (builder === undefined) {
+          builder = chainOf(t, chainName, cmd);
+          recent.remember(chainName as string, builder);
+        }
+        const { chain, builtin } = builder;
         let start = k + 2;
         let index = cmd === "-A" || cmd === "--append" ? chain.rules.length : 0;
         if (
@@ -261,27 +345,26 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           index = n - 1;
           start++;
         }
-        let parsed;
+        let rule;
         try {
-          parsed = parseRuleWords(words, start, family, t.name, counters, upstreamTest);
+          rule = parseRuleWords(words, start, family, t.name, counters, upstreamTest, resolveJump);
         } catch (e) {
           if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
           throw e;
         }
-        const rule = parsed.rule;
         if (
           rule.inInterface !== undefined &&
           (chain.name === "OUTPUT" || chain.name === "POSTROUTING") &&
-          chain.builtin
+          builtin
         )
           fail(`can't use -i with ${chain.name}`);
         if (
           rule.outInterface !== undefined &&
           (chain.name === "PREROUTING" || chain.name === "INPUT") &&
-          chain.builtin
+          builtin
         )
           fail(`can't use -o with ${chain.name}`);
-        if (chain.builtin)
+        if (builtin)
           for (const m of rule.matches) {
             const allowed = matchExtension(m.module)?.allowedHooks?.(m);
             if (allowed !== undefined && !allowed.includes(chain.name as Hook))
@@ -289,14 +372,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
                 `match "${m.module}" with these options is not valid in the ${chain.name} chain`,
               );
           }
-        rule.setSource(text, lineStart, lineEnd, start);
+        rule.setSource(text, lineStart + wordOffset(line, start));
         rule.line = lineNo;
-        if (index === chain.rules.length) {
-          // push() leaves room for 16 more rules in every chain, and most chains of a large
-          // dump (kube-proxy's endpoint chains) hold two or three: copy small ones exactly.
-          if (chain.rules.length < 16) chain.rules = chain.rules.concat([rule]);
-          else chain.rules.push(rule);
-        } else chain.rules.splice(index, 0, rule);
+        if (index === chain.rules.length) chain.rules = withRule(chain.rules, rule);
+        else chain.rules.splice(index, 0, rule);
         return;
       }
       case "-N":
@@ -304,23 +383,20 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         if (chainName === undefined) fail(`"${cmd}" requires a chain name`);
         checkChainName(chainName);
         if (t.chains.has(chainName)) fail(`chain "${chainName}" already exists`);
-        t.chains.set(chainName, {
-          name: chainName,
-          builtin: false,
-          rules: [],
-          line: lineNo,
-        });
+        t.chains.set(chainName, userChain(chainName, lineNo, undefined));
         return;
       }
       case "-X":
       case "--delete-chain": {
         const names =
           chainName === undefined
-            ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.name)
+            ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.chain.name)
             : [chainName];
+        recent.clear();
         for (const name of names) {
-          const c = chainOf(t, name, cmd);
-          if (c.builtin) fail(`cannot delete built-in chain "${name}"`);
+          const b = chainOf(t, name, cmd);
+          const c = b.chain;
+          if (b.builtin) fail(`cannot delete built-in chain "${name}"`);
           if (isReferenced(t, name))
             fail(`cannot delete chain "${name}": it is referenced by a rule`);
           t.chains.delete(name);
@@ -337,7 +413,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         const list =
           chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
         for (const c of list) {
-          c.rules = [];
+          c.chain.rules = NO_RULES;
         }
         return;
       }
@@ -345,10 +421,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       case "--policy": {
         const c = chainOf(t, chainName, cmd);
         const p = words[k + 2];
-        if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.name}"`);
+        if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.chain.name}"`);
         if (p !== "ACCEPT" && p !== "DROP")
           fail(`bad policy "${p ?? ""}": expected ACCEPT or DROP`);
-        c.policy = p;
+        c.chain.policy = p;
         return;
       }
       case "-t":
@@ -361,15 +437,31 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const handleChainLine = (t: TableBuilder, line: string): void => {
-    const rest = line.slice(1);
-    const parts =
-      rest.indexOf("\t") === -1 &&
-      rest.indexOf("  ") === -1 &&
-      !rest.startsWith(" ") &&
-      !rest.endsWith(" ")
-        ? rest.split(" ")
-        : rest.split(/[ \t]+/).filter((p) => p !== "");
-    const [name, policy, countersText] = parts;
+    let name: string | undefined;
+    let policy: string | undefined;
+    let countersText: string | undefined;
+    if (
+      line.indexOf("\t") === -1 &&
+      line.indexOf("  ") === -1 &&
+      line.charCodeAt(1) !== 32 &&
+      !line.endsWith(" ")
+    ) {
+      // Single spaces: the first three words by offsets (no array, no copy of the line).
+      const a = line.indexOf(" ");
+      name = a === -1 ? line.slice(1) : line.slice(1, a);
+      if (a !== -1) {
+        const b = line.indexOf(" ", a + 1);
+        policy = b === -1 ? line.slice(a + 1) : line.slice(a + 1, b);
+        if (b !== -1) {
+          const c = line.indexOf(" ", b + 1);
+          countersText = c === -1 ? line.slice(b + 1) : line.slice(b + 1, c);
+        }
+      }
+    } else
+      [name, policy, countersText] = line
+        .slice(1)
+        .split(/[ \t]+/)
+        .filter((p) => p !== "");
     if (name === undefined) fail(`missing chain name`);
     checkChainName(name);
     if (policy === undefined) fail(`chain "${name}": missing policy`);
@@ -377,8 +469,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (countersText !== undefined && counters === undefined)
       fail(`chain "${name}": bad counters "${countersText}"`);
     const existing = t.chains.get(name);
-    if (existing?.builtin === true || BUILTIN_CHAINS[t.name].includes(name as never)) {
-      const c = existing as ChainBuilder;
+    if (BUILTIN_CHAINS[t.name].includes(name as never)) {
+      const c = (existing as ChainBuilder).chain;
       if (policy === "ACCEPT" || policy === "DROP") c.policy = policy;
       else if (!(upstreamTest && policy === "-"))
         fail(`bad policy "${policy}" for built-in chain "${name}"`);
@@ -389,12 +481,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (policy !== "-") fail(`cannot set policy "${policy}" on user-defined chain "${name}"`);
     if (existing !== undefined) {
       // iptables-nft flushes a user chain that is declared again.
-      existing.rules = [];
+      existing.chain.rules = NO_RULES;
       return;
     }
-    const c: ChainBuilder = { name, builtin: false, rules: [], line: lineNo };
-    if (counters !== undefined) c.counters = counters;
-    t.chains.set(name, c);
+    t.chains.set(name, userChain(name, lineNo, counters));
   };
 
   while (pos <= len && issues.length < maxIssues) {
@@ -403,7 +493,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (pos === len) break;
     let line = text.slice(pos, end);
     lineStart = pos;
-    lineEnd = line.endsWith("\r") ? end - 1 : end;
     pos = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
@@ -420,6 +509,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         const name = line.slice(1).trim();
         if (!(TABLES as readonly string[]).includes(name)) fail(`table "${name}" does not exist`);
         current = newTable(name as TableName, lineNo);
+        recent.clear();
         continue;
       }
       if (line.trim() === "COMMIT") {

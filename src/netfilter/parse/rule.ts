@@ -5,7 +5,7 @@
  * (`-p tcp --dport 80`); `-j` loads a target that claims options before the matches do.
  * Modules check their options once the whole rule is read, so `-m tcp -p tcp` works too.
  */
-import type { CIDR, IPFamily } from "../../net/index.js";
+import { ipv4, makeCIDR, type CIDR, type IPFamily } from "../../net/index.js";
 import type { Counters, Negatable, Rule, TableName } from "../model.js";
 import {
   ExtensionError,
@@ -16,11 +16,12 @@ import {
 } from "../matches/extension.js";
 import type { Match } from "../matches/index.js";
 import { implicitModule, protocolCanonical } from "../matches/protocol.js";
-import { parseAddressSpec } from "../matches/values.js";
+import { parseAddressSpecUncached } from "../matches/values.js";
 import { matchExtension, targetExtension } from "../registry.js";
 import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { BuildCache } from "./build-cache.js";
+import { SharedValues } from "./shared-values.js";
 import { splitRestoreWords } from "./words.js";
 
 /** A rule problem; `parseRuleWords` callers add the file and line. */
@@ -39,12 +40,22 @@ const NO_ARGS: readonly string[] = [];
 
 interface Loaded {
   readonly ext: MatchExtension<Match>;
-  readonly options: ParsedOption[];
+  /** NO_OPTIONS until the first option (an array grown by push keeps room for 16 more). */
+  options: ParsedOption[];
+}
+
+const NO_OPTIONS = Object.freeze([]) as unknown as ParsedOption[];
+
+/** Adds `o` to `list` (NO_OPTIONS: a new array of one). */
+function withOption(list: ParsedOption[], o: ParsedOption): ParsedOption[] {
+  if (list === NO_OPTIONS) return [o];
+  list.push(o);
+  return list;
 }
 
 /**
- * A parsed rule. `written` is computed on first use from the source line (offsets into the input):
- * keeping 4 million words of a 300,000-rule dump alive roughly doubles the parse time in
+ * A parsed rule. `written` is computed on first use from the source line (an offset into the
+ * input): keeping 4 million words of a 300,000-rule dump alive roughly doubles the parse time in
  * garbage collection. It is an own enumerable accessor (one shared getter, so every rule keeps
  * the same hidden class), so a spread copy (`{ ...rule }`) or `Object.keys` sees it like any
  * other field: the copy gets the words as a plain property and still prints as written.
@@ -60,18 +71,15 @@ export class SourceRule implements Rule {
   declare counters?: Counters;
   declare line?: number;
   declare readonly written: readonly string[];
-  /** The rule's line is #text[#from, #to) (offsets into the whole input, not a copy). */
+  /** The rule's own words are #text from #from to the end of that line (not a copy). */
   #text = "";
   #from = 0;
-  #to = 0;
-  /** Index of the first word after `-A CHAIN`. */
-  #start = 0;
   #written: readonly string[] | undefined;
   static readonly #writtenProperty: PropertyDescriptor = {
     get(this: SourceRule): readonly string[] {
-      this.#written ??= splitRestoreWords(this.#text.slice(this.#from, this.#to)).raw.slice(
-        this.#start,
-      );
+      this.#written ??= splitRestoreWords(
+        this.#text.slice(this.#from, lineEndFrom(this.#text, this.#from)),
+      ).raw;
       return this.#written;
     },
     enumerable: true,
@@ -80,19 +88,18 @@ export class SourceRule implements Rule {
   constructor(readonly matches: readonly Match[]) {
     Object.defineProperty(this, "written", SourceRule.#writtenProperty);
   }
-  /** The rule was read from `text.slice(from, to)`, its own words starting at word `start`. */
-  setSource(text: string, from: number, to: number, start: number): void {
+  /** The rule's own words start at `text[from]` and run to the end of that line. */
+  setSource(text: string, from: number): void {
     this.#text = text;
     this.#from = from;
-    this.#to = to;
-    this.#start = start;
   }
 }
 
-export interface ParsedRule {
-  readonly rule: SourceRule;
-  /** The chain a `-j`/`-g` names (to be checked once the table is complete). */
-  readonly jumpTo?: string;
+/** The end of the line holding `text[from]`, before its `\r\n` or `\n`. */
+function lineEndFrom(text: string, from: number): number {
+  let end = text.indexOf("\n", from);
+  if (end === -1) end = text.length;
+  return end > from && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
 }
 
 /** The canonical spelling of option `name` if `owner` has it (directly or as an alias). */
@@ -118,28 +125,11 @@ function loadedIndex(name: string, loaded: readonly Loaded[]): number {
 /** Shared match and target values (see build-cache.ts); bounded, as it outlives a parse. */
 const BUILD_CACHE_LIMIT = 200_000;
 const buildCache = new BuildCache(BUILD_CACHE_LIMIT);
-let jumpCache = new Map<string, Target>();
-let gotoCache = new Map<string, Target>();
-
-function jumpTarget(chain: string, goto: boolean): Target {
-  const cache = goto ? gotoCache : jumpCache;
-  let t = cache.get(chain);
-  if (t === undefined) {
-    t = { kind: "jump", chain, goto };
-    if (jumpCache.size + gotoCache.size >= BUILD_CACHE_LIMIT) {
-      jumpCache = new Map();
-      gotoCache = new Map();
-    } else cache.set(chain, t);
-  }
-  return t;
-}
-
 /**
  * `-p`, `-s` and `-d` values are immutable too and repeat across rules (every kube-proxy rule
  * has `-p tcp`), so their `Negatable` wrappers are shared as well.
  */
 const protocols = [new Map<string, Negatable<string>>(), new Map<string, Negatable<string>>()];
-let addresses = [new Map<CIDR, Negatable<CIDR>>(), new Map<CIDR, Negatable<CIDR>>()];
 
 function negatableProtocol(value: string, negated: boolean): Negatable<string> {
   const cache = protocols[negated ? 1 : 0] as Map<string, Negatable<string>>;
@@ -148,19 +138,80 @@ function negatableProtocol(value: string, negated: boolean): Negatable<string> {
   return p;
 }
 
-function negatableAddress(value: CIDR, negated: boolean): Negatable<CIDR> {
-  const cache = addresses[negated ? 1 : 0] as Map<CIDR, Negatable<CIDR>>;
-  let a = cache.get(value);
+/** `-s`/`-d` values by family, then negated or not, then by the address as written. */
+const addresses = {
+  IPv4: [newAddressCache(), newAddressCache()],
+  IPv6: [newAddressCache(), newAddressCache()],
+};
+
+function newAddressCache(): SharedValues<Negatable<CIDR>> {
+  return new SharedValues<Negatable<CIDR>>(BUILD_CACHE_LIMIT);
+}
+
+/** `-s`/`-d` (`what`) `text`, negated or not. */
+function negatableAddress(
+  text: string,
+  family: IPFamily,
+  negated: boolean,
+  what: string,
+): Negatable<CIDR> {
+  const cache = addresses[family][negated ? 1 : 0] as SharedValues<Negatable<CIDR>>;
+  let a = cache.get(text);
   if (a === undefined) {
-    a = { value, negated };
-    if (cache.size >= BUILD_CACHE_LIMIT)
-      addresses = [new Map<CIDR, Negatable<CIDR>>(), new Map<CIDR, Negatable<CIDR>>()];
-    else cache.set(value, a);
+    a = { value: parseAddressSpecUncached(text, family, what), negated };
+    cache.set(text, a);
   }
   return a;
 }
 
 const NO_MATCHES: readonly Match[] = Object.freeze([]);
+
+/**
+ * Match lists made lately, most recent first. A rule's list is immutable too, and rules alike
+ * follow each other (every endpoint chain of a service: `[comment]`, then `[comment, tcp]`), so
+ * a list equal to a recent one (the same shared values) is that one.
+ */
+const recent: (readonly Match[])[] = [];
+const RECENT = 4;
+
+/** The list of `n` (1 to 3) matches `m0`, `m1`, `m2`: a recent one, or a new exact-size array. */
+function recentMatches(
+  n: number,
+  m0: Match,
+  m1: Match | undefined,
+  m2: Match | undefined,
+): readonly Match[] {
+  for (let k = 0; k < recent.length; k++) {
+    const a = recent[k] as readonly Match[];
+    if (a.length === n && a[0] === m0 && a[1] === m1 && a[2] === m2) {
+      if (k > 0) {
+        recent.splice(k, 1);
+        recent.unshift(a);
+      }
+      return a;
+    }
+  }
+  const a = n === 1 ? [m0] : n === 2 ? [m0, m1 as Match] : [m0, m1 as Match, m2 as Match];
+  recent.unshift(a);
+  if (recent.length > RECENT) recent.pop();
+  return a;
+}
+
+/*
+ * V8 sizes a class's objects by the first few it builds (slack tracking): build those with the
+ * fields most rules have, so that `-p`, `-s`, `-d`, the target and the line stay in the object
+ * rather than in a separate property array (96 bytes a rule instead of 128; fewer bytes for the
+ * garbage collector to copy). Only the memory layout depends on this, never a result.
+ */
+for (let k = 0; k < 8; k++) {
+  const r = new SourceRule(NO_MATCHES);
+  const any = { value: makeCIDR(ipv4(0), 0), negated: false };
+  r.protocol = { value: "tcp", negated: false };
+  r.source = any;
+  r.destination = any;
+  r.target = { kind: "ACCEPT" };
+  r.line = 0;
+}
 
 function argAt(words: readonly string[], i: number, opt: string): string {
   return i < words.length ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
@@ -179,7 +230,8 @@ function ifaceName(w: string): string {
  * Parses `words[start..]`. Throws `RuleError` (plain words) for problems; an extension's own
  * complaint comes back as `RuleError` too. With `commentTail` (the `upstream-test` dialect),
  * bare words right after a `--comment VALUE` are skipped, as kube-proxy's test fake skips them:
- * `--comment kubernetes service portals` is the comment "kubernetes".
+ * `--comment kubernetes service portals` is the comment "kubernetes". `jumpTarget` gives the
+ * target of `-j CHAIN` / `-g CHAIN` for a name that is not a target extension.
  */
 export function parseRuleWords(
   words: readonly string[],
@@ -187,8 +239,9 @@ export function parseRuleWords(
   family: IPFamily,
   table: TableName,
   counters: Counters | undefined,
-  commentTail = false,
-): ParsedRule {
+  commentTail: boolean,
+  jumpTarget: (chain: string, goto: boolean) => Target,
+): SourceRule {
   let protocol: Negatable<string> | undefined;
   let source: Negatable<CIDR> | undefined;
   let destination: Negatable<CIDR> | undefined;
@@ -198,7 +251,7 @@ export function parseRuleWords(
   let ruleCounters = counters;
   const loaded: Loaded[] = [];
   let targetExt: TargetExtension<Target> | undefined;
-  const targetOptions: ParsedOption[] = [];
+  let targetOptions = NO_OPTIONS;
   let jumpTo: string | undefined;
   let goto = false;
   let neg = false;
@@ -234,7 +287,7 @@ export function parseRuleWords(
         const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
-        source = negatableAddress(parseAddressSpec(v, family, "-s"), neg);
+        source = negatableAddress(v, family, neg, "-s");
         i += 2;
         break;
       }
@@ -245,7 +298,7 @@ export function parseRuleWords(
         const v = argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
-        destination = negatableAddress(parseAddressSpec(v, family, "-d"), neg);
+        destination = negatableAddress(v, family, neg, "-d");
         i += 2;
         break;
       }
@@ -274,7 +327,7 @@ export function parseRuleWords(
         const name = argAt(words, i + 1, w);
         const ext = matchExtension(name);
         if (ext === undefined) bad(`unknown match "${name}" (not modelled by kube-netsim)`);
-        loaded.push({ ext, options: [] });
+        loaded.push({ ext, options: NO_OPTIONS });
         i += 2;
         break;
       }
@@ -312,17 +365,15 @@ export function parseRuleWords(
           continue;
         }
         if (!w.startsWith("-") || w.length < 2) bad(`bad argument "${w}"`);
-        let options: ParsedOption[] | undefined;
+        // The module that takes the option (undefined: the target).
+        let owner: Loaded | undefined;
         let canonical: string | undefined;
         let spec: OptionSpec | undefined;
         if (targetExt !== undefined) {
           canonical = canonicalOption(w, targetExt);
-          if (canonical !== undefined) {
-            options = targetOptions;
-            spec = targetExt.options[canonical];
-          }
+          if (canonical !== undefined) spec = targetExt.options[canonical];
         }
-        if (options === undefined) {
+        if (canonical === undefined) {
           let k = loadedIndex(w, loaded);
           if (k === -1 && protocol !== undefined && !protocol.negated) {
             const implicit = implicitModule(protocol.value);
@@ -332,7 +383,7 @@ export function parseRuleWords(
               canonicalOption(w, ext) !== undefined &&
               !loaded.some((l) => l.ext === ext)
             ) {
-              loaded.push({ ext, options: [] });
+              loaded.push({ ext, options: NO_OPTIONS });
               k = loaded.length - 1;
             }
           }
@@ -340,7 +391,7 @@ export function parseRuleWords(
           const l = loaded[k] as Loaded;
           const c = canonicalOption(w, l.ext) as string;
           canonical = c;
-          options = l.options;
+          owner = l;
           spec = l.ext.options[c];
         }
         if (spec === undefined) bad(`unknown option "${w}"`);
@@ -352,8 +403,9 @@ export function parseRuleWords(
             : spec.args === 1
               ? [words[i + 1] as string]
               : words.slice(i + 1, i + 1 + spec.args);
-        // Both branches above set canonical with options.
-        options.push({ name: canonical as string, negated: neg, args });
+        const option: ParsedOption = { name: canonical, negated: neg, args };
+        if (owner === undefined) targetOptions = withOption(targetOptions, option);
+        else owner.options = withOption(owner.options, option);
         i += 1 + spec.args;
         nextAfterComment = commentTail && canonical === "--comment";
       }
@@ -367,20 +419,29 @@ export function parseRuleWords(
     bad(`"! -s" with a /0 prefix is not supported by the kernel`);
   if (destination?.negated === true && destination.value.prefix === 0)
     bad(`"! -d" with a /0 prefix is not supported by the kernel`);
-  const env: BuildEnv = { family, protocol };
+  // Only a value missing from the build cache needs it.
+  let env: BuildEnv | undefined;
   let matches = NO_MATCHES;
   let target: Target | undefined;
   try {
-    // map: an array of the exact size (a pushed-to array keeps spare room for every rule).
-    if (loaded.length > 0)
-      matches = loaded.map((l) => {
-        let m = buildCache.lookup(l.ext, family, protocol, l.options) as Match | undefined;
-        if (m === undefined) {
-          m = l.ext.build(l.options, env);
-          buildCache.store(m);
-        }
-        return m;
-      });
+    const build = (l: Loaded): Match => {
+      let m = buildCache.lookup(l.ext, family, protocol, l.options) as Match | undefined;
+      if (m === undefined) {
+        m = l.ext.build(l.options, (env ??= { family, protocol }));
+        buildCache.store(m);
+      }
+      return m;
+    };
+    const l0 = loaded[0];
+    const l1 = loaded[1];
+    const l2 = loaded[2];
+    if (l0 !== undefined)
+      if (loaded.length > 3) matches = loaded.map(build);
+      else {
+        const m0 = build(l0);
+        const m1 = l1 === undefined ? undefined : build(l1);
+        matches = recentMatches(loaded.length, m0, m1, l2 === undefined ? undefined : build(l2));
+      }
     if (targetExt !== undefined) {
       if (targetExt.tables !== undefined && !targetExt.tables.includes(table))
         bad(`target "${targetExt.name}" is only valid in the ${targetExt.tables.join("/")} table`);
@@ -388,7 +449,7 @@ export function parseRuleWords(
       if (refused !== undefined) bad(refused);
       let t = buildCache.lookup(targetExt, family, protocol, targetOptions) as Target | undefined;
       if (t === undefined) {
-        t = targetExt.build(targetOptions, env);
+        t = targetExt.build(targetOptions, (env ??= { family, protocol }));
         buildCache.store(t);
       }
       target = t;
@@ -406,5 +467,5 @@ export function parseRuleWords(
   if (fragment !== undefined) rule.fragment = fragment;
   if (target !== undefined) rule.target = target;
   if (ruleCounters !== undefined) rule.counters = ruleCounters;
-  return jumpTo === undefined ? { rule } : { rule, jumpTo };
+  return rule;
 }

@@ -17,11 +17,143 @@ export interface SplitLine {
 const SPACE = 32;
 const TAB = 9;
 const QUOTE = 34;
+const BACKSLASH = 92;
 
 function splitSpaces(line: string): string[] {
   const parts = line.split(" ");
   if (line.indexOf("  ") === -1 && parts[0] !== "" && parts[parts.length - 1] !== "") return parts;
   return parts.filter((p) => p !== "");
+}
+
+/**
+ * `splitRestoreWords(line).words` without the raw texts (what the parser reads; the raw words
+ * are only split again if a rule's `written` is asked for).
+ */
+export function splitWords(line: string): string[] {
+  if (line.indexOf("\t") === -1) {
+    if (line.indexOf('"') === -1) return splitSpaces(line);
+    const words = quotedBySpaces(line);
+    if (words !== undefined) return words;
+  }
+  return scanWords(line);
+}
+
+/**
+ * The words of a line whose quotes only wrap whole words (`--comment "a b"`), from its single
+ * spaces; undefined for any other line (tabs, backslashes, runs of spaces, a quote inside or
+ * after a word, one left open), which `scanWords` splits.
+ */
+function quotedBySpaces(line: string): string[] | undefined {
+  if (line.indexOf("\\") !== -1 || line.indexOf("  ") !== -1) return undefined;
+  const parts = line.split(" ");
+  const n = parts.length;
+  if (parts[0] === "" || parts[n - 1] === "") return undefined;
+  const words: string[] = [];
+  // at: where parts[k] starts in line.
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    const p = parts[k] as string;
+    const q = p.indexOf('"');
+    if (q === -1) {
+      words.push(p);
+      at += p.length + 1;
+      continue;
+    }
+    if (q !== 0) return undefined;
+    // A quoted word: from this part to the one that ends with the closing quote.
+    const start = at + 1;
+    let last = p;
+    let from = 1;
+    while (last.indexOf('"', from) === -1) {
+      at += last.length + 1;
+      if (++k === n) return undefined;
+      last = parts[k] as string;
+      from = 0;
+    }
+    const close = last.indexOf('"', from);
+    if (close !== last.length - 1) return undefined;
+    at += last.length + 1;
+    words.push(line.slice(start, at - 2));
+  }
+  return words;
+}
+
+/** splitWords for any line: a character scan. */
+function scanWords(line: string): string[] {
+  const words: string[] = [];
+  const n = line.length;
+  let i = 0;
+  while (i < n) {
+    let c = line.charCodeAt(i);
+    if (c === SPACE || c === TAB) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n) {
+      c = line.charCodeAt(i);
+      if (c === SPACE || c === TAB || c === QUOTE) break;
+      i++;
+    }
+    if (i === n || c !== QUOTE) {
+      words.push(line.slice(start, i));
+      continue;
+    }
+    let word = line.slice(start, i);
+    i++;
+    for (;;) {
+      const q = line.indexOf('"', i);
+      const b = line.indexOf("\\", i);
+      if (b !== -1 && (q === -1 || b < q)) {
+        word += line.slice(i, b) + line.slice(b + 1, b + 2);
+        i = Math.min(b + 2, n);
+        continue;
+      }
+      if (q === -1) {
+        word += line.slice(i);
+        i = n;
+        break;
+      }
+      word += line.slice(i, q);
+      i = q + 1;
+      break;
+    }
+    words.push(word);
+  }
+  return words;
+}
+
+/**
+ * Where word `k` of `line` starts (words counted as `splitRestoreWords` counts them), or
+ * `line.length` if the line has fewer words: splitting `line.slice(wordOffset(line, k))` gives
+ * the words from the k-th on, raw texts included.
+ */
+export function wordOffset(line: string, k: number): number {
+  const n = line.length;
+  let i = 0;
+  for (let w = 0; ; w++) {
+    while (i < n && (line.charCodeAt(i) === SPACE || line.charCodeAt(i) === TAB)) i++;
+    if (w === k || i === n) return i;
+    // Skip one word: plain characters up to a space, tab or quote; a quoted part ends it.
+    let c = 0;
+    while (i < n) {
+      c = line.charCodeAt(i);
+      if (c === SPACE || c === TAB || c === QUOTE) break;
+      i++;
+    }
+    if (i < n && c === QUOTE) {
+      i++;
+      while (i < n) {
+        c = line.charCodeAt(i);
+        if (c === QUOTE) {
+          i++;
+          break;
+        }
+        i += c === BACKSLASH ? 2 : 1;
+      }
+      if (i > n) i = n;
+    }
+  }
 }
 
 export function splitRestoreWords(line: string): SplitLine {
