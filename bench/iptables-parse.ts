@@ -1,8 +1,11 @@
 /**
  * Parse a kube-proxy-style iptables-restore dump (10,000 services × 10 endpoints, ~320,000
  * rules) and compare with `iptables-restore --test` on the same file in a scratch netns, by CPU
- * time (the machine is shared): process.cpuUsage for ours, the children's cutime + cstime for
- * iptables-restore.
+ * time (the machine is shared). Both run as fresh processes, best of 3 and best of 2: ours is
+ * process.cpuUsage around one parseIptables call in a child process (cold JIT, empty value
+ * caches, as `kube-netsim parse` runs; reading the file and Node's start-up are not counted),
+ * iptables-restore's is the children's cutime + cstime. A warm re-parse in one process is
+ * printed too, for information: it reuses the JIT and the caches, so it is not the comparison.
  *
  *   npx tsx bench/iptables-parse.ts           # full size
  *   npx tsx bench/iptables-parse.ts --quick   # 500 services × 4 endpoints (CI smoke)
@@ -102,6 +105,47 @@ function childrenCpuMs(): number {
   return (Number(f[13]) + Number(f[14])) * 10;
 }
 
+/**
+ * `--child FILE`: one parse of FILE in this fresh process (cold JIT, empty value caches, as
+ * `kube-netsim parse` runs), printing `{ cpu, wall, rules }` as JSON. Reading the file is not
+ * counted, nor is Node's start-up.
+ */
+function child(file: string): void {
+  const text = readFileSync(file, "utf8");
+  const t = performance.now();
+  const c = process.cpuUsage();
+  const rs = parseIptables(text, { file: "bench.rules", family: "IPv4" });
+  const used = process.cpuUsage(c);
+  const wall = performance.now() - t;
+  const rules = rs.tables.reduce(
+    (n, tb) => n + tb.chains.reduce((m, ch) => m + ch.rules.length, 0),
+    0,
+  );
+  process.stdout.write(JSON.stringify({ cpu: (used.user + used.system) / 1000, wall, rules }));
+}
+
+/** Our parse, each run in a fresh process like iptables-restore's: the best of `runs`. */
+function oursInFreshProcesses(
+  file: string,
+  runs: number,
+): { wall: number; cpu: number; rules: number } {
+  let b = { wall: Infinity, cpu: Infinity, rules: 0 };
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(
+      process.execPath,
+      ["--import", "tsx", import.meta.filename, "--child", file],
+      {
+        encoding: "utf8",
+        maxBuffer: 1 << 20,
+      },
+    );
+    if (r.status !== 0) throw new Error(`child parse failed: ${r.stderr}`);
+    const m = JSON.parse(r.stdout) as { wall: number; cpu: number; rules: number };
+    if (m.cpu < b.cpu) b = m;
+  }
+  return b;
+}
+
 function main(): void {
   const quick = process.argv.includes("--quick");
   const [services, endpoints] = quick ? [500, 4] : [10_000, 10];
@@ -110,33 +154,47 @@ function main(): void {
   console.log(
     `dump: ${services} services × ${endpoints} endpoints, ${rules} rules, ${(text.length / 1e6).toFixed(1)} MB`,
   );
-  let ruleCount = 0;
-  const ours = best(quick ? 3 : 3, () => {
-    const rs = parseIptables(text, { file: "bench.rules", family: "IPv4" });
-    ruleCount = rs.tables.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0);
-  });
-  console.log(
-    `kube-netsim parseIptables: ${ours.cpu.toFixed(0)} ms CPU, ${ours.wall.toFixed(0)} ms wall (${ruleCount} rules, ${((ruleCount / ours.cpu) * 1000).toFixed(0)} rules per CPU second)`,
-  );
-  const reason = kernelSkipReason(["root", "ip", "iptables"]);
-  if (reason !== undefined) {
-    console.log(`iptables-restore --test: not measured (${reason})`);
-    return;
-  }
   const dir = mkdtempSync(join(tmpdir(), "kns-nf-bench-"));
   const file = join(dir, "dump.rules");
   writeFileSync(file, text);
+  try {
+    const ours = oursInFreshProcesses(file, 3);
+    console.log(
+      `kube-netsim parseIptables (fresh process, best of 3): ${ours.cpu.toFixed(0)} ms CPU, ${ours.wall.toFixed(0)} ms wall (${ours.rules} rules, ${((ours.rules / ours.cpu) * 1000).toFixed(0)} rules per CPU second)`,
+    );
+    // Parsing again in one process reuses the JIT and the value caches: shown, not compared.
+    const warm = best(3, () => parseIptables(text, { file: "bench.rules", family: "IPv4" }));
+    console.log(`  (again in one warm process, best of 3: ${warm.cpu.toFixed(0)} ms CPU)`);
+    const reason = kernelSkipReason(["root", "ip", "iptables"]);
+    if (reason !== undefined) {
+      console.log(`iptables-restore --test: not measured (${reason})`);
+      return;
+    }
+    compareWithIptablesRestore(file, ours, quick);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function compareWithIptablesRestore(file: string, ours: { cpu: number }, quick: boolean): void {
   const ns = createNetns("kns-nf");
   try {
-    const before = childrenCpuMs();
-    const t = performance.now();
-    const status = spawnSync(
-      "ip",
-      ["netns", "exec", ns.name, "sh", "-c", `iptables-restore --test < ${file}`],
-      { stdio: "inherit" },
-    ).status;
-    const wall = performance.now() - t;
-    const kernel = childrenCpuMs() - before;
+    // The best of two runs, as ours is the best of three: on a shared machine one slow run
+    // says more about the neighbours than about either program.
+    let kernel = Infinity;
+    let wall = Infinity;
+    let status: number | null = null;
+    for (let k = 0; k < (quick ? 1 : 2); k++) {
+      const before = childrenCpuMs();
+      const t = performance.now();
+      status = spawnSync(
+        "ip",
+        ["netns", "exec", ns.name, "sh", "-c", `iptables-restore --test < ${file}`],
+        { stdio: "inherit" },
+      ).status;
+      const cpu = childrenCpuMs() - before;
+      if (cpu < kernel) [kernel, wall] = [cpu, performance.now() - t];
+    }
     console.log(
       `iptables-restore --test: ${kernel.toFixed(0)} ms CPU, ${wall.toFixed(0)} ms wall (exit ${status})`,
     );
@@ -145,8 +203,11 @@ function main(): void {
     );
   } finally {
     deleteNetns(ns);
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1]?.endsWith("iptables-parse.ts")) main();
+if (process.argv[1]?.endsWith("iptables-parse.ts")) {
+  const at = process.argv.indexOf("--child");
+  if (at >= 0) child(process.argv[at + 1]!);
+  else main();
+}
