@@ -99,28 +99,44 @@ function scanWords(line: string): string[] {
       words.push(line.slice(start, i));
       continue;
     }
-    let word = line.slice(start, i);
-    i++;
-    for (;;) {
-      const q = line.indexOf('"', i);
-      const b = line.indexOf("\\", i);
-      if (b !== -1 && (q === -1 || b < q)) {
-        word += line.slice(i, b) + line.slice(b + 1, b + 2);
-        i = Math.min(b + 2, n);
-        continue;
-      }
-      if (q === -1) {
-        word += line.slice(i);
-        i = n;
-        break;
-      }
-      word += line.slice(i, q);
-      i = q + 1;
-      break;
-    }
-    words.push(word);
+    const end = quotedEnd(line, i + 1, n);
+    words.push(line.slice(start, i) + unquoted(line, i + 1, end));
+    i = end;
   }
   return words;
+}
+
+/**
+ * Where a quoted part that starts at `from` (after its opening quote) ends: after its closing
+ * quote, or at the end of the line. A backslash takes the next character literally.
+ */
+function quotedEnd(line: string, from: number, n: number): number {
+  let i = from;
+  for (;;) {
+    const q = line.indexOf('"', i);
+    const b = line.indexOf("\\", i);
+    if (b !== -1 && (q === -1 || b < q)) {
+      i = Math.min(b + 2, n);
+      continue;
+    }
+    return q === -1 ? n : q + 1;
+  }
+}
+
+/** The text of the quoted part from `from` to `end` (quotedEnd), backslashes applied. */
+function unquoted(line: string, from: number, end: number): string {
+  let word = "";
+  let i = from;
+  for (;;) {
+    const q = line.indexOf('"', i);
+    const b = line.indexOf("\\", i);
+    if (b !== -1 && b < end && (q === -1 || b < q)) {
+      word += line.slice(i, b) + line.slice(b + 1, b + 2);
+      i = b + 2;
+      continue;
+    }
+    return word + line.slice(i, q === -1 || q >= end ? end : q);
+  }
 }
 
 /**
@@ -186,26 +202,8 @@ export function splitRestoreWords(line: string): SplitLine {
       continue;
     }
     // A quoted part: copy runs between backslashes in slices.
-    let word = line.slice(start, j);
-    i = j + 1;
-    for (;;) {
-      const q = line.indexOf('"', i);
-      const b = line.indexOf("\\", i);
-      if (b !== -1 && (q === -1 || b < q)) {
-        word += line.slice(i, b) + line.slice(b + 1, b + 2);
-        i = Math.min(b + 2, n);
-        continue;
-      }
-      if (q === -1) {
-        word += line.slice(i);
-        i = n;
-        break;
-      }
-      word += line.slice(i, q);
-      i = q + 1;
-      break;
-    }
-    words.push(word);
+    i = quotedEnd(line, j + 1, n);
+    words.push(line.slice(start, j) + unquoted(line, j + 1, i));
     raw.push(line.slice(start, i));
   }
   return { words, raw };

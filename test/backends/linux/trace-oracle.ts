@@ -6,11 +6,14 @@
  * socket error). statistic is used only with probability 0 or 1, so each packet has one outcome.
  * Shared by trace-kernel.test.ts (IPv4) and trace-kernel-ipv6.test.ts (IPv6).
  */
-import { expect } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect } from "@jest/globals";
+import { kernelTest } from "../../helpers/kernel.js";
+import { liveNetns } from "../../../src/backends/netns.js";
 import fc from "fast-check";
 import {
   TOPOLOGY_BY_FAMILY,
   type FamilyAddresses,
+  createTraceTopology,
   type TraceTopology,
 } from "../../../src/backends/linux/topology.js";
 import type { Probe, ProbeResult } from "../../../src/backends/linux/probe-scripts.js";
@@ -465,4 +468,44 @@ function outcomeKey(c: FamilyCase, e: Expected): string {
     default:
       return e.kind;
   }
+}
+
+/**
+ * The kernel check as a jest suite: a topology (netns prefix `prefix`) for the suite, deleted
+ * after it, and the random-rule-set test for `c`, which must see every way of ending in
+ * `kinds` (the fixed rule set sees to it); `more` adds the family's own tests.
+ */
+export function describeKernelOracle(
+  title: string,
+  c: FamilyCase,
+  prefix: string,
+  tool: "iptables" | "ip6tables",
+  kinds: readonly string[],
+  more: (topo: () => TraceTopology) => void = () => undefined,
+): void {
+  describe(title, () => {
+    let topo: TraceTopology | undefined;
+    beforeAll(async () => {
+      if (process.getuid?.() === 0) topo = await createTraceTopology(prefix);
+    }, 30_000);
+    afterAll(() => {
+      topo?.close();
+      expect(liveNetns().filter((n) => n.startsWith(prefix))).toEqual([]);
+    });
+    kernelTest(
+      `random ${c.family} rule sets: every TCP and UDP probe ends where the tracer says`,
+      ["root", "ip", tool],
+      async () => {
+        const seen = await checkAgainstKernel(topo!, c, {
+          numRuns: 14,
+          seed: Number(process.env.KNS_SEED ?? 4242),
+          firstSport: 20000,
+        });
+        // The check has teeth only if the probes ended in every way.
+        expect([...seen.keys()]).toEqual(expect.arrayContaining([...kinds]));
+      },
+      120_000,
+    );
+    more(() => topo!);
+  });
 }
