@@ -44,6 +44,7 @@ export function describeOutcome(o: TraceOutcome): string {
   const parts: string[] = [o.verdict];
   if (o.destination !== undefined) parts.push(`to ${o.destination}`);
   if (o.masquerade) parts.push(`masqueraded${o.source !== undefined ? ` as ${o.source}` : ""}`);
+  if (o.sourcePorts !== undefined) parts.push(`source port drawn at random from ${o.sourcePorts}`);
   parts.push(`probability ${pct(o.probability)}`);
   if (o.mark !== "0x0") parts.push(`mark ${o.mark}`);
   return parts.join(", ");

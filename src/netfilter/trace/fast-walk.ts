@@ -15,7 +15,7 @@
  * group are summed in that order (so they are bit for bit the same), and a group's outcome is
  * printed from its first branch in that order.
  */
-import type { IPAddress } from "../../net/index.js";
+import type { IPAddress, PortRange } from "../../net/index.js";
 import type { EvalContext, Hook, Packet, TableName } from "../model.js";
 import type { Target } from "../targets/index.js";
 import { route } from "./addressing.js";
@@ -173,6 +173,8 @@ class Walker {
   snat = false;
   accepted = false;
   untracked = false;
+  /** See WalkState.randomPort. */
+  randomPort: PortRange | undefined = undefined;
   prob = 1;
   /** Rule conditions evaluated: what walking this packet again would cost. */
   evaluated = 0;
@@ -282,7 +284,8 @@ class Walker {
       this.dnat === s.dnat &&
       this.snat === s.snat &&
       this.accepted === s.accepted &&
-      this.untracked === s.untracked
+      this.untracked === s.untracked &&
+      this.randomPort === s.randomPort
     );
   }
 
@@ -304,6 +307,7 @@ class Walker {
     this.snat = to.snat;
     this.accepted = to.accepted;
     this.untracked = to.untracked;
+    this.randomPort = to.randomPort;
     this.leave(pc, e.end);
   }
 
@@ -428,9 +432,10 @@ class Walker {
       }
       case "SNAT":
       case "MASQUERADE": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        const { ip, port, randomPort } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
         pkt.src = ip;
         pkt.sport = port;
+        if (randomPort !== undefined) this.randomPort = randomPort;
         pkt.ctState = withNatState(pkt.ctState, "SNAT");
         this.snat = true;
         this.leave(pc, "ACCEPT");
@@ -478,6 +483,7 @@ class Walker {
       snat: this.snat,
       accepted: this.accepted,
       untracked: this.untracked,
+      randomPort: this.randomPort,
       pathLength: this.path.length,
     };
   }
@@ -497,6 +503,7 @@ class Walker {
     this.snat = s.snat;
     this.accepted = s.accepted;
     this.untracked = s.untracked;
+    this.randomPort = s.randomPort;
     this.path.length = s.pathLength;
   }
 
@@ -535,6 +542,7 @@ class Walker {
         dst: pkt.dst,
         dport: pkt.dport,
         mark: pkt.mark,
+        randomPort: this.randomPort,
         path: this.path.slice(),
         steps: [],
       };
@@ -594,6 +602,7 @@ interface Saved {
   readonly snat: boolean;
   readonly accepted: boolean;
   readonly untracked: boolean;
+  readonly randomPort: PortRange | undefined;
   readonly pathLength: number;
 }
 

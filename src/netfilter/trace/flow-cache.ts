@@ -19,7 +19,7 @@
  */
 import { joinHostPort, formatIP, maskValue4, maskValue6 } from "../../net/index.js";
 import type { Packet, RuleSet } from "../model.js";
-import type { FlowRecorder } from "./flow-reads.js";
+import { sportClass, type FlowRecorder } from "./flow-reads.js";
 import type { BuiltOutcome, OriginalTuple } from "./outcomes.js";
 import type { Arrival } from "./tracer.js";
 import type { Delivery, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
@@ -46,9 +46,9 @@ export const FLOW_CACHE_LIMIT = 1 << 15;
  * building the outcomes again on a hit (objects that die young are cheap). Per outcome:
  * verdict, destination address text ("" without DNAT), destination port, `destination`,
  * masquerade, probability, mark, mark text, delivery, conntrack kept, own source, source
- * text, own source port, source port, explanation steps (with the verdict), position of the
- * `snat` step (-1: none), path. Steps and path are frozen and shared by the results built
- * from the entry.
+ * text, own source port, source port, `sourcePorts` ("" without), explanation steps (with
+ * the verdict), position of the `snat` step (-1: none), path. Steps and path are frozen and
+ * shared by the results built from the entry.
  */
 type Entry = readonly EntrySlot[];
 type EntrySlot = string | number | boolean | readonly TraceStep[] | readonly string[];
@@ -84,6 +84,8 @@ interface Slot {
   readonly src: number | bigint;
   /** The source port when the walk read it, else -1. */
   readonly sport: number;
+  /** The source port's class when only that was read (flow-reads.ts sportClass), else -1. */
+  readonly sportClass: number;
   readonly arrival: Arrival;
   readonly entry: Entry;
 }
@@ -111,6 +113,7 @@ function matches(s: Slot, k: FlowKeyInput): boolean {
     s.origin === k.origin &&
     s.inInterface === k.inInterface &&
     (s.sport < 0 || s.sport === p.sport) &&
+    (s.sportClass < 0 || s.sportClass === sportClass(p.sport)) &&
     masked(p, s.srcMask) === s.src
   );
 }
@@ -138,7 +141,7 @@ export class FlowCache {
   /** Slots by destination address (the family is in the key's type). */
   private buckets = new Map<number | string, Slot[]>();
   private size = 0;
-  /** Distinct source masks: leading bits × 2, + 1 when the source port is read. */
+  /** Distinct source masks: leading bits × 4, + 1 when the source port is read, + 2 its class. */
   private readonly masks = new Set<number>();
   private hits = 0;
   private misses = 0;
@@ -195,6 +198,7 @@ export class FlowCache {
       srcMask,
       src: masked(p, srcMask),
       sport: recorder.sportRead ? p.sport : -1,
+      sportClass: recorder.sportClassRead && !recorder.sportRead ? sportClass(p.sport) : -1,
       // Decided by the source bits the key holds (flow-reads.ts `addressing`).
       arrival: arrival.notes.length === 0 ? { ...arrival, notes: NO_NOTES } : arrival,
       entry,
@@ -210,7 +214,7 @@ export class FlowCache {
       bucket.push(slot);
     }
     this.size++;
-    this.masks.add(slot.srcBits * 2 + (slot.sport >= 0 ? 1 : 0));
+    this.masks.add(slot.srcBits * 4 + (slot.sport >= 0 ? 1 : slot.sportClass >= 0 ? 2 : 0));
   }
 
   stats(): FlowCacheStats {
@@ -267,6 +271,7 @@ function entryOf(
       ownSrc ? "" : formatIP(p.src),
       ownSport,
       p.sport,
+      o.sourcePorts ?? "",
       // Shared with the result being returned, and with every later hit.
       b.steps.length === 1 ? verdictOnly(b.steps[0]!) : Object.freeze(b.steps),
       snatAt,
@@ -314,6 +319,7 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     i++;
     const sport = (entry[i++] as boolean) ? packet.sport : (entry[i] as number);
     i++;
+    const sourcePorts = entry[i++] as string;
     const steps = entry[i++] as readonly TraceStep[];
     const snatAt = entry[i++] as number;
     // Shared by every result from this entry (frozen: results are read-only data).
@@ -327,6 +333,7 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     outcome.path = path;
     outcome.mark = markText;
     if (masquerade) outcome.source = joinHostPort(src, sport);
+    if (sourcePorts !== "") outcome.sourcePorts = sourcePorts;
     outcome.delivery = delivery;
     if (tracked)
       outcome.conntrack = {

@@ -17,6 +17,13 @@ export const READS_SRC = 1;
 export const READS_SPORT = 2;
 /** Outcome may differ between traces of the same packet (ipset contents, IPVS, recent): never cache. */
 export const READS_VOLATILE = 4;
+/** Only the source port's class (below 512, below 1024, the rest): a random SNAT port's range. */
+export const READS_SPORT_CLASS = 8;
+
+/** The source-port classes an SNAT without a port range draws from (nf_nat_l4proto_unique_tuple). */
+export function sportClass(port: number): 0 | 1 | 2 {
+  return port < 512 ? 0 : port < 1024 ? 1 : 2;
+}
 
 /**
  * Which of the source fields a match reads, beyond what the key holds. Conservative: a match
@@ -69,6 +76,7 @@ export class FlowRecorder implements FlowReads {
   /** Leading source bits the trace's outcome depends on. */
   srcBits = 0;
   sportRead = false;
+  sportClassRead = false;
   volatile = false;
   private readonly width: number;
 
@@ -88,6 +96,7 @@ export class FlowRecorder implements FlowReads {
     // Ports are numbers: whether this one is still the packet's own cannot be told, so any read counts.
     if (bits & READS_SPORT) this.sportRead = true;
     if (bits & READS_VOLATILE) this.volatile = true;
+    if (bits & READS_SPORT_CLASS) this.sportClassRead = true;
   }
 
   /** The node's own addresses decide origin and incoming interface (addressing.ts). */

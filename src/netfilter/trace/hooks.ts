@@ -298,6 +298,7 @@ function bare(s: WalkState): WalkState {
     untracked: s.untracked,
     recentUpdates: undefined,
     ipvs: s.ipvs,
+    randomPort: s.randomPort,
   };
 }
 
@@ -337,6 +338,7 @@ function graft(s0: WalkState, m: MemoExit, from: Packet, reads: number): WalkSta
     untracked: e.untracked,
     recentUpdates: recent,
     ipvs: e.ipvs,
+    randomPort: e.randomPort,
   };
 }
 
@@ -398,7 +400,8 @@ function sameBranchState(x: WalkState, y: WalkState, f: number): boolean {
     x.dnat !== y.dnat ||
     x.snat !== y.snat ||
     x.accepted !== y.accepted ||
-    x.untracked !== y.untracked
+    x.untracked !== y.untracked ||
+    x.randomPort !== y.randomPort
   )
     return false;
   const v = x.ipvs;

@@ -3,7 +3,13 @@
  * destination was translated, else ACCEPT if an ACCEPT rule decided, else NONE), then merged
  * by (verdict, destination, masquerade) with probabilities summed, sorted by destination.
  */
-import { formatIP, joinHostPort, type IPAddress, type IPFamily } from "../../net/index.js";
+import {
+  formatIP,
+  joinHostPort,
+  type IPAddress,
+  type IPFamily,
+  type PortRange,
+} from "../../net/index.js";
 import type { FinalBranch } from "./hooks.js";
 import type {
   ConntrackEntry,
@@ -38,6 +44,8 @@ export interface OutcomeParts {
   readonly dst: IPAddress;
   readonly dport: number;
   readonly mark: number;
+  /** See TraceOutcome.sourcePorts. */
+  readonly randomPort: PortRange | undefined;
   readonly path: readonly string[];
   /** The explanation steps, without the final verdict step. */
   readonly steps: readonly TraceStep[];
@@ -93,6 +101,7 @@ export function outcomeOf(
   outcome.path = parts.path;
   outcome.mark = hex(parts.mark);
   if (parts.snat) outcome.source = joinHostPort(src, parts.sport);
+  if (parts.randomPort !== undefined) outcome.sourcePorts = portRangeText(parts.randomPort);
   outcome.delivery = parts.delivery;
   if (!parts.stopped && !parts.untracked)
     outcome.conntrack = {
@@ -124,9 +133,14 @@ function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): Ou
     dst: p.dst,
     dport: p.dport,
     mark: p.mark,
+    randomPort: s.randomPort,
     path: toArray(s.path),
     steps: toArray(s.steps),
   };
+}
+
+export function portRangeText(r: PortRange): string {
+  return `${r.from}-${r.to}`;
 }
 
 /** Outcomes in their printed order: by destination, verdict, then masquerade. */

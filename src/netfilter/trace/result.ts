@@ -59,6 +59,11 @@ export interface TraceOutcome {
   readonly mark: string;
   /** `ip:port` after source NAT, when masqueraded. */
   readonly source?: string;
+  /**
+   * `from-to`: the source NAT draws the port at random from this range for each connection
+   * (`--random`, `--random-fully`, a port outside `--to-source`'s range); `source` shows one.
+   */
+  readonly sourcePorts?: string;
   readonly delivery: Delivery;
   /** The connection as conntrack recorded it (absent for DROP/REJECT/untracked). */
   readonly conntrack?: ConntrackEntry;

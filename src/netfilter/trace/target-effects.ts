@@ -2,12 +2,12 @@
  * What the packet-changing targets compute, shared by both walks (walk.ts and fast-walk.ts) so
  * that they cannot drift apart: NAT mappings, MARK and CONNMARK arithmetic.
  */
-import type { IPAddress } from "../../net/index.js";
+import type { IPAddress, PortRange } from "../../net/index.js";
 import type { FlowReads, Packet } from "../model.js";
 import type { NatRange, Target } from "../targets/index.js";
 import { primaryAddress } from "./addressing.js";
 import type { NodeDataplane } from "./dataplane.js";
-import { READS_SPORT, READS_SRC } from "./flow-reads.js";
+import { READS_SPORT, READS_SPORT_CLASS, READS_SRC } from "./flow-reads.js";
 import { natRangeChoice } from "./nat-choice.js";
 
 type Nat = Extract<Target, { kind: "DNAT" | "SNAT" | "MASQUERADE" }>;
@@ -17,7 +17,7 @@ type Nat = Extract<Target, { kind: "DNAT" | "SNAT" | "MASQUERADE" }>;
  * for DNAT, the source for SNAT and MASQUERADE (a range of the outgoing interface's first
  * address). Within a range, the kernel's choice (nat-choice.ts). Where the kernel draws the
  * port at random (`--random`, `--random-fully`, an SNAT port outside its range), the trace
- * keeps the packet's port, or takes the range's first port (docs/trace.md).
+ * shows the packet's port, or the range's first, and `randomPort` says so (docs/trace.md).
  * `flow` is told what of the source the choice depended on (flow-reads.ts).
  */
 export function natMapping(
@@ -25,7 +25,7 @@ export function natMapping(
   target: Nat,
   pkt: Packet,
   flow?: FlowReads,
-): { readonly ip: IPAddress; readonly port: number } {
+): NatMapping {
   const manip = target.kind === "DNAT" ? "dst" : "src";
   let range: NatRange;
   if (target.kind === "MASQUERADE") {
@@ -43,8 +43,20 @@ export function natMapping(
   };
   if (flow !== undefined) noteReads(flow, range, manip, opts.random || opts.randomFully, pkt);
   const choice = natRangeChoice(range, pkt, manip, opts);
-  if (choice.kind === "exact") return choice;
-  return { ip: choice.ip, port: range.ports?.from ?? (manip === "dst" ? pkt.dport : pkt.sport) };
+  if (choice.kind === "exact") return { ip: choice.ip, port: choice.port, randomPort: undefined };
+  return {
+    ip: choice.ip,
+    port: range.ports?.from ?? (manip === "dst" ? pkt.dport : pkt.sport),
+    randomPort: choice.ports,
+  };
+}
+
+export interface NatMapping {
+  readonly ip: IPAddress;
+  /** The port the trace shows. */
+  readonly port: number;
+  /** Set when the kernel draws the port at random from this range instead. */
+  readonly randomPort: PortRange | undefined;
 }
 
 function noteReads(
@@ -58,7 +70,12 @@ function noteReads(
   const several = from !== undefined && range.ipTo !== undefined && range.ipTo.value !== from.value;
   // An address range is chosen by a hash of the whole source address.
   if (several) flow.reads(READS_SRC, pkt);
-  if (manip === "dst" || random) return;
+  if (manip === "dst") return;
+  // A random source port without a range is drawn from the port's class (sourcePorts says which).
+  if (random) {
+    if (range.ports === undefined) flow.reads(READS_SPORT_CLASS, pkt);
+    return;
+  }
   // An SNAT keeps a source that already lies in its range.
   if (from === undefined || several) flow.reads(READS_SRC, pkt);
   else flow.srcPrefix(pkt.src, from.value, from.family === "IPv4" ? 32 : 128);

@@ -3,7 +3,7 @@
  * the packet makes a new state; the path and steps are shared linked lists, so branching is
  * cheap.
  */
-import type { IPAddress } from "../../net/index.js";
+import type { IPAddress, PortRange } from "../../net/index.js";
 import type { IpvsMatchView, Packet } from "../model.js";
 import type { TraceStep } from "./result.js";
 
@@ -38,6 +38,11 @@ export interface WalkState {
   /** Addresses this packet put into `recent` lists (`--set`, `--update`). */
   readonly recentUpdates: Cons<RecentUpdate> | undefined;
   readonly ipvs: IpvsMatchView | undefined;
+  /**
+   * The range SNAT/MASQUERADE draws the source port from at random (the packet shows the
+   * range's first port, or its own): the real port differs per connection.
+   */
+  readonly randomPort: PortRange | undefined;
 }
 
 type StatePatch = { -readonly [K in keyof WalkState]?: WalkState[K] };
@@ -59,6 +64,7 @@ export function patch(s: WalkState, c: StatePatch): WalkState {
     untracked: c.untracked ?? s.untracked,
     recentUpdates: c.recentUpdates ?? s.recentUpdates,
     ipvs: c.ipvs ?? s.ipvs,
+    randomPort: c.randomPort ?? s.randomPort,
   };
 }
 
@@ -78,6 +84,7 @@ export function withPath(s: WalkState, label: string, prob = s.prob): WalkState 
     untracked: s.untracked,
     recentUpdates: s.recentUpdates,
     ipvs: s.ipvs,
+    randomPort: s.randomPort,
   };
 }
 
@@ -94,6 +101,7 @@ export function withProb(s: WalkState, prob: number): WalkState {
     untracked: s.untracked,
     recentUpdates: s.recentUpdates,
     ipvs: s.ipvs,
+    randomPort: s.randomPort,
   };
 }
 
@@ -109,6 +117,7 @@ export function initialState(pkt: Packet): WalkState {
     untracked: false,
     recentUpdates: undefined,
     ipvs: undefined,
+    randomPort: undefined,
   };
 }
 
@@ -165,11 +174,17 @@ export function withPacket(s: WalkState, pkt: Packet): WalkState {
     untracked: s.untracked,
     recentUpdates: s.recentUpdates,
     ipvs: s.ipvs,
+    randomPort: s.randomPort,
   };
 }
 
 /** `patch(s, { pkt, dnat: true })` (or `snat`) without the patch object. */
-export function translated(s: WalkState, pkt: Packet, side: "dnat" | "snat"): WalkState {
+export function translated(
+  s: WalkState,
+  pkt: Packet,
+  side: "dnat" | "snat",
+  randomPort: PortRange | undefined,
+): WalkState {
   return {
     pkt,
     prob: s.prob,
@@ -181,6 +196,7 @@ export function translated(s: WalkState, pkt: Packet, side: "dnat" | "snat"): Wa
     untracked: s.untracked,
     recentUpdates: s.recentUpdates,
     ipvs: s.ipvs,
+    randomPort: randomPort ?? s.randomPort,
   };
 }
 

@@ -6,7 +6,7 @@
  * splits the branch: p takes the target, 1 - p goes on with the next rule. NAT targets are
  * terminating for the nat table (the kernel returns NF_ACCEPT after the mapping is set up).
  */
-import { formatIP, joinHostPort, type IPAddress } from "../../net/index.js";
+import { formatIP, joinHostPort, type IPAddress, type PortRange } from "../../net/index.js";
 import { assertNever } from "../../util/assert-never.js";
 import type { EvalContext, MatchOutcome, Rule, TableName } from "../model.js";
 import { evaluateMatch } from "../registry.js";
@@ -226,12 +226,14 @@ function applyRule(
     case "jump":
       return jump(env, chain, i, target.goto, state, depth, out);
     case "DNAT": {
+      // A DNAT port drawn at random (--random with a port range) is not reported (docs/trace.md).
       const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
       const before = state.pkt;
       state = translated(
         state,
         packetTranslated(state.pkt, "dst", ip, port, withNatState(state.pkt.ctState, "DNAT")),
         "dnat",
+        undefined,
       );
       if (env.explain)
         state = step(env, state, {
@@ -244,8 +246,8 @@ function applyRule(
     }
     case "SNAT":
     case "MASQUERADE": {
-      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
-      out.push({ state: snat(env, state, ip, port), end: "ACCEPT" });
+      const m = natMapping(env.dp, target, state.pkt, env.ctx.flow);
+      out.push({ state: snat(env, state, m.ip, m.port, m.randomPort), end: "ACCEPT" });
       return "continue";
     }
     case "MARK": {
@@ -311,11 +313,18 @@ function untrack(state: WalkState): WalkState {
   return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: UNTRACKED }) });
 }
 
-function snat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
+function snat(
+  env: WalkEnv,
+  state: WalkState,
+  ip: IPAddress,
+  port: number,
+  randomPort: PortRange | undefined,
+): WalkState {
   const next: WalkState = translated(
     state,
     packetTranslated(state.pkt, "src", ip, port, withNatState(state.pkt.ctState, "SNAT")),
     "snat",
+    randomPort,
   );
   if (!env.explain) return next;
   return step(env, next, {

@@ -71,3 +71,65 @@ describe("DNAT to an address range", () => {
     expect(a).toBe(KERNEL[0]);
   });
 });
+
+describe("source ports the kernel draws at random", () => {
+  const rules = (post: string) =>
+    [
+      "*nat",
+      ":PREROUTING ACCEPT [0:0]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+      `-A POSTROUTING ${post}`,
+      "COMMIT",
+      "",
+    ].join("\n");
+  const node = (post: string) =>
+    buildDataplane({
+      ruleSets: [parseIptables(rules(post), { file: "snat.rules", family: "IPv4" })],
+      interfaces: [
+        { name: "lo", addresses: ["127.0.0.1/8"] },
+        { name: "eth0", addresses: ["198.51.100.1/24"] },
+        { name: "eth1", addresses: ["10.190.0.254/16"] },
+      ],
+    });
+  const outcome = (dp: ReturnType<typeof node>, sport: number, opts: object) =>
+    trace(dp, { proto: "tcp", src: "198.51.100.2", sport, dst: "10.190.0.7", dport: 80 }, opts)
+      .outcomes[0]!;
+  const modes = [
+    ["with explanations", {}],
+    ["depth-first walk and flow cache", { explain: false }],
+    ["naive walk", { indexed: false }],
+  ] as const;
+
+  // nf_nat_l4proto_unique_tuple: without a range, the port's class (1-511, 600-1023, 1024-65535).
+  test.each(modes)("MASQUERADE --random-fully (%s): the class of the source port", (_, opts) => {
+    const dp = node("-o eth1 -j MASQUERADE --random-fully");
+    expect(outcome(dp, 40000, opts)).toMatchObject({
+      source: "10.190.0.254:40000",
+      sourcePorts: "1024-65535",
+    });
+    expect(outcome(dp, 700, opts)).toMatchObject({
+      source: "10.190.0.254:700",
+      sourcePorts: "600-1023",
+    });
+    expect(outcome(dp, 100, opts)).toMatchObject({ sourcePorts: "1-511" });
+  });
+
+  test.each(modes)("SNAT to a port range (%s): kept inside it, drawn outside it", (_, opts) => {
+    const dp = node("-p tcp -j SNAT --to-source 10.190.0.254:1000-2000");
+    const inside = outcome(dp, 1500, opts);
+    expect(inside.source).toBe("10.190.0.254:1500");
+    expect(inside.sourcePorts).toBeUndefined();
+    expect(outcome(dp, 40000, opts)).toMatchObject({
+      source: "10.190.0.254:1000",
+      sourcePorts: "1000-2000",
+    });
+  });
+
+  test("a plain MASQUERADE keeps the source port and says nothing more", () => {
+    const o = outcome(node("-o eth1 -j MASQUERADE"), 40000, {});
+    expect(o.source).toBe("10.190.0.254:40000");
+    expect(o.sourcePorts).toBeUndefined();
+  });
+});
