@@ -78,24 +78,30 @@ function quotedBySpaces(line: string): string[] | undefined {
   return words;
 }
 
+/** Where the unquoted run of a word that starts at `i` ends: a space, a tab, a quote or the end. */
+function plainEnd(line: string, i: number, n: number): number {
+  while (i < n) {
+    const c = line.charCodeAt(i);
+    if (c === SPACE || c === TAB || c === QUOTE) return i;
+    i++;
+  }
+  return n;
+}
+
 /** splitWords for any line: a character scan. */
 function scanWords(line: string): string[] {
   const words: string[] = [];
   const n = line.length;
   let i = 0;
   while (i < n) {
-    let c = line.charCodeAt(i);
+    const c = line.charCodeAt(i);
     if (c === SPACE || c === TAB) {
       i++;
       continue;
     }
     const start = i;
-    while (i < n) {
-      c = line.charCodeAt(i);
-      if (c === SPACE || c === TAB || c === QUOTE) break;
-      i++;
-    }
-    if (i === n || c !== QUOTE) {
+    i = plainEnd(line, i, n);
+    if (i === n || line.charCodeAt(i) !== QUOTE) {
       words.push(line.slice(start, i));
       continue;
     }
@@ -182,19 +188,14 @@ export function splitRestoreWords(line: string): SplitLine {
   const n = line.length;
   let i = 0;
   while (i < n) {
-    let c = line.charCodeAt(i);
+    const c = line.charCodeAt(i);
     if (c === SPACE || c === TAB) {
       i++;
       continue;
     }
     const start = i;
-    let j = i;
-    while (j < n) {
-      c = line.charCodeAt(j);
-      if (c === SPACE || c === TAB || c === QUOTE) break;
-      j++;
-    }
-    if (j === n || c !== QUOTE) {
+    const j = plainEnd(line, i, n);
+    if (j === n || line.charCodeAt(j) !== QUOTE) {
       const w = line.slice(start, j);
       words.push(w);
       raw.push(w);
