@@ -2,10 +2,11 @@
 import { afterEach, describe, expect, test } from "@jest/globals";
 import { join } from "node:path";
 import { runCli } from "../../src/cli/program.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
 const ROOT = join(__dirname, "../..");
 const EXAMPLE = join(ROOT, "examples/sctp-policy");
-const ACCEPTANCE = join(ROOT, "../shared/acceptance/netpol");
+const ACCEPTANCE = join(ACCEPTANCE_DIR, "netpol");
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";

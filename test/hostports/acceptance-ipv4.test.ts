@@ -10,8 +10,9 @@ import { parse } from "yaml";
 import { HostportManager, HostportError, formatHostSocket } from "../../src/hostports/index.js";
 import type { PodPortMapping } from "../../src/hostports/index.js";
 import type { IPFamily, Protocol } from "../../src/net/index.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
-const CASE = join(__dirname, "../../../shared/acceptance/hostports/hostport-manager-ipv4");
+const CASE = join(ACCEPTANCE_DIR, "hostports/hostport-manager-ipv4");
 const read = (f: string) => readFileSync(join(CASE, f), "utf8");
 
 interface AddCall {

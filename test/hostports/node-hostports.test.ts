@@ -16,8 +16,9 @@ import { makeCluster } from "../../src/model/cluster.js";
 import { parseCluster } from "../../src/model/load.js";
 import { DEFAULT_KERNEL, type NodeEnvironment } from "../../src/model/node-environment.js";
 import type { Pod } from "../../src/model/kinds.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
-const CASE = join(__dirname, "../../../shared/acceptance/hostports/hostport-manager-ipv4");
+const CASE = join(ACCEPTANCE_DIR, "hostports/hostport-manager-ipv4");
 const EXAMPLE = join(__dirname, "../../examples/sctp-hostport");
 const read = (dir: string, f: string) => readFileSync(join(dir, f), "utf8");
 

@@ -11,6 +11,7 @@ import { registerRenderHostports } from "../../src/cli/commands/render-hostports
 import { CliError } from "../../src/cli/exit.js";
 import type { CliIO } from "../../src/cli/program.js";
 import { ValidationError } from "../../src/model/issue.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
 /** program.ts's mapping of errors to exit codes (bad input 2), without loading every command. */
 function exitCodeOf(e: unknown, io: CliIO): number {
@@ -23,7 +24,7 @@ function exitCodeOf(e: unknown, io: CliIO): number {
 }
 
 const EX = join(__dirname, "../../examples/sctp-hostport");
-const ACC = join(__dirname, "../../../shared/acceptance/hostports/hostport-manager-ipv4");
+const ACC = join(ACCEPTANCE_DIR, "hostports/hostport-manager-ipv4");
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";

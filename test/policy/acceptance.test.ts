@@ -6,8 +6,9 @@ import { loadCluster } from "../../src/model/load-files.js";
 import { computePolicyMatrix, matrixRows, naivePolicyMatrix } from "../../src/policy/matrix.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import { parseProtocol, type Protocol } from "../../src/net/port.js";
+import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
-const ROOT = join(__dirname, "../../../shared/acceptance/netpol");
+const ROOT = join(ACCEPTANCE_DIR, "netpol");
 
 interface Expected {
   from: string;

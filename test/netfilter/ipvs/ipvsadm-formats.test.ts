@@ -14,8 +14,9 @@ import {
   type IpvsTable,
 } from "../../../src/netfilter/ipvs/index.js";
 import { ipvsTable } from "./arbitraries.js";
+import { ACCEPTANCE_DIR } from "../../helpers/shared.js";
 
-const ACCEPTANCE = join(__dirname, "../../../../shared/acceptance/ipvs");
+const ACCEPTANCE = join(ACCEPTANCE_DIR, "ipvs");
 
 const ip = (s: string) => {
   const a = parseIP(s);

@@ -11,8 +11,9 @@ import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";
 import { formatIP } from "../../../src/net/index.js";
 import { sortIpvsTable, type IpvsTable } from "../../../src/netfilter/ipvs/index.js";
 import { renderIpvs, type IpvsRender } from "../../../src/proxiers/ipvs/index.js";
+import { ACCEPTANCE_DIR } from "../../helpers/shared.js";
 
-export const ACCEPTANCE_IPVS = join(__dirname, "../../../../shared/acceptance/ipvs");
+export const ACCEPTANCE_IPVS = join(ACCEPTANCE_DIR, "ipvs");
 
 export function renderCase(dir: string): IpvsRender {
   const cluster = loadCluster(join(dir, "cluster.yaml"), { validation: "warn" });
