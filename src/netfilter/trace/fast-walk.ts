@@ -69,48 +69,46 @@ type Instr =
 
 type Plan = readonly Instr[];
 
-const t = (hook: Hook, table: TableName): Instr => ({
+const t = (hook: Hook, table: TableName): Extract<Instr, { kind: "table" }> => ({
   kind: "table",
   hook,
   table,
   nat: table === "nat",
 });
 
-/** A plan from steps where `@label` marks the next step and jumps name labels. */
-function plan(steps: readonly (Instr | `@${string}`)[]): Plan {
-  const at = new Map<string, number>();
-  let n = 0;
-  for (const s of steps)
-    if (typeof s === "string") at.set(s.slice(1), n);
-    else n++;
-  const pos = (label: string): number => at.get(label)!;
-  const out: Instr[] = [];
-  for (const s of steps) {
-    if (typeof s === "string") continue;
-    if (s.kind === "route-in")
-      out.push({ ...s, local: pos(String(s.local)), forward: pos(String(s.forward)) });
-    else if (s.kind === "loopback") out.push({ ...s, loop: pos(String(s.loop)) });
-    else out.push(s);
-  }
-  return out;
-}
+/** A branch of the program, written without its target: `plan` sets it. */
+type Unresolved =
+  | Exclude<Instr, { kind: "route-in" | "loopback" }>
+  | { readonly kind: "route-in" }
+  | { readonly kind: "loopback" };
 
-// Jump targets are written as labels and resolved by `plan` (LOCAL_IN = 0, FORWARD = 1, LOOP = 2).
-const [LOCAL_IN, FORWARD, LOOP] = [0, 1, 2];
+/**
+ * The program with its branches resolved: after `route-in`, local destinations go on at the
+ * first INPUT step and others at the first FORWARD step; `loopback` goes on at the first
+ * PREROUTING step after it.
+ */
+function plan(steps: readonly Unresolved[]): Plan {
+  const first = (from: number, hook: Hook): number =>
+    steps.findIndex((s, k) => k > from && s.kind === "table" && s.hook === hook);
+  return steps.map((s, i): Instr => {
+    if (s.kind === "route-in")
+      return { kind: "route-in", local: first(i, "INPUT"), forward: first(i, "FORWARD") };
+    if (s.kind === "loopback") return { kind: "loopback", loop: first(i, "PREROUTING") };
+    return s;
+  });
+}
 
 /** hooks.ts's order for a packet from outside (tracer.ts `walkPacket`, no IPVS). */
 const REMOTE: Plan = plan([
   t("PREROUTING", "raw"),
   t("PREROUTING", "mangle"),
   t("PREROUTING", "nat"),
-  { kind: "route-in", local: LOCAL_IN, forward: FORWARD },
-  `@${LOCAL_IN}`,
+  { kind: "route-in" },
   t("INPUT", "mangle"),
   t("INPUT", "filter"),
   t("INPUT", "security"),
   t("INPUT", "nat"),
   { kind: "final", delivery: "local" },
-  `@${FORWARD}`,
   t("FORWARD", "mangle"),
   t("FORWARD", "filter"),
   t("FORWARD", "security"),
@@ -130,9 +128,8 @@ const LOCAL: Plan = plan([
   { kind: "route-out" },
   t("POSTROUTING", "mangle"),
   t("POSTROUTING", "nat"),
-  { kind: "loopback", loop: LOOP },
+  { kind: "loopback" },
   { kind: "final", delivery: "forward" },
-  `@${LOOP}`,
   t("PREROUTING", "raw"),
   t("PREROUTING", "mangle"),
   t("INPUT", "mangle"),

@@ -19,7 +19,8 @@
  */
 import { joinHostPort, formatIP, maskValue4, maskValue6 } from "../../net/index.js";
 import type { Packet, RuleSet } from "../model.js";
-import { sportClass, type FlowRecorder } from "./flow-reads.js";
+import type { FlowRecorder } from "./flow-reads.js";
+import { portClass } from "./nat-choice.js";
 import type { BuiltOutcome, OriginalTuple } from "./outcomes.js";
 import type { Arrival } from "./tracer.js";
 import type { Delivery, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
@@ -84,7 +85,7 @@ interface Slot {
   readonly src: number | bigint;
   /** The source port when the walk read it, else -1. */
   readonly sport: number;
-  /** The source port's class when only that was read (flow-reads.ts sportClass), else -1. */
+  /** The first port of the source port's class when only that was read (portClass), else -1. */
   readonly sportClass: number;
   readonly arrival: Arrival;
   readonly entry: Entry;
@@ -113,7 +114,7 @@ function matches(s: Slot, k: FlowKeyInput): boolean {
     s.origin === k.origin &&
     s.inInterface === k.inInterface &&
     (s.sport < 0 || s.sport === p.sport) &&
-    (s.sportClass < 0 || s.sportClass === sportClass(p.sport)) &&
+    (s.sportClass < 0 || s.sportClass === portClass(p.sport).from) &&
     masked(p, s.srcMask) === s.src
   );
 }
@@ -198,7 +199,7 @@ export class FlowCache {
       srcMask,
       src: masked(p, srcMask),
       sport: recorder.sportRead ? p.sport : -1,
-      sportClass: recorder.sportClassRead && !recorder.sportRead ? sportClass(p.sport) : -1,
+      sportClass: recorder.sportClassRead && !recorder.sportRead ? portClass(p.sport).from : -1,
       // Decided by the source bits the key holds (flow-reads.ts `addressing`).
       arrival: arrival.notes.length === 0 ? { ...arrival, notes: NO_NOTES } : arrival,
       entry,

@@ -17,13 +17,8 @@ export const READS_SRC = 1;
 export const READS_SPORT = 2;
 /** Outcome may differ between traces of the same packet (ipset contents, IPVS, recent): never cache. */
 export const READS_VOLATILE = 4;
-/** Only the source port's class (below 512, below 1024, the rest): a random SNAT port's range. */
+/** Only the source port's class (nat-choice.ts portClass): a random SNAT port's range. */
 export const READS_SPORT_CLASS = 8;
-
-/** The source-port classes an SNAT without a port range draws from (nf_nat_l4proto_unique_tuple). */
-export function sportClass(port: number): 0 | 1 | 2 {
-  return port < 512 ? 0 : port < 1024 ? 1 : 2;
-}
 
 /**
  * Which of the source fields a match reads, beyond what the key holds. Conservative: a match

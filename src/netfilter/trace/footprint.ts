@@ -12,6 +12,7 @@
  */
 import type { Match, Rule } from "../model.js";
 import type { CompiledChain } from "./chain-index.js";
+import { hashesAddress } from "./nat-choice.js";
 import { ctstateOnly } from "./rule-match.js";
 import type { Packet } from "../model.js";
 
@@ -69,18 +70,12 @@ function ruleFootprint(r: Rule): number {
       return f | MARK;
     case "CONNMARK":
       return f | MARK | CONNMARK;
-    case "DNAT": {
+    case "DNAT":
       // An address range is chosen by a hash of the source (nat-choice.ts).
-      const { ipFrom, ipTo } = t.to;
-      const several = ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
-      return f | DST | DPORT | (several ? SRC : 0);
-    }
-    case "SNAT": {
+      return f | DST | DPORT | (hashesAddress(t.to) ? SRC : 0);
+    case "SNAT":
       // An address range is chosen by a hash of the source seeded with the destination.
-      const { ipFrom, ipTo } = t.to;
-      const several = ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
-      return f | SRC | SPORT | (several ? DST : 0);
-    }
+      return f | SRC | SPORT | (hashesAddress(t.to) ? DST : 0);
     case "MASQUERADE":
       return f | SRC | SPORT | OUT_IFACE;
     default:

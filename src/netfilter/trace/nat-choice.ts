@@ -107,6 +107,12 @@ export function natRangeChoice(
   return randomPort(ip, portClass(curPort));
 }
 
+/** Whether the range has more than one address, so that the address is chosen by a hash. */
+export function hashesAddress(range: NatRange): boolean {
+  const { ipFrom, ipTo } = range;
+  return ipFrom !== undefined && ipTo !== undefined && ipTo.value !== ipFrom.value;
+}
+
 function randomPort(ip: IPAddress, ports: PortRange): NatChoice {
   return ports.from === ports.to
     ? { kind: "exact", ip, port: ports.from }
@@ -114,7 +120,7 @@ function randomPort(ip: IPAddress, ports: PortRange): NatChoice {
 }
 
 /** The source-port class an SNAT without a port range stays in (nf_nat_l4proto_unique_tuple). */
-function portClass(port: number): PortRange {
+export function portClass(port: number): PortRange {
   if (port < 512) return { from: 1, to: 511 };
   if (port < 1024) return { from: 600, to: 1023 };
   return { from: 1024, to: 65535 };

@@ -8,7 +8,7 @@ import type { NatRange, Target } from "../targets/index.js";
 import { primaryAddress } from "./addressing.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { READS_SPORT, READS_SPORT_CLASS, READS_SRC } from "./flow-reads.js";
-import { natRangeChoice } from "./nat-choice.js";
+import { hashesAddress, natRangeChoice } from "./nat-choice.js";
 
 type Nat = Extract<Target, { kind: "DNAT" | "SNAT" | "MASQUERADE" }>;
 
@@ -67,7 +67,7 @@ function noteReads(
   pkt: Packet,
 ): void {
   const from = range.ipFrom;
-  const several = from !== undefined && range.ipTo !== undefined && range.ipTo.value !== from.value;
+  const several = hashesAddress(range);
   // An address range is chosen by a hash of the whole source address.
   if (several) flow.reads(READS_SRC, pkt);
   if (manip === "dst") return;
