@@ -121,8 +121,12 @@ export function parseAddressSpecUncached(s: string, family: IPFamily, what: stri
   return c;
 }
 
-/** Dotted-quad IPv4 by a character scan (the hot path of a large dump); undefined if not one. */
-export function fastIPv4(s: string): number | undefined {
+/**
+ * Dotted-quad IPv4 by a character scan (the hot path of a large dump); undefined if not one.
+ * `canonical`: also undefined for an octet with a leading zero, so the text is what
+ * `formatIP` prints.
+ */
+export function fastIPv4(s: string, canonical = false): number | undefined {
   let value = 0;
   let octet = 0;
   let digits = 0;
@@ -130,6 +134,7 @@ export function fastIPv4(s: string): number | undefined {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 48 && c <= 57) {
+      if (canonical && digits > 0 && octet === 0) return undefined;
       octet = octet * 10 + (c - 48);
       if (++digits > 3 || octet > 255) return undefined;
     } else if (c === 46) {

@@ -1,5 +1,6 @@
 /** Turning a user's PacketSpec into the Packet the rules see (errors are TraceInputError). */
 import { formatIP, ipv4, parseIP, type IPAddress } from "../../net/index.js";
+import { fastIPv4 } from "../matches/values.js";
 import type { L4Protocol, Packet } from "../model.js";
 import type { PacketSpec, TraceProtocol } from "./result.js";
 
@@ -21,33 +22,11 @@ export function parseTraceProtocol(s: string): TraceProtocol {
 }
 
 /**
- * A canonical dotted quad (decimal octets without leading zeros, as `formatIP` prints them)
+ * A canonical dotted quad (decimal octets without leading zeros, as `formatIP` prints them),
  * read by hand: the batch and benchmark hot path. Anything else: undefined, and `parseIP`
  * decides. Same value as `parseIP(s, "lenient")` for these strings.
  */
-function canonicalIPv4(s: string): number | undefined {
-  let value = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || dots === 3) return undefined;
-      value = value * 256 + octet;
-      octet = 0;
-      digits = 0;
-      dots++;
-    } else if (c >= 48 && c <= 57) {
-      if (digits > 0 && octet === 0) return undefined; // a leading zero
-      octet = octet * 10 + (c - 48);
-      if (octet > 255) return undefined;
-      digits++;
-    } else return undefined;
-  }
-  if (dots !== 3 || digits === 0) return undefined;
-  return value * 256 + octet;
-}
+const canonicalIPv4 = (s: string): number | undefined => fastIPv4(s, true);
 
 function address(what: string, s: string): IPAddress {
   const a = parseIP(s, "lenient");
