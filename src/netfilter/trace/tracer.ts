@@ -325,6 +325,7 @@ export function trace(
   const cached = cache?.lookup(key, printed.src, printed.dst);
   if (cached !== undefined) return assemble(printed, cached.arrival, cached.outcomes, undefined);
   const prep = prepare(dp, packet, spec.origin, spec.inInterface, opts.indexed ?? true);
+  const arrival = arrivalOf(prep);
   let recorder: FlowRecorder | undefined;
   if (cache !== undefined) {
     recorder = new FlowRecorder(prep.packet);
@@ -343,8 +344,8 @@ export function trace(
         recorder !== undefined &&
         (walked.cost >= FLOW_CACHE_MIN_COST || opts.flowCache === "all")
       )
-        cache!.insert(key, recorder, arrivalOf(prep), walked.built);
-      return assemble(printed, arrivalOf(prep), walked.built, undefined);
+        cache!.insert(key, recorder, arrival, walked.built);
+      return assemble(printed, arrival, walked.built, undefined);
     }
   }
   const first = walkPacket(dp, prep, nat, opts, undefined, recorder);
@@ -354,7 +355,7 @@ export function trace(
     prep.packet,
   );
   if (recorder !== undefined && !first.recentConsulted)
-    cache!.insert(key, recorder, arrivalOf(prep), firstBuilt);
+    cache!.insert(key, recorder, arrival, firstBuilt);
   let repeat: BuiltOutcome[] | undefined;
   if (first.recentConsulted) {
     const weighted: WeightedFinal[] = [];
@@ -368,7 +369,7 @@ export function trace(
     }
     repeat = mergeFinals(weighted, printed.proto, prep.packet);
   }
-  return assemble(printed, arrivalOf(prep), firstBuilt, repeat);
+  return assemble(printed, arrival, firstBuilt, repeat);
 }
 
 /**
