@@ -32,10 +32,16 @@ export function maskValue6(prefix: number): bigint {
 }
 
 export function makeCIDR(address: IPAddress, prefix: number): CIDR {
-  const network: IPAddress =
-    address.family === "IPv4"
-      ? ipv4((address.value & maskValue4(prefix)) >>> 0)
-      : ipv6(address.value & maskValue6(prefix));
+  // Addresses are immutable: a host address (no host bits to clear) is its own network, which
+  // spares a second object for each of the many host addresses in a large rule set.
+  let network: IPAddress;
+  if (address.family === "IPv4") {
+    const value = (address.value & maskValue4(prefix)) >>> 0;
+    network = value === address.value ? address : ipv4(value);
+  } else {
+    const value = address.value & maskValue6(prefix);
+    network = value === address.value ? address : ipv6(value);
+  }
   return { family: address.family, address, network, prefix };
 }
 

@@ -149,7 +149,7 @@ function newAddressCache(): SharedValues<Negatable<CIDR>> {
 }
 
 /** `-s`/`-d` (`what`) `text`, negated or not. */
-function negatableAddress(
+export function negatableAddress(
   text: string,
   family: IPFamily,
   negated: boolean,
@@ -164,7 +164,7 @@ function negatableAddress(
   return a;
 }
 
-const NO_MATCHES: readonly Match[] = Object.freeze([]);
+export const NO_MATCHES: readonly Match[] = Object.freeze([]);
 
 /**
  * Match lists made lately, most recent first. A rule's list is immutable too, and rules alike
@@ -175,7 +175,7 @@ const recent: (readonly Match[])[] = [];
 const RECENT = 4;
 
 /** The list of `n` (1 to 3) matches `m0`, `m1`, `m2`: a recent one, or a new exact-size array. */
-function recentMatches(
+export function recentMatches(
   n: number,
   m0: Match,
   m1: Match | undefined,
@@ -213,6 +213,35 @@ for (let k = 0; k < 8; k++) {
   r.line = 0;
 }
 
+/**
+ * What one word of a rule was, as `parseRuleWords` read it (for shapes.ts): a literal word
+ * (`!`, `-p tcp`, `-m comment`, an option's name, a target's name), or a value: `-s`/`-d`,
+ * `-i`/`-o`, the chain of `-j`/`-g`, or argument `arg` of option `option` of loaded module
+ * `owner` (-1: the target).
+ */
+export type WordRole =
+  | { readonly kind: "literal" }
+  | { readonly kind: "source" | "destination" | "in" | "out" | "jump" }
+  | { readonly kind: "arg"; readonly owner: number; readonly option: number; readonly arg: number };
+
+/** How `parseRuleWords` read a rule: one role per word, and what it loaded. */
+export interface RuleReading {
+  readonly roles: WordRole[];
+  /** The modules in the order loaded (the rule's matches), with their options. */
+  modules: readonly {
+    readonly ext: MatchExtension<Match>;
+    readonly options: readonly ParsedOption[];
+  }[];
+  target:
+    | { readonly ext: TargetExtension<Target>; readonly options: readonly ParsedOption[] }
+    | undefined;
+  goto: boolean;
+  /** `-c`, or words skipped after a comment: a reading that no other rule can reuse. */
+  unique: boolean;
+}
+
+const LITERAL: WordRole = { kind: "literal" };
+
 function argAt(words: readonly string[], i: number, opt: string): string {
   return i < words.length ? (words[i] as string) : bad(`option "${opt}" requires an argument`);
 }
@@ -221,7 +250,42 @@ function noNeg(neg: boolean, opt: string): void {
   if (neg) bad(`"!" cannot be used with "${opt}"`);
 }
 
-function ifaceName(w: string): string {
+/** A rule of these parts (absent ones are not set: every rule of a kind has one hidden class). */
+export function makeRule(
+  matches: readonly Match[],
+  protocol: Negatable<string> | undefined,
+  source: Negatable<CIDR> | undefined,
+  destination: Negatable<CIDR> | undefined,
+  inInterface: Negatable<string> | undefined,
+  outInterface: Negatable<string> | undefined,
+  fragment: Negatable<true> | undefined,
+  target: Target | undefined,
+  counters: Counters | undefined,
+): SourceRule {
+  const rule = new SourceRule(matches);
+  if (protocol !== undefined) rule.protocol = protocol;
+  if (source !== undefined) rule.source = source;
+  if (destination !== undefined) rule.destination = destination;
+  if (inInterface !== undefined) rule.inInterface = inInterface;
+  if (outInterface !== undefined) rule.outInterface = outInterface;
+  if (fragment !== undefined) rule.fragment = fragment;
+  if (target !== undefined) rule.target = target;
+  if (counters !== undefined) rule.counters = counters;
+  return rule;
+}
+
+/** iptables-nft cannot express "not in /0" (the kernel answers EINVAL). */
+export function checkNegatedPrefixes(
+  source: Negatable<CIDR> | undefined,
+  destination: Negatable<CIDR> | undefined,
+): void {
+  if (source?.negated === true && source.value.prefix === 0)
+    bad(`"! -s" with a /0 prefix is not supported by the kernel`);
+  if (destination?.negated === true && destination.value.prefix === 0)
+    bad(`"! -d" with a /0 prefix is not supported by the kernel`);
+}
+
+export function ifaceName(w: string): string {
   if (w.length === 0 || w.length > 15) bad(`invalid interface name "${w}"`);
   return w;
 }
@@ -241,7 +305,9 @@ export function parseRuleWords(
   counters: Counters | undefined,
   commentTail: boolean,
   jumpTarget: (chain: string, goto: boolean) => Target,
+  reading?: RuleReading,
 ): SourceRule {
+  const roles = reading?.roles;
   let protocol: Negatable<string> | undefined;
   let source: Negatable<CIDR> | undefined;
   let destination: Negatable<CIDR> | undefined;
@@ -265,6 +331,7 @@ export function parseRuleWords(
     if (w === "!") {
       if (neg) bad(`multiple "!" flags not allowed`);
       neg = true;
+      roles?.push(LITERAL);
       i++;
       continue;
     }
@@ -277,6 +344,7 @@ export function parseRuleWords(
         if (c === undefined) bad(`unknown protocol "${v}" specified`);
         if (c === "all" && neg) bad(`rule would never match protocol`);
         protocol = negatableProtocol(c, neg);
+        roles?.push(LITERAL, LITERAL);
         i += 2;
         break;
       }
@@ -288,6 +356,7 @@ export function parseRuleWords(
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         source = negatableAddress(v, family, neg, "-s");
+        roles?.push(LITERAL, { kind: "source" });
         i += 2;
         break;
       }
@@ -299,6 +368,7 @@ export function parseRuleWords(
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         destination = negatableAddress(v, family, neg, "-d");
+        roles?.push(LITERAL, { kind: "destination" });
         i += 2;
         break;
       }
@@ -306,12 +376,14 @@ export function parseRuleWords(
       case "--in-interface":
         if (inInterface !== undefined) bad(`multiple -i flags not allowed`);
         inInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
+        roles?.push(LITERAL, { kind: "in" });
         i += 2;
         break;
       case "-o":
       case "--out-interface":
         if (outInterface !== undefined) bad(`multiple -o flags not allowed`);
         outInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
+        roles?.push(LITERAL, { kind: "out" });
         i += 2;
         break;
       case "-f":
@@ -319,6 +391,7 @@ export function parseRuleWords(
         if (family !== "IPv4") bad(`"-f" is not supported for IPv6 (use -m frag)`);
         if (fragment !== undefined) bad(`multiple -f flags not allowed`);
         fragment = { value: true, negated: neg };
+        roles?.push(LITERAL);
         i += 1;
         break;
       case "-m":
@@ -328,6 +401,7 @@ export function parseRuleWords(
         const ext = matchExtension(name);
         if (ext === undefined) bad(`unknown match "${name}" (not modelled by kube-netsim)`);
         loaded.push({ ext, options: NO_OPTIONS });
+        roles?.push(LITERAL, LITERAL);
         i += 2;
         break;
       }
@@ -346,6 +420,7 @@ export function parseRuleWords(
           if (name === "" || name.startsWith("-")) bad(`invalid target name "${name}"`);
           jumpTo = name;
         }
+        roles?.push(LITERAL, ext === undefined ? { kind: "jump" } : LITERAL);
         i += 2;
         break;
       }
@@ -356,11 +431,13 @@ export function parseRuleWords(
         const b = argAt(words, i + 2, w);
         if (!/^[0-9]+$/.test(p) || !/^[0-9]+$/.test(b)) bad(`bad counters "${p} ${b}"`);
         ruleCounters = { packets: BigInt(p), bytes: BigInt(b) };
+        if (reading !== undefined) reading.unique = true;
         i += 3;
         break;
       }
       default: {
         if (afterComment && !neg && !w.startsWith("-")) {
+          if (reading !== undefined) reading.unique = true;
           i++;
           continue;
         }
@@ -406,6 +483,13 @@ export function parseRuleWords(
         const option: ParsedOption = { name: canonical, negated: neg, args };
         if (owner === undefined) targetOptions = withOption(targetOptions, option);
         else owner.options = withOption(owner.options, option);
+        if (roles !== undefined) {
+          const ownerIndex = owner === undefined ? -1 : loaded.indexOf(owner);
+          const optionIndex = (owner === undefined ? targetOptions : owner.options).length - 1;
+          roles.push(LITERAL);
+          for (let a = 0; a < spec.args; a++)
+            roles.push({ kind: "arg", owner: ownerIndex, option: optionIndex, arg: a });
+        }
         i += 1 + spec.args;
         nextAfterComment = commentTail && canonical === "--comment";
       }
@@ -414,11 +498,7 @@ export function parseRuleWords(
     afterComment = nextAfterComment;
   }
   if (neg) bad(`"!" at the end of the rule negates nothing`);
-  // iptables-nft cannot express "not in /0" (the kernel answers EINVAL).
-  if (source?.negated === true && source.value.prefix === 0)
-    bad(`"! -s" with a /0 prefix is not supported by the kernel`);
-  if (destination?.negated === true && destination.value.prefix === 0)
-    bad(`"! -d" with a /0 prefix is not supported by the kernel`);
+  checkNegatedPrefixes(source, destination);
   // Only a value missing from the build cache needs it.
   let env: BuildEnv | undefined;
   let matches = NO_MATCHES;
@@ -458,14 +538,22 @@ export function parseRuleWords(
     if (e instanceof ExtensionError) bad(e.message);
     throw e;
   }
-  const rule = new SourceRule(matches);
-  if (protocol !== undefined) rule.protocol = protocol;
-  if (source !== undefined) rule.source = source;
-  if (destination !== undefined) rule.destination = destination;
-  if (inInterface !== undefined) rule.inInterface = inInterface;
-  if (outInterface !== undefined) rule.outInterface = outInterface;
-  if (fragment !== undefined) rule.fragment = fragment;
-  if (target !== undefined) rule.target = target;
-  if (ruleCounters !== undefined) rule.counters = ruleCounters;
+  const rule = makeRule(
+    matches,
+    protocol,
+    source,
+    destination,
+    inInterface,
+    outInterface,
+    fragment,
+    target,
+    ruleCounters,
+  );
+  if (reading !== undefined) {
+    reading.modules = loaded;
+    reading.target =
+      targetExt === undefined ? undefined : { ext: targetExt, options: targetOptions };
+    reading.goto = goto;
+  }
   return rule;
 }
