@@ -9,8 +9,9 @@
  * - a second `*table` section replaces the table; declaring an existing user chain again
  *   flushes it; declaring a built-in chain again only sets its policy;
  * - `-N` of an existing chain, `-A`/`-I`/`-F`/`-X` of a missing one, `-X` of a referenced or
- *   built-in chain, a jump to a chain missing at COMMIT, a line outside `*table ... COMMIT`, and
- *   a missing final COMMIT are errors.
+ *   built-in chain, a jump to a chain missing at COMMIT, a path of more than 15 nested jumps
+ *   from a built-in chain (so any loop one reaches; see nesting.ts), a line outside
+ *   `*table ... COMMIT`, and a missing final COMMIT are errors.
  * Every problem is collected with its line; the parse fails with one `IptablesParseError`.
  *
  * The `upstream-test` dialect reads fixtures written for kube-proxy's fake iptables
@@ -37,6 +38,8 @@ import {
 import { ExtensionError } from "../matches/extension.js";
 import { matchExtension, targetExtension } from "../registry.js";
 import { IptablesParseError, type IptablesIssue } from "./errors.js";
+import { ChainBuilder, ChainJump, ChainTable, NO_RULES } from "./chain-builder.js";
+import { MAX_JUMPS, nestsTooDeep } from "./nesting.js";
 import { parseRuleWords, RuleError, type RuleReading, type SourceRule } from "./rule.js";
 import { plainSpacing, RuleShapes } from "./shapes.js";
 import { RecentChains } from "./recent-chains.js";
@@ -64,32 +67,9 @@ export interface ParseIptablesOptions {
 
 export type IptablesDialect = "iptables-restore" | "upstream-test";
 
-/** A chain as the parse returns it (the fields of `Chain`, in its order), while it is filled. */
-interface ChainOut {
-  readonly name: string;
-  rules: Rule[];
-  policy?: "ACCEPT" | "DROP";
-  counters?: Counters;
-  line?: number;
-}
-
-interface ChainBuilder {
-  /**
-   * A user chain's is the parsed chain itself (`name`, `rules`, `counters`?, `line`): a large
-   * dump declares 100,000 user chains, and a copy of each would be more garbage to collect.
-   */
-  readonly chain: ChainOut;
-  readonly builtin: boolean;
-  /** The `-j` and `-g` targets naming this user chain, shared by every rule that jumps here. */
-  jump?: Target;
-  goto?: Target;
-  /** The built-in hooks that reach this chain, once the table is committed (see checkHooks). */
-  reach: number;
-}
-
 interface TableBuilder {
   readonly name: TableName;
-  chains: Map<string, ChainBuilder>;
+  chains: ChainTable;
   readonly line: number;
   deleted: { name: string; line: number; declaredLine?: number }[];
   /**
@@ -121,22 +101,9 @@ function parseCounters(s: string): Counters | undefined {
 }
 
 function newTable(name: TableName, line: number): TableBuilder {
-  const chains = new Map<string, ChainBuilder>();
-  for (const hook of BUILTIN_CHAINS[name])
-    chains.set(hook, {
-      chain: { name: hook, rules: NO_RULES, policy: "ACCEPT" },
-      builtin: true,
-      reach: 0,
-    });
+  const chains = new ChainTable();
+  for (const hook of BUILTIN_CHAINS[name]) chains.add(new ChainBuilder(hook, true));
   return { name, chains, line, deleted: [], unresolved: false };
-}
-
-function userChain(name: string, line: number, counters: Counters | undefined): ChainBuilder {
-  const chain: ChainOut =
-    counters === undefined
-      ? { name, rules: NO_RULES, line }
-      : { name, rules: NO_RULES, counters, line };
-  return { chain, builtin: false, reach: 0 };
 }
 
 /** Guesses the family from the first addresses in the text (cheap: looks at `-s`/`-d` values). */
@@ -152,6 +119,13 @@ export function sniffFamily(text: string): IPFamily {
   return "IPv4";
 }
 
+/** The chain a rule's `-j`/`-g` names, if the table has it. */
+function jumpedTo(t: TableBuilder, r: Rule): ChainBuilder | undefined {
+  const target = r.target;
+  if (target instanceof ChainJump) return target.to;
+  return target?.kind === "jump" ? t.chains.get(target.chain) : undefined;
+}
+
 /** The user chain a rule's `-j`/`-g` names (checked once the table is complete). */
 function jumpOf(r: Rule): string | undefined {
   return r.target?.kind === "jump" ? r.target.chain : undefined;
@@ -163,13 +137,6 @@ function checkChainName(name: string): void {
     fail(`invalid chain name "${name}" (${MAX_CHAIN_NAME} chars max)`);
   if (name.startsWith("-") || name.startsWith("!")) fail(`invalid chain name "${name}"`);
 }
-
-/**
- * The rules of a chain without any yet, shared: a large dump declares every chain before its
- * rules. A chain gets an array of its own with its first rule, and `freeze` gives one to each
- * chain that is still empty.
- */
-const NO_RULES = Object.freeze([]) as unknown as Rule[];
 
 /** `rules` with `rule` appended. */
 function withRule(rules: Rule[], rule: Rule): Rule[] {
@@ -227,12 +194,12 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     // Which built-in hooks reach each chain (through -j and -g), as the kernel validates: bit k
     // of a builder's `reach` is hook k of the table's built-in chains.
     const hooksOf = BUILTIN_CHAINS[t.name];
+    // Recursion is shallow: checkNesting has refused paths of more than MAX_JUMPS jumps.
     const visit = (b: ChainBuilder, bit: number): void => {
       if ((b.reach & bit) !== 0) return;
       b.reach |= bit;
       for (const r of b.chain.rules) {
-        const to = jumpOf(r);
-        const next = to === undefined ? undefined : t.chains.get(to);
+        const next = jumpedTo(t, r);
         if (next !== undefined) visit(next, bit);
       }
     };
@@ -266,8 +233,47 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     }
   };
 
+  /** The chains `chain`'s rules up to line `upTo` jump to (built-in ones aside: an error). */
+  const jumpsUpTo =
+    (t: TableBuilder, upTo: number) =>
+    (chain: ChainBuilder, visit: (to: ChainBuilder) => void): void => {
+      for (const r of chain.rules) {
+        if ((r.line ?? 0) > upTo) continue;
+        const to = jumpedTo(t, r);
+        if (to !== undefined && !to.builtin) visit(to);
+      }
+    };
+
+  /** False, with an issue, if a path from a built-in chain nests too deep (see nesting.ts). */
+  const checkNesting = (t: TableBuilder): boolean => {
+    const bases = [...t.chains.values()].filter((b) => b.builtin);
+    if (!nestsTooDeep(bases, jumpsUpTo(t, Infinity))) return true;
+    // iptables-restore names the first rule, in line order, after which some path is too deep.
+    const jumps: { line: number; chain: string; to: string }[] = [];
+    for (const b of t.chains.values())
+      for (const r of b.rules) {
+        const to = jumpOf(r);
+        if (to !== undefined) jumps.push({ line: r.line ?? 0, chain: b.name, to });
+      }
+    jumps.sort((a, b) => a.line - b.line);
+    let lo = 0;
+    let hi = jumps.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (nestsTooDeep(bases, jumpsUpTo(t, (jumps[mid] as (typeof jumps)[0]).line))) hi = mid;
+      else lo = mid + 1;
+    }
+    const j = jumps[lo] as (typeof jumps)[0];
+    issues.push({
+      file,
+      line: j.line,
+      message: `rule in chain "${j.chain}": the jump to "${j.to}" nests chains deeper than the kernel allows (${MAX_JUMPS} jumps from a built-in chain) or closes a loop (iptables-restore: "Too many links")`,
+    });
+    return false;
+  };
+
   const commit = (t: TableBuilder): void => {
-    checkHooks(t);
+    if (checkNesting(t)) checkHooks(t);
     // Otherwise every jump was checked as it was read (see TableBuilder.unresolved).
     if (t.unresolved)
       for (const { chain: c } of t.chains.values()) {
@@ -316,8 +322,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       t.unresolved = true;
       return { kind: "jump", chain: name, goto };
     }
-    if (goto) return (c.goto ??= { kind: "jump", chain: c.chain.name, goto: true });
-    return (c.jump ??= { kind: "jump", chain: c.chain.name, goto: false });
+    return c.jumpTarget(goto);
   };
 
   const isReferenced = (t: TableBuilder, name: string): boolean => {
@@ -455,7 +460,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         if (chainName === undefined) fail(`"${cmd}" requires a chain name`);
         checkChainName(chainName);
         if (t.chains.has(chainName)) fail(`chain "${chainName}" already exists`);
-        t.chains.set(chainName, userChain(chainName, lineNo, undefined));
+        t.chains.add(new ChainBuilder(chainName, false, undefined, lineNo));
         return;
       }
       case "-X":
@@ -556,7 +561,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       existing.chain.rules = NO_RULES;
       return;
     }
-    t.chains.set(name, userChain(name, lineNo, counters));
+    t.chains.add(new ChainBuilder(name, false, counters, lineNo));
   };
 
   while (pos <= len && issues.length < maxIssues) {

@@ -270,25 +270,14 @@ export class RuleShapes {
     jumpTarget: (chain: string, goto: boolean) => Target,
   ): SourceRule | undefined {
     const slots = this.#slots;
-    const family = this.family;
     try {
-      const address = (a: AddressSlot | undefined, what: string): Negatable<CIDR> | undefined => {
-        if (a === undefined) return undefined;
-        const v = slots[a.slot] as string;
-        if (v.includes(",")) return undefined;
-        return negatableAddress(v, family, a.negated, what);
-      };
-      const iface = (a: AddressSlot | undefined): Negatable<string> | undefined =>
-        a === undefined
-          ? undefined
-          : { value: ifaceName(slots[a.slot] as string), negated: a.negated };
-      const source = address(shape.source, "-s");
+      const source = this.#address(shape.source, "-s");
       if (shape.source !== undefined && source === undefined) return undefined;
-      const destination = address(shape.destination, "-d");
+      const destination = this.#address(shape.destination, "-d");
       if (shape.destination !== undefined && destination === undefined) return undefined;
       checkNegatedPrefixes(source, destination);
-      const inInterface = iface(shape.inInterface);
-      const outInterface = iface(shape.outInterface);
+      const inInterface = this.#iface(shape.inInterface);
+      const outInterface = this.#iface(shape.outInterface);
       const makers = shape.matches;
       let matches = NO_MATCHES;
       if (makers.length > 3) matches = makers.map((m) => this.#value(m, shape.env));
@@ -324,6 +313,20 @@ export class RuleShapes {
       // A value the reading refuses: the general path reads the line again for its message.
       return undefined;
     }
+  }
+
+  /** `-s`/`-d` (`what`) from its slot; undefined for a list, which only the general path reads. */
+  #address(a: AddressSlot | undefined, what: string): Negatable<CIDR> | undefined {
+    if (a === undefined) return undefined;
+    const v = this.#slots[a.slot] as string;
+    if (v.includes(",")) return undefined;
+    return negatableAddress(v, this.family, a.negated, what);
+  }
+
+  #iface(a: AddressSlot | undefined): Negatable<string> | undefined {
+    return a === undefined
+      ? undefined
+      : { value: ifaceName(this.#slots[a.slot] as string), negated: a.negated };
   }
 
   /** A match or target value from the slots (shared per slot values). */

@@ -11,13 +11,31 @@ import { parsePortNumber, type PortRange } from "../../net/index.js";
 
 const PORT_PROTOCOLS = ["tcp", "udp", "sctp", "dccp", "udplite"];
 
+/**
+ * Port ranges are immutable and few (every DNAT of a service names the same target port), so
+ * equal ones share an object: one less for the garbage collector to move per NAT rule of a
+ * large dump. Bounded, as it outlives a parse.
+ */
+const portRanges = new Map<number, PortRange>();
+const PORT_RANGES = 4096;
+
+function portRange(from: number, to: number): PortRange {
+  const key = from * 65536 + to;
+  let r = portRanges.get(key);
+  if (r === undefined) {
+    if (portRanges.size >= PORT_RANGES) portRanges.clear();
+    portRanges.set(key, (r = { from, to }));
+  }
+  return r;
+}
+
 export function parsePortRangeDash(s: string, what: string): PortRange {
   const dash = s.indexOf("-");
   const from = parsePortNumber(dash === -1 ? s : s.slice(0, dash));
   const to = dash === -1 ? from : parsePortNumber(s.slice(dash + 1));
   if (from === undefined || to === undefined || from === 0 || from > to)
     fail(`${what}: invalid port range "${s}"`);
-  return { from, to };
+  return portRange(from, to);
 }
 
 export function requirePortProtocol(env: BuildEnv, what: string): void {

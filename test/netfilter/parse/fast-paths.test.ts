@@ -219,8 +219,8 @@ describe("SharedValues", () => {
 });
 
 /**
- * A model of the chain rules the parser implements (its file comment; iptables.test.ts checks
- * them against iptables-restore v1.8.9) for `:C -`, `-N C`, `-A C -j T`, `-F C`, `-X C` in one
+ * A model of the chain rules the parser implements (its file comment; iptables.test.ts and
+ * kernel-nesting.test.ts check them against iptables-restore v1.8.9) for `:C -`, `-N C`, `-A C -j T`, `-F C`, `-X C` in one
  * filter table: the lines rejected and, when there are none, each chain's jump targets. It has
  * no shortcuts, so it checks the parser's remembered chains and its jump checks at read time.
  */
@@ -254,6 +254,27 @@ function model(lines: readonly string[]): { bad: number[]; chains: Map<string, s
     for (const r of rules)
       if (r.target !== "ACCEPT" && (!chains.has(r.target) || builtin.has(r.target)))
         bad.add(r.line);
+  // The kernel refuses a path of more than 15 jumps from a built-in chain, so every loop one
+  // reaches, and names the first rule (in line order) after which there is such a path.
+  const userChain = (t: string) => chains.has(t) && !builtin.has(t);
+  const tooDeep = (upTo: number): boolean => {
+    const walk = (c: string, path: readonly string[]): boolean =>
+      path.length > 16 ||
+      (chains.get(c) ?? []).some(
+        (r) =>
+          r.line <= upTo &&
+          userChain(r.target) &&
+          (path.includes(r.target) || walk(r.target, [...path, r.target])),
+      );
+    return [...builtin].some((b) => walk(b, [b]));
+  };
+  const jumpLines = [...chains.values()]
+    .flat()
+    .filter((r) => userChain(r.target))
+    .map((r) => r.line)
+    .sort((a, b) => a - b);
+  const first = jumpLines.find((l) => tooDeep(l));
+  if (first !== undefined) bad.add(first);
   const targets = new Map([...chains].map(([n, rs]) => [n, rs.map((r) => r.target)]));
   return { bad: [...bad].sort((a, b) => a - b), chains: targets };
 }
