@@ -53,6 +53,17 @@ export function formatRate(period: number): string {
   return `${Math.floor(mult / period)}/${name}`;
 }
 
+const DEFAULT_BURST = 5;
+
+/**
+ * nf_tables takes a packet burst of 0 as its default of 5 (NFT_LIMIT_PKT_BURST_DEFAULT), so
+ * iptables-nft saves `--limit-burst 0` back without it (checked with iptables-nft 1.8.9; the
+ * legacy kernel module refuses 0 instead).
+ */
+function burstOf(b: number): number {
+  return b === 0 ? DEFAULT_BURST : b;
+}
+
 export const limitMatch: MatchExtension<LimitMatch> = {
   module: "limit",
   options: {
@@ -66,9 +77,13 @@ export const limitMatch: MatchExtension<LimitMatch> = {
     return {
       module: "limit",
       avg: l === undefined ? parseRate("3/hour") : parseRate(l.args[0] as string),
-      burst: b === undefined ? 5 : parseUint(b.args[0] as string, 10000, "limit --limit-burst"),
+      burst: burstOf(
+        b === undefined
+          ? DEFAULT_BURST
+          : parseUint(b.args[0] as string, 10000, "limit --limit-burst"),
+      ),
     };
   },
-  format: (m) => `--limit ${formatRate(m.avg)}${m.burst !== 5 ? ` --limit-burst ${m.burst}` : ""}`,
+  format: (m) => `--limit ${formatRate(m.avg)}${m.burst !== DEFAULT_BURST ? ` --limit-burst ${m.burst}` : ""}`,
   evaluate: (m) => outcome(m.burst > 0),
 };

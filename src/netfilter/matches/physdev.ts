@@ -60,6 +60,16 @@ export const physdevMatch: MatchExtension<PhysdevMatch> = {
     if (m.isBridged) out.push(`${b(m.isBridged)}--physdev-is-bridged`);
     return out.join(" ");
   },
+  /**
+   * The kernel refuses `--physdev-out`/`--physdev-is-out` in OUTPUT unless the rule also says
+   * `--physdev-is-bridged` (not negated): a locally generated packet has no bridge port yet
+   * (xt_physdev's checkentry; checked with iptables-nft 1.8.9, which checks base chains only).
+   */
+  allowedHooks(m) {
+    const out = m.physdevOut !== undefined || m.isOut !== undefined;
+    const bridged = m.isBridged !== undefined && !m.isBridged.negated;
+    return out && !bridged ? ["PREROUTING", "INPUT", "FORWARD", "POSTROUTING"] : undefined;
+  },
   evaluate(m) {
     const all = [m.physdevIn, m.physdevOut, m.isIn, m.isOut, m.isBridged];
     return outcome(all.every((o) => o === undefined || o.negated));
