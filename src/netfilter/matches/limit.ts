@@ -84,6 +84,7 @@ export const limitMatch: MatchExtension<LimitMatch> = {
       ),
     };
   },
-  format: (m) => `--limit ${formatRate(m.avg)}${m.burst !== DEFAULT_BURST ? ` --limit-burst ${m.burst}` : ""}`,
+  format: (m) =>
+    `--limit ${formatRate(m.avg)}${m.burst !== DEFAULT_BURST ? ` --limit-burst ${m.burst}` : ""}`,
   evaluate: (m) => outcome(m.burst > 0),
 };

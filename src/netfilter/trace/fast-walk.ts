@@ -138,6 +138,31 @@ const LOCAL: Plan = plan([
   { kind: "final", delivery: "local" },
 ]);
 
+const NO_CHAINS: readonly undefined[] = [];
+const remoteChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
+const localChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
+
+/**
+ * The built-in chains of a plan's table steps, looked up once per rule set: every branch of
+ * every packet goes through them (two map lookups per step otherwise).
+ */
+function planChains(
+  compiled: CompiledRuleSet | undefined,
+  plan: Plan,
+): readonly (CompiledChain | undefined)[] {
+  if (compiled === undefined) return NO_CHAINS;
+  const cache = plan === REMOTE ? remoteChains : localChains;
+  let chains = cache.get(compiled);
+  if (chains === undefined)
+    cache.set(
+      compiled,
+      (chains = plan.map((ins) =>
+        ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
+      )),
+    );
+  return chains;
+}
+
 /** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
 interface Frame {
   readonly chain: CompiledChain;
@@ -175,6 +200,8 @@ class Walker {
   prob = 1;
   /** Rule conditions evaluated: what walking this packet again would cost. */
   evaluated = 0;
+  /** Splits whose share not taken is still to be walked. */
+  private openSplits = 0;
   readonly path: string[] = [];
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
@@ -184,6 +211,9 @@ class Walker {
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
 
+  /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
+  private readonly chains: readonly (CompiledChain | undefined)[];
+
   constructor(
     readonly r: HookRunner,
     readonly compiled: CompiledRuleSet | undefined,
@@ -191,6 +221,7 @@ class Walker {
     start: Packet,
   ) {
     this.pkt = packetWith(start, {});
+    this.chains = planChains(compiled, plan);
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -210,7 +241,7 @@ class Walker {
       switch (ins.kind) {
         case "table": {
           if (ins.nat && (this.untracked || !this.pkt.ctState.includes("NEW"))) break;
-          const chain = this.compiled?.tables.get(ins.table)?.chains.get(ins.hook);
+          const chain = this.chains[pc];
           if (chain === undefined) break;
           this.table(chain, pc);
           return;
@@ -247,16 +278,21 @@ class Walker {
    * field the table's chains can read or write (footprint.ts) replays it, as hooks.ts's memo.
    */
   private table(chain: CompiledChain, pc: number): void {
-    const memo = (this.memo[pc] ??= []);
-    const f = footprint(chain);
-    for (const m of memo)
-      if (this.sameEntry(m.from, f)) {
-        if (m.effect === null) break;
-        return this.replay(m.effect, f, pc);
-      }
-    if (memo.length >= MEMO_LIMIT || this.prob <= 0) return this.rules(chain, 0, undefined, 0, pc);
+    const memo = this.memo[pc];
+    const f = memo === undefined ? 0 : footprint(chain);
+    if (memo !== undefined)
+      for (const m of memo)
+        if (this.sameEntry(m.from, f)) {
+          if (m.effect === null) break;
+          return this.replay(m.effect, f, pc);
+        }
+    // Only a share not yet walked can reach this step again (the plan only goes forward): with
+    // no split open, a record would never be read (a packet without a split records nothing).
+    if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
+      return this.rules(chain, 0, undefined, 0, pc);
     const entry: MemoEntry = { from: this.save(), effect: null };
-    memo.push(entry);
+    if (memo === undefined) this.memo[pc] = [entry];
+    else memo.push(entry);
     const recording: Recording = { entry, prob: this.prob, open: true };
     this.recording[pc] = recording;
     this.rules(chain, 0, undefined, 0, pc);
@@ -328,8 +364,7 @@ class Walker {
   }
 
   private builtin(pc: number): CompiledChain {
-    const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
-    return this.compiled!.tables.get(ins.table)!.chains.get(ins.hook)!;
+    return this.chains[pc]!;
   }
 
   /**
@@ -363,8 +398,10 @@ class Walker {
         const prob = this.prob;
         const saved = this.save();
         this.prob = prob * p;
+        this.openSplits++;
         if (!acts || this.apply(chain, i, frames, depth, pc))
           this.rules(chain, i + 1, frames, depth, pc);
+        this.openSplits--;
         this.restore(saved);
         this.prob = prob * (1 - p);
         continue;
@@ -640,8 +677,13 @@ export function fastWalk(
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
   // by plan position, then depth-first order (a stable sort keeps the latter).
   const order: number[] = [];
-  for (let k = 0; k < w.finals.length; k += 3) order.push(k);
-  order.sort((a, b) => w.finals[a]! - w.finals[b]!);
+  let sorted = true;
+  for (let k = 0; k < w.finals.length; k += 3) {
+    if (k > 0 && w.finals[k]! < w.finals[k - 3]!) sorted = false;
+    order.push(k);
+  }
+  // Usually every branch ends at the same step: already in order.
+  if (!sorted) order.sort((a, b) => w.finals[a]! - w.finals[b]!);
   const sums = new Array<number>(w.groups.length).fill(0);
   const seen = new Array<boolean>(w.groups.length).fill(false);
   for (const k of order) {

@@ -21,14 +21,14 @@ import { joinHostPort, formatIP, maskValue4, maskValue6 } from "../../net/index.
 import type { Packet, RuleSet } from "../model.js";
 import type { FlowRecorder } from "./flow-reads.js";
 import { portClass } from "./nat-choice.js";
-import type { BuiltOutcome, OriginalTuple } from "./outcomes.js";
+import { outcomeRecord, Printer, type BuiltOutcome, type OriginalTuple } from "./outcomes.js";
 import type { Arrival } from "./tracer.js";
 import type { Delivery, TraceOutcome, TraceProtocol, TraceStep, TraceVerdict } from "./result.js";
 
-/** An outcome and its explanation steps, as `assemble` takes them. */
-export interface RebuiltOutcome {
-  readonly outcome: TraceOutcome;
-  readonly steps: readonly TraceStep[];
+/** Outcomes and their explanation steps (by position), as `assemble` takes them. */
+export interface RebuiltOutcomes {
+  readonly outcomes: readonly TraceOutcome[];
+  readonly explanations: readonly (readonly TraceStep[])[];
 }
 
 /**
@@ -53,6 +53,8 @@ export const FLOW_CACHE_LIMIT = 1 << 15;
  */
 type Entry = readonly EntrySlot[];
 type EntrySlot = string | number | boolean | readonly TraceStep[] | readonly string[];
+/** Slots per outcome. */
+const ENTRY_SLOTS = 18;
 
 export interface FlowCacheStats {
   readonly hits: number;
@@ -101,9 +103,10 @@ function destinationKey(p: Packet): number | string {
   return p.dst.family === "IPv4" ? p.dst.value | 0 : `6:${p.dst.value.toString(16)}`;
 }
 
+/** IPv4 as a signed 32-bit value (a small integer, not a heap number, in the slot). */
 function masked(p: Packet, mask: number | bigint): number | bigint {
   const a = p.src;
-  return a.family === "IPv4" ? (a.value & (mask as number)) >>> 0 : a.value & (mask as bigint);
+  return a.family === "IPv4" ? a.value & (mask as number) : a.value & (mask as bigint);
 }
 
 function matches(s: Slot, k: FlowKeyInput): boolean {
@@ -158,7 +161,7 @@ export class FlowCache {
     k: FlowKeyInput,
     srcText: string,
     dstText: string,
-  ): { readonly arrival: Arrival; readonly outcomes: RebuiltOutcome[] } | undefined {
+  ): { readonly arrival: Arrival; readonly outcomes: RebuiltOutcomes } | undefined {
     const bucket = this.buckets.get(destinationKey(k.packet));
     if (bucket !== undefined)
       for (const s of bucket)
@@ -189,7 +192,7 @@ export class FlowCache {
     }
     const p = k.packet;
     const srcMask =
-      p.family === "IPv4" ? maskValue4(recorder.srcBits) : maskValue6(recorder.srcBits);
+      p.family === "IPv4" ? maskValue4(recorder.srcBits) | 0 : maskValue6(recorder.srcBits);
     const slot: Slot = {
       protocol: p.protocol,
       dport: p.dport,
@@ -236,7 +239,10 @@ function entryOf(
 ): Entry | undefined {
   const portWritten = ruleSetWritesSport(ruleSets[packet.family]);
   let own: string | undefined;
-  const out: EntrySlot[] = [built.length];
+  // Allocated at its final length: an entry lives long, and a grown array leaves a copy behind.
+  const out = new Array<EntrySlot>(1 + ENTRY_SLOTS * built.length);
+  out[0] = built.length;
+  let j = 1;
   for (const b of built) {
     const p = b.parts;
     const o = b.outcome;
@@ -257,32 +263,44 @@ function entryOf(
         return undefined;
       snatAt = i;
     }
-    out.push(
-      o.verdict,
-      p.dnat ? formatIP(p.dst) : "",
-      p.dport,
-      o.destination ?? "",
-      o.masquerade,
-      o.probability,
-      p.mark,
-      o.mark,
-      o.delivery,
-      o.conntrack !== undefined,
-      ownSrc,
-      ownSrc ? "" : formatIP(p.src),
-      ownSport,
-      p.sport,
-      o.sourcePorts ?? "",
-      // Shared with the result being returned, and with every later hit.
-      b.steps.length === 1 ? verdictOnly(b.steps[0]!) : Object.freeze(b.steps),
-      snatAt,
-      Object.freeze(o.path),
-    );
+    // Texts that recur across entries (the mark, a masquerade address, a port range) are kept
+    // once: whatever an entry keeps is copied by every young collection until it is promoted.
+    out[j++] = o.verdict;
+    out[j++] = p.dnat ? (o.conntrack?.reply.src ?? formatIP(p.dst)) : "";
+    out[j++] = p.dport;
+    out[j++] = o.destination ?? "";
+    out[j++] = o.masquerade;
+    out[j++] = o.probability;
+    out[j++] = p.mark;
+    out[j++] = markTexts.of(o.mark);
+    out[j++] = o.delivery;
+    out[j++] = o.conntrack !== undefined;
+    out[j++] = ownSrc;
+    out[j++] = ownSrc ? "" : sourceTexts.ip(p.src);
+    out[j++] = ownSport;
+    out[j++] = p.sport;
+    out[j++] = o.sourcePorts === undefined ? "" : portTexts.of(o.sourcePorts);
+    // Shared with the result being returned, and with every later hit.
+    out[j++] = b.steps.length === 1 ? verdictOnly(b.steps[0]!) : Object.freeze(b.steps);
+    out[j++] = snatAt;
+    out[j++] = Object.freeze(o.path);
   }
   return out;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** The last text seen, returned for an equal one: entries share one copy of a recurring text. */
+class LastText {
+  private last = "";
+  of(s: string): string {
+    if (s === this.last) return this.last;
+    this.last = s;
+    return s;
+  }
+}
+
+const markTexts = new LastText();
+const portTexts = new LastText();
+const sourceTexts = new Printer();
 
 /** One frozen explanation per verdict and delivery, for traces without steps: entries share it. */
 const verdictSteps = new Map<string, readonly TraceStep[]>();
@@ -295,7 +313,7 @@ function verdictOnly(step: TraceStep): readonly TraceStep[] {
 }
 
 /** The entry's outcomes for `packet`, built as outcomes.ts's `outcomeOf` builds them. */
-function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string): RebuiltOutcome[] {
+function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string): RebuiltOutcomes {
   const original: OriginalTuple = {
     src: srcText,
     sport: packet.sport,
@@ -303,7 +321,11 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     dport: packet.dport,
   };
   const proto = printedProtocol(packet);
-  const out: RebuiltOutcome[] = [];
+  const outcomes: TraceOutcome[] = [];
+  const explanations: (readonly TraceStep[])[] = [];
+  let lastSrc = "";
+  let lastSport = -1;
+  let lastSource = "";
   let i = 1;
   for (let n = entry[0] as number; n > 0; n--) {
     const verdict = entry[i++] as TraceVerdict;
@@ -327,28 +349,38 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
     const path = entry[i++] as readonly string[];
     // No DNAT: the destination is the packet's own (it is in the key).
     const dst = toText === "" ? dstText : toText;
-    const outcome = { verdict } as Mutable<TraceOutcome>;
-    if (toText !== "") outcome.destination = destination;
-    outcome.masquerade = masquerade;
-    outcome.probability = probability;
-    outcome.path = path;
-    outcome.mark = markText;
-    if (masquerade) outcome.source = joinHostPort(src, sport);
-    if (sourcePorts !== "") outcome.sourcePorts = sourcePorts;
-    outcome.delivery = delivery;
-    if (tracked)
-      outcome.conntrack = {
-        proto,
-        family: packet.family,
-        original,
-        reply: { src: dst, sport: dport, dst: src, dport: sport },
-        dnat: toText !== "",
-        snat: masquerade,
-        mark,
-      };
-    out.push({ outcome, steps: snatAt < 0 ? steps : withSnat(steps, snatAt, original, outcome) });
+    // Masqueraded outcomes mostly share their source: one text per result.
+    if (masquerade && (src !== lastSrc || sport !== lastSport)) {
+      lastSrc = src;
+      lastSport = sport;
+      lastSource = joinHostPort(src, sport);
+    }
+    const outcome = outcomeRecord(
+      verdict,
+      toText !== "" ? destination : undefined,
+      masquerade,
+      probability,
+      path,
+      markText,
+      masquerade ? lastSource : undefined,
+      sourcePorts !== "" ? sourcePorts : undefined,
+      delivery,
+      tracked
+        ? {
+            proto,
+            family: packet.family,
+            original,
+            reply: { src: dst, sport: dport, dst: src, dport: sport },
+            dnat: toText !== "",
+            snat: masquerade,
+            mark,
+          }
+        : undefined,
+    );
+    outcomes.push(outcome);
+    explanations.push(snatAt < 0 ? steps : withSnat(steps, snatAt, original, outcome));
   }
-  return out;
+  return { outcomes, explanations };
 }
 
 /** The explanation with its `snat` step for this packet: from its own tuple to its source. */

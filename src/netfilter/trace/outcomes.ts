@@ -61,6 +61,10 @@ function verdictOf(f: FinalBranch): TraceVerdict {
 export class Printer {
   private lastIp: IPAddress | undefined;
   private lastText = "";
+  private lastSource: IPAddress | undefined;
+  private lastSourceText = "";
+  private lastMark = -1;
+  private lastMarkText = "";
   ip(a: IPAddress): string {
     if (
       this.lastIp !== undefined &&
@@ -71,6 +75,26 @@ export class Printer {
     this.lastIp = a;
     this.lastText = formatIP(a);
     return this.lastText;
+  }
+  /** As `ip`, remembered apart: sources repeat across outcomes while destinations vary. */
+  source(a: IPAddress): string {
+    if (
+      this.lastSource !== undefined &&
+      a.value === this.lastSource.value &&
+      a.family === this.lastSource.family
+    )
+      return this.lastSourceText;
+    this.lastSource = a;
+    this.lastSourceText = formatIP(a);
+    return this.lastSourceText;
+  }
+  /** `hex(mark)`. */
+  mark(m: number): string {
+    if (m !== this.lastMark) {
+      this.lastMark = m;
+      this.lastMarkText = hex(m);
+    }
+    return this.lastMarkText;
   }
 }
 
@@ -92,28 +116,106 @@ export function outcomeOf(
   const { verdict } = parts;
   const steps: TraceStep[] = [...parts.steps, { kind: "verdict", verdict, where: parts.delivery }];
   const dst = printer.ip(parts.dst);
-  const src = formatIP(parts.src);
-  // Properties in the order of the JSON contract (the printed output depends on it).
-  const outcome = { verdict } as Mutable<TraceOutcome>;
-  if (parts.dnat) outcome.destination = joinHostPort(dst, parts.dport);
-  outcome.masquerade = parts.snat;
-  outcome.probability = parts.probability;
-  outcome.path = parts.path;
-  outcome.mark = hex(parts.mark);
-  if (parts.snat) outcome.source = joinHostPort(src, parts.sport);
-  if (parts.randomPort !== undefined) outcome.sourcePorts = portRangeText(parts.randomPort);
-  outcome.delivery = parts.delivery;
-  if (!parts.stopped && !parts.untracked)
-    outcome.conntrack = {
-      proto,
-      family: parts.family,
-      original,
-      reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
-      dnat: parts.dnat,
-      snat: parts.snat,
-      mark: parts.mark,
-    };
+  const src = printer.source(parts.src);
+  const outcome = outcomeRecord(
+    verdict,
+    parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
+    parts.snat,
+    parts.probability,
+    parts.path,
+    printer.mark(parts.mark),
+    parts.snat ? joinHostPort(src, parts.sport) : undefined,
+    parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
+    parts.delivery,
+    parts.stopped || parts.untracked
+      ? undefined
+      : {
+          proto,
+          family: parts.family,
+          original,
+          reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
+          dnat: parts.dnat,
+          snat: parts.snat,
+          mark: parts.mark,
+        },
+  );
   return { outcome, steps, parts };
+}
+
+/**
+ * An outcome with its properties in the JSON contract's order (the printed output depends on
+ * it); an absent one is undefined here. The usual shapes are written as literals: an object
+ * grown property by property keeps the later ones in a separate store, reallocated as it
+ * grows, and an outcome is made for every trace, flow cache hits included.
+ */
+export function outcomeRecord(
+  verdict: TraceVerdict,
+  destination: string | undefined,
+  masquerade: boolean,
+  probability: number,
+  path: readonly string[],
+  mark: string,
+  source: string | undefined,
+  sourcePorts: string | undefined,
+  delivery: Delivery,
+  conntrack: ConntrackEntry | undefined,
+): TraceOutcome {
+  if (conntrack !== undefined && (source !== undefined || sourcePorts === undefined)) {
+    if (destination !== undefined) {
+      if (source === undefined)
+        return { verdict, destination, masquerade, probability, path, mark, delivery, conntrack };
+      if (sourcePorts === undefined)
+        return {
+          verdict,
+          destination,
+          masquerade,
+          probability,
+          path,
+          mark,
+          source,
+          delivery,
+          conntrack,
+        };
+      return {
+        verdict,
+        destination,
+        masquerade,
+        probability,
+        path,
+        mark,
+        source,
+        sourcePorts,
+        delivery,
+        conntrack,
+      };
+    }
+    if (source === undefined)
+      return { verdict, masquerade, probability, path, mark, delivery, conntrack };
+    if (sourcePorts === undefined)
+      return { verdict, masquerade, probability, path, mark, source, delivery, conntrack };
+    return {
+      verdict,
+      masquerade,
+      probability,
+      path,
+      mark,
+      source,
+      sourcePorts,
+      delivery,
+      conntrack,
+    };
+  }
+  const outcome = { verdict } as Mutable<TraceOutcome>;
+  if (destination !== undefined) outcome.destination = destination;
+  outcome.masquerade = masquerade;
+  outcome.probability = probability;
+  outcome.path = path;
+  outcome.mark = mark;
+  if (source !== undefined) outcome.source = source;
+  if (sourcePorts !== undefined) outcome.sourcePorts = sourcePorts;
+  outcome.delivery = delivery;
+  if (conntrack !== undefined) outcome.conntrack = conntrack;
+  return outcome;
 }
 
 function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): OutcomeParts {

@@ -1,5 +1,5 @@
 /** Turning a user's PacketSpec into the Packet the rules see (errors are TraceInputError). */
-import { formatIP, ipv4, parseIP, type IPAddress } from "../../net/index.js";
+import { formatIP, parseIP, type IPAddress } from "../../net/index.js";
 import { fastIPv4 } from "../matches/values.js";
 import type { L4Protocol, Packet } from "../model.js";
 import type { PacketSpec, TraceProtocol } from "./result.js";
@@ -27,6 +27,16 @@ export function parseTraceProtocol(s: string): TraceProtocol {
  * decides. Same value as `parseIP(s, "lenient")` for these strings.
  */
 const canonicalIPv4 = (s: string): number | undefined => fastIPv4(s, true);
+
+/**
+ * `ipv4(value)` with an allocation site of its own: V8 decides per site whether to allocate
+ * in the old generation, and the parser's millions of long-lived addresses teach `ipv4`'s site
+ * to do so; a packet's addresses die young (measured after parsing bench/trace.ts's rule set:
+ * 0.8 µs per spec through `ipv4`, 0.2 µs with this).
+ */
+function packetIPv4(value: number): IPAddress {
+  return { family: "IPv4", value: value >>> 0 };
+}
 
 function address(what: string, s: string): IPAddress {
   const a = parseIP(s, "lenient");
@@ -57,8 +67,8 @@ export function parsePacketSpec(spec: PacketSpec): ParsedSpec {
   // A canonical dotted quad is read by hand and prints as itself (the batch hot path).
   const src4 = canonicalIPv4(spec.src);
   const dst4 = canonicalIPv4(spec.dst);
-  const src = src4 !== undefined ? ipv4(src4) : address("source", spec.src);
-  const dst = dst4 !== undefined ? ipv4(dst4) : address("destination", spec.dst);
+  const src = src4 !== undefined ? packetIPv4(src4) : address("source", spec.src);
+  const dst = dst4 !== undefined ? packetIPv4(dst4) : address("destination", spec.dst);
   if (src.family !== dst.family)
     throw new TraceInputError(
       `source ${spec.src} and destination ${spec.dst} are of different IP families`,

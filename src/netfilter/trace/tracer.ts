@@ -30,7 +30,7 @@ import {
   FLOW_CACHE_MIN_COST,
   FlowCache,
   type FlowCacheStats,
-  type RebuiltOutcome,
+  type RebuiltOutcomes,
 } from "./flow-cache.js";
 import { FlowRecorder } from "./flow-reads.js";
 import { fastWalk, fastWalkApplies } from "./fast-walk.js";
@@ -207,19 +207,23 @@ function originText(src: string, a: Arrival): string {
     : `${src} is not a local address: the packet arrives on ${a.inInterface} (PREROUTING)`;
 }
 
+function listed(built: readonly BuiltOutcome[]): RebuiltOutcomes {
+  return { outcomes: built.map((b) => b.outcome), explanations: built.map((b) => b.steps) };
+}
+
 function assemble(
   printed: TraceResult["packet"],
   arrival: Arrival,
-  first: readonly RebuiltOutcome[],
-  repeat: readonly RebuiltOutcome[] | undefined,
+  first: RebuiltOutcomes,
+  repeat: RebuiltOutcomes | undefined,
 ): TraceResult {
-  const outcomes = first.map((b) => b.outcome);
+  const outcomes = first.outcomes;
   const scenarios: ScenarioResult[] | undefined =
     repeat === undefined
       ? undefined
       : [
           { scenario: "first-packet", outcomes },
-          { scenario: "repeat-within-timeout", outcomes: repeat.map((b) => b.outcome) },
+          { scenario: "repeat-within-timeout", outcomes: repeat.outcomes },
         ];
   const notes = [...arrival.notes];
   if (scenarios !== undefined)
@@ -229,7 +233,7 @@ function assemble(
   const explanation = {
     origin: originText(printed.src, arrival),
     inInterface: arrival.inInterface,
-    outcomes: first.map((b) => b.steps),
+    outcomes: first.explanations,
     notes,
   };
   // Written out rather than spread: this runs for every trace, flow cache hits included.
@@ -345,7 +349,7 @@ export function trace(
         (walked.cost >= FLOW_CACHE_MIN_COST || opts.flowCache === "all")
       )
         cache!.insert(key, recorder, arrival, walked.built);
-      return assemble(printed, arrival, walked.built, undefined);
+      return assemble(printed, arrival, listed(walked.built), undefined);
     }
   }
   const first = walkPacket(dp, prep, nat, opts, undefined, recorder);
@@ -369,7 +373,12 @@ export function trace(
     }
     repeat = mergeFinals(weighted, printed.proto, prep.packet);
   }
-  return assemble(printed, arrival, firstBuilt, repeat);
+  return assemble(
+    printed,
+    arrival,
+    listed(firstBuilt),
+    repeat === undefined ? undefined : listed(repeat),
+  );
 }
 
 /**
@@ -425,7 +434,7 @@ export function traceEstablished(
     printed.proto,
     prep.packet,
   );
-  return assemble(printed, arrivalOf(prep), built, undefined);
+  return assemble(printed, arrivalOf(prep), listed(built), undefined);
 }
 
 export { TraceInputError, toArray };

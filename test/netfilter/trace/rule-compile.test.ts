@@ -78,7 +78,45 @@ const ctx = {
   nfacctExists: () => false,
 };
 
+/** `-p P -m P` without ports (kube-proxy's DNAT rules), which compile to one test. */
+const protocolOnlyText = fc
+  .record({
+    proto: fc.constantFrom(
+      ["tcp", "tcp"],
+      ["udp", "udp"],
+      ["6", "tcp"],
+      ["17", "udp"],
+      ["TCP", "tcp"],
+      ["udp", "tcp"],
+    ),
+    neg: neg,
+    comment: fc.boolean(),
+  })
+  .map(
+    (o) =>
+      `-A C ${o.neg}-p ${o.proto[0]}${o.comment ? " -m comment --comment x" : ""} -m ${o.proto[1]} -j DNAT --to-destination 10.0.0.1:80`,
+  );
+
 describe("compiled rule matchers", () => {
+  it.prop([protocolOnlyText, packet], { numRuns: 200 })(
+    "decide `-p P -m P` as ruleHolds",
+    (text, p) => {
+      let rule;
+      try {
+        rule = parseIptables(`*nat\n:C - [0:0]\n${text}\nCOMMIT\n`, {
+          file: "t.rules",
+          family: "IPv4",
+        }).tables[0]!.chains.find((c) => c.name === "C")!.rules[0]!;
+      } catch {
+        fc.pre(false); // a combination iptables refuses too
+        return;
+      }
+      const o = ruleHolds(rule, p, ctx, evaluateMatch);
+      const expected = o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+      expect(compileRuleMatcher(rule)(p, ctx)).toBe(expected);
+    },
+  );
+
   it.prop([ruleText, packet], { numRuns: 300 })(
     "decide as ruleHolds with the match registry",
     (text, p) => {

@@ -1,0 +1,88 @@
+/**
+ * `outcomeRecord` writes the usual outcome shapes as object literals (outcomes.ts): for every
+ * combination of the optional properties it must give the object that adding them one by one
+ * in the JSON contract's order gives, keys in the same order (the printed output depends on it).
+ */
+import { describe, expect } from "@jest/globals";
+import { fc, it } from "@fast-check/jest";
+import { outcomeRecord } from "../../../src/netfilter/trace/outcomes.js";
+import type {
+  ConntrackEntry,
+  Delivery,
+  TraceOutcome,
+  TraceVerdict,
+} from "../../../src/netfilter/trace/result.js";
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The contract's order, property by property: the general path. */
+function grown(
+  verdict: TraceVerdict,
+  destination: string | undefined,
+  masquerade: boolean,
+  probability: number,
+  path: readonly string[],
+  mark: string,
+  source: string | undefined,
+  sourcePorts: string | undefined,
+  delivery: Delivery,
+  conntrack: ConntrackEntry | undefined,
+): TraceOutcome {
+  const o = { verdict } as Mutable<TraceOutcome>;
+  if (destination !== undefined) o.destination = destination;
+  o.masquerade = masquerade;
+  o.probability = probability;
+  o.path = path;
+  o.mark = mark;
+  if (source !== undefined) o.source = source;
+  if (sourcePorts !== undefined) o.sourcePorts = sourcePorts;
+  o.delivery = delivery;
+  if (conntrack !== undefined) o.conntrack = conntrack;
+  return o;
+}
+
+const conntrack: fc.Arbitrary<ConntrackEntry> = fc.record({
+  proto: fc.constantFrom("tcp" as const, "udp" as const),
+  family: fc.constantFrom("IPv4" as const, "IPv6" as const),
+  original: fc.record({
+    src: fc.ipV4(),
+    sport: fc.nat({ max: 65535 }),
+    dst: fc.ipV4(),
+    dport: fc.nat({ max: 65535 }),
+  }),
+  reply: fc.record({
+    src: fc.ipV4(),
+    sport: fc.nat({ max: 65535 }),
+    dst: fc.ipV4(),
+    dport: fc.nat({ max: 65535 }),
+  }),
+  dnat: fc.boolean(),
+  snat: fc.boolean(),
+  mark: fc.nat(),
+});
+
+const args = fc.tuple(
+  fc.constantFrom<TraceVerdict>("DNAT", "ACCEPT", "NONE", "DROP", "REJECT"),
+  fc.option(fc.string(), { nil: undefined }),
+  fc.boolean(),
+  fc.double({ min: 0, max: 1, noNaN: true }),
+  fc.array(fc.string(), { maxLength: 4 }),
+  fc.string(),
+  fc.option(fc.string(), { nil: undefined }),
+  fc.option(fc.string(), { nil: undefined }),
+  fc.constantFrom<Delivery>("local", "forward", "stopped", "ipvs"),
+  fc.option(conntrack, { nil: undefined }),
+);
+
+describe("outcomeRecord", () => {
+  it.prop([args], { numRuns: 200 })(
+    "is the outcome grown property by property, keys in the same order",
+    (a) => {
+      const fast = outcomeRecord(...a);
+      const general = grown(...a);
+      expect(fast).toStrictEqual(general);
+      expect(Object.keys(fast)).toEqual(Object.keys(general));
+      expect(JSON.stringify(fast)).toBe(JSON.stringify(general));
+    },
+  );
+});
