@@ -32,6 +32,9 @@ export function defaultRejectWith(family: IPFamily): string {
 export const rejectTarget: TargetExtension<Reject> = {
   name: "REJECT",
   kind: "REJECT",
+  // The kernel's REJECT is a filter-table target: iptables-nft 1.8.9 refuses it in raw, mangle,
+  // nat and security chains of every hook (probed in a scratch netns).
+  tables: ["filter"],
   hooks: ["INPUT", "FORWARD", "OUTPUT"],
   options: { "--reject-with": { args: 1, negatable: false } },
   build(options, env) {
