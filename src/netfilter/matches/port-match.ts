@@ -22,8 +22,10 @@ export function requireProtocol(env: BuildEnv, proto: string, label: string): vo
     fail(`${label} match requires '-p ${proto}'`);
 }
 
-export function portOption(o: ParsedOption, what: string): Negatable<PortRange> {
-  return { value: parsePortSpec(o.args[0] as string, what), negated: o.negated };
+/** A port option of `what` (tcp and sctp refuse a reversed range; udp keeps it). */
+export function portOption(o: ParsedOption, what: "tcp" | "udp" | "sctp"): Negatable<PortRange> {
+  const reversed = what === "udp" ? "keep" : "refuse";
+  return { value: parsePortSpec(o.args[0] as string, what, reversed), negated: o.negated };
 }
 
 function formatOne(name: string, r: Negatable<PortRange> | undefined): string {

@@ -65,8 +65,9 @@ export const recentMatch: MatchExtension<RecentMatch> = {
     if ((sec || hit) && action !== "rcheck" && action !== "update")
       fail(`recent: "--seconds" and "--hitcount" can only be used with "--rcheck" or "--update"`);
     if (o.has("--reap") && sec === undefined) fail(`recent: "--reap" requires "--seconds"`);
-    if (o.has("--rsource") && o.has("--rdest"))
-      fail(`recent: "--rsource" and "--rdest" are exclusive`);
+    // Given both, the later one counts (iptables-nft 1.8.9 saves that one).
+    const sides = o.values().filter((x) => x.name === "--rsource" || x.name === "--rdest");
+    const side = sides[sides.length - 1]?.name === "--rdest" ? "dest" : "source";
     const name = o.get("--name")?.args[0] ?? "DEFAULT";
     if (name === "" || name.length > 199 || name.includes("/"))
       fail(`recent: invalid --name "${name}"`);
@@ -91,7 +92,7 @@ export const recentMatch: MatchExtension<RecentMatch> = {
         maskText === undefined
           ? fullMask(env.family)
           : parseIPOf(maskText, env.family, "recent --mask"),
-      side: o.has("--rdest") ? "dest" : "source",
+      side,
     };
   },
   format(m) {

@@ -63,23 +63,34 @@ export function formatMarkMask(m: MarkMask): string {
 const portCache = new Map<string, PortRange>();
 
 /** A port or service-less `a:b` range as the tcp/udp/sctp matches take it (`:b` and `a:` too). */
-export function parsePortSpec(s: string, what: string): PortRange {
-  const cached = portCache.get(s);
-  if (cached !== undefined) return cached;
-  const colon = s.indexOf(":");
-  let r: PortRange;
-  if (colon === -1) {
-    const p = parsePortNumber(s);
-    if (p === undefined) fail(`${what}: invalid port/service "${s}" specified`);
-    r = { from: p, to: p };
-  } else {
-    const a = colon === 0 ? 0 : parsePortNumber(s.slice(0, colon));
-    const b = colon === s.length - 1 ? 65535 : parsePortNumber(s.slice(colon + 1));
-    if (a === undefined || b === undefined) fail(`${what}: invalid port/service "${s}" specified`);
-    // libxtables swaps a reversed range rather than rejecting it.
-    r = a <= b ? { from: a, to: b } : { from: b, to: a };
+/**
+ * `a`, `a:b`, `:b` or `a:` (0 and 65535 fill a missing end). A reversed range (`5:3`) is kept as
+ * written, and matches no port, where iptables-nft 1.8.9 keeps it (udp, conntrack); `refuse`
+ * rejects it as libxt_tcp and libxt_sctp do.
+ */
+export function parsePortSpec(
+  s: string,
+  what: string,
+  reversed: "keep" | "refuse" = "keep",
+): PortRange {
+  let r = portCache.get(s);
+  if (r === undefined) {
+    const colon = s.indexOf(":");
+    if (colon === -1) {
+      const p = parsePortNumber(s);
+      if (p === undefined) fail(`${what}: invalid port/service "${s}" specified`);
+      r = { from: p, to: p };
+    } else {
+      const a = colon === 0 ? 0 : parsePortNumber(s.slice(0, colon));
+      const b = colon === s.length - 1 ? 65535 : parsePortNumber(s.slice(colon + 1));
+      if (a === undefined || b === undefined)
+        fail(`${what}: invalid port/service "${s}" specified`);
+      r = { from: a, to: b };
+    }
+    if (portCache.size < 100_000) portCache.set(s, r);
   }
-  if (portCache.size < 100_000) portCache.set(s, r);
+  if (reversed === "refuse" && r.from > r.to)
+    fail(`${what}: invalid portrange (min > max) "${s}" specified`);
   return r;
 }
 

@@ -8,6 +8,15 @@ extensionContract("recent", {
   ],
   normalizes: [
     ["-m recent --name foo --set", "-m recent --set --name foo --mask 255.255.255.255 --rsource"],
+    // Both sides: the later one counts (as iptables-nft 1.8.9 saves it).
+    [
+      "-m recent --set --rsource --rdest",
+      "-m recent --set --name DEFAULT --mask 255.255.255.255 --rdest",
+    ],
+    [
+      "-m recent --set --rdest --rsource",
+      "-m recent --set --name DEFAULT --mask 255.255.255.255 --rsource",
+    ],
   ],
   invalid: [
     ["-m recent --name x", "you must specify one of"],

@@ -10,6 +10,7 @@ extensionContract("sctp", {
     ["-m sctp --dport 1", "SCTP match requires '-p sctp'"],
     ["-p sctp --chunk-types some DATA", "bad match type"],
     ["-p sctp --chunk-types any DATA:B", "chunk flags"],
+    ["-p sctp --dport 5:3", "invalid portrange (min > max)"],
   ],
   evaluate: [
     ["-p sctp -m sctp --dport 80", { protocol: "sctp" }, "match"],
