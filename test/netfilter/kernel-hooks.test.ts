@@ -102,7 +102,7 @@ for (const family of ["IPv4", "IPv6"] as const) {
   );
 }
 
-/** Option values at the edges of what libxtables and the kernel take (IPv4, filter INPUT). */
+/** Option values at the edges of what libxtables and the kernel take (IPv4). */
 const EDGES = [
   "-m tcp --dport 80 -j ACCEPT",
   "-p udp -m tcp --dport 80 -j ACCEPT",
@@ -152,6 +152,12 @@ const EDGES = [
   "-m addrtype --src-type FOO -j ACCEPT",
   "-m physdev -j ACCEPT",
   "-j DROP -j ACCEPT",
+  "-j LOG --log-prefix 0123456789012345678901234567890123456789",
+  `-j NFLOG --nflog-prefix ${"p".repeat(200)}`,
+  "-p tcp -j DNAT --to-destination 1.2.3.4:90-80",
+  "-p tcp -j DNAT --to-destination 1.2.3.4-1.2.3.9:80-90 --random --persistent",
+  "-j DNAT --to-destination 1.2.3.4:80",
+  "-p tcp -j DNAT --to-destination :80",
 ];
 
 /**
@@ -166,6 +172,9 @@ const REFUSED_ON_PURPOSE: Readonly<Record<string, string>> = {
   // Shorthand and numeric host forms go through the resolver (inet_aton, getaddrinfo).
   "-d 0/0 -j ACCEPT": "invalid address",
   "-s 1.2.3 -j ACCEPT": "invalid address",
+  // Where the kernel maps a NAT range given backwards, or to port 0, is not modelled.
+  "-p tcp -j DNAT --to-destination 1.2.3.4-1.2.3.1": "reversed address range",
+  "-p tcp -j DNAT --to-destination 1.2.3.4:0": "port 0",
   // SCTP chunk flags are not modelled.
   "-p sctp --chunk-types any DATA:Be -j ACCEPT": "chunk flags",
 };
@@ -175,7 +184,11 @@ kernelTest(
   ["root", "ip", "iptables"],
   () => {
     const differ: string[] = [];
-    const text = (body: string) => `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body}\nCOMMIT\n`;
+    // NAT targets go to nat PREROUTING, everything else to filter INPUT.
+    const text = (body: string) =>
+      body.includes("-j DNAT")
+        ? `*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING ${body}\nCOMMIT\n`
+        : `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body}\nCOMMIT\n`;
     for (const body of EDGES) {
       const kernel = (ns as Netns).run("iptables-restore", [], text(body)).status === 0;
       if (accepts(text(body), "IPv4") !== kernel)

@@ -39,8 +39,9 @@ export const logTarget: TargetExtension<Log> = {
     const words: string[] = [];
     const prefix = o.get("--log-prefix")?.args[0];
     if (prefix !== undefined) {
-      if (prefix.length > 29) fail(`LOG: maximum prefix length 29 for --log-prefix`);
-      if (prefix !== "") words.push("--log-prefix", saveString(prefix));
+      // iptables-nft 1.8.9 keeps the first 29 characters of a longer prefix (the kernel's
+      // 30-byte field), as saved back; the legacy tool refuses it instead.
+      if (prefix !== "") words.push("--log-prefix", saveString(prefix.slice(0, 29)));
     }
     const lv = o.get("--log-level")?.args[0];
     if (lv !== undefined && level(lv) !== 4) words.push("--log-level", `${level(lv)}`);

@@ -33,8 +33,10 @@ export function parsePortRangeDash(s: string, what: string): PortRange {
   const dash = s.indexOf("-");
   const from = parsePortNumber(dash === -1 ? s : s.slice(0, dash));
   const to = dash === -1 ? from : parsePortNumber(s.slice(dash + 1));
-  if (from === undefined || to === undefined || from === 0 || from > to)
+  if (from === undefined || to === undefined || from > to)
     fail(`${what}: invalid port range "${s}"`);
+  // The kernel takes port 0 (iptables-nft 1.8.9 saves it back); what it maps to is not modelled.
+  if (from === 0) fail(`${what}: port 0 in "${s}" is not modelled`);
   return portRange(from, to);
 }
 
@@ -68,7 +70,9 @@ export function parseNatRange(s: string, env: BuildEnv, what: string): NatRange 
     const dash = addrPart.indexOf("-");
     const from = parseIPOf(dash === -1 ? addrPart : addrPart.slice(0, dash), env.family, what);
     const to = dash === -1 ? from : parseIPOf(addrPart.slice(dash + 1), env.family, what);
-    if (to.value < from.value) fail(`${what}: invalid address range "${addrPart}"`);
+    // The kernel takes a reversed range (and saves it back); how it maps one is not modelled.
+    if (to.value < from.value)
+      fail(`${what}: a reversed address range ("${addrPart}") is not modelled`);
     range = { ipFrom: from, ipTo: to };
   }
   if (portPart !== undefined) {

@@ -24,8 +24,8 @@ export const nflogTarget: TargetExtension<Nflog> = {
     const words: string[] = [];
     const prefix = o.get("--nflog-prefix")?.args[0];
     if (prefix !== undefined) {
-      if (prefix.length > 63) fail(`NFLOG: maximum prefix length 63 for --nflog-prefix`);
-      if (prefix !== "") words.push("--nflog-prefix", saveString(prefix));
+      // iptables-nft 1.8.9 keeps the first 127 characters of a longer prefix, as saved back.
+      if (prefix !== "") words.push("--nflog-prefix", saveString(prefix.slice(0, 127)));
     }
     const g = o.get("--nflog-group")?.args[0];
     const group = g === undefined ? 0 : parseUint(g, 65535, "NFLOG --nflog-group");

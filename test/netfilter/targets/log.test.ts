@@ -13,10 +13,12 @@ extensionContract("LOG/NFLOG/NOTRACK/CT", {
   normalizes: [
     ["-j LOG --log-level warning", "-j LOG"],
     ["-j LOG --log-level info", "-j LOG --log-level 6"],
+    // Longer prefixes are cut as iptables-nft 1.8.9 saves them (probed on the kernel).
+    [`-j LOG --log-prefix ${"p".repeat(30)}`, `-j LOG --log-prefix ${"p".repeat(29)}`],
+    [`-j NFLOG --nflog-prefix ${"p".repeat(200)}`, `-j NFLOG --nflog-prefix ${"p".repeat(127)}`],
   ],
   invalid: [
     ["-j LOG --log-level loud", "unknown"],
-    [`-j LOG --log-prefix ${"p".repeat(30)}`, "29"],
     ["-j CT --notrack --zone 1", "cannot be combined"],
   ],
 });
