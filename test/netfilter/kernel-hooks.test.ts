@@ -9,7 +9,13 @@
  */
 import { afterAll, beforeAll, expect } from "@jest/globals";
 import { createNetns, deleteNetns, type Netns } from "../../src/backends/netns.js";
-import { IptablesParseError, parseIptables } from "../../src/netfilter/index.js";
+import {
+  formatIpsetSave,
+  formatIptablesSave,
+  IptablesParseError,
+  parseIpsetSave,
+  parseIptables,
+} from "../../src/netfilter/index.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { kernelTest } from "../helpers/kernel.js";
 
@@ -198,6 +204,65 @@ kernelTest(
     for (const [body, message] of Object.entries(REFUSED_ON_PURPOSE)) {
       expect((ns as Netns).run("iptables-restore", [], text(body)).status).toBe(0);
       expect(() => parseIptables(text(body), { family: "IPv4" })).toThrow(message);
+    }
+  },
+);
+
+/**
+ * Numbers in addresses as libxtables reads them (strtoul base 0: `010` is octal, `0x0a` hex),
+ * and ipset (octal, no hex): our canonical text must be the kernel's, not just accepted alike.
+ */
+const NUMBER_FORMS = [
+  "-s 010.0.0.1",
+  "-s 10.0.0.01",
+  "-s 0x0a.0.0.1",
+  "-s 0377.0.0.1",
+  "-s 10.0.0.0/024",
+  "-s 10.0.0.0/0x18",
+  "-s 10.0.0.0/00",
+  "-s 10.0.0.0/0377.0.0.0",
+  "-d 10.1.2.3/255.255.255.0",
+  "-m iprange --src-range 010.0.0.1-010.0.0.2",
+  "-m conntrack --ctorigdst 010.0.0.1",
+  "-m recent --set --mask 0377.0.0.0",
+];
+
+kernelTest(
+  "numbers in addresses: the same saved text as the kernel",
+  ["root", "ip", "iptables", "ipset"],
+  () => {
+    const netns = ns as Netns;
+    for (const body of NUMBER_FORMS) {
+      const text = `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body} -j ACCEPT\nCOMMIT\n`;
+      netns.exec("iptables-restore", [], text);
+      const kernel = netns.exec("iptables-save", ["-t", "filter"]).split("\n");
+      const ours = formatIptablesSave(parseIptables(text, { family: "IPv4" }), { counters: false });
+      expect({ body, rule: ours.split("\n").find((l) => l.startsWith("-A INPUT")) }).toEqual({
+        body,
+        rule: kernel.find((l) => l.startsWith("-A INPUT")),
+      });
+    }
+    // ipset: octal octets, and hex refused.
+    netns.exec("ipset", ["create", "kns-forms", "hash:ip"]);
+    try {
+      netns.exec("ipset", ["add", "kns-forms", "010.0.0.1"]);
+      expect(netns.run("ipset", ["add", "kns-forms", "0x0a.0.0.3"]).status).not.toBe(0);
+      const saved = netns.exec("ipset", ["save", "kns-forms"]);
+      const ours = parseIpsetSave(
+        "create kns-forms hash:ip family inet hashsize 1024 maxelem 65536\nadd kns-forms 010.0.0.1\n",
+      );
+      expect(
+        formatIpsetSave(ours)
+          .split("\n")
+          .filter((l) => l.startsWith("add")),
+      ).toEqual(saved.split("\n").filter((l) => l.startsWith("add")));
+      expect(() =>
+        parseIpsetSave(
+          "create x hash:ip family inet hashsize 1024 maxelem 65536\nadd x 0x0a.0.0.3\n",
+        ),
+      ).toThrow();
+    } finally {
+      netns.run("ipset", ["destroy", "kns-forms"]);
     }
   },
 );

@@ -84,7 +84,7 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
   texts.forEach((t, i) => {
     const d = dims[i];
     if (d === "ip") {
-      const ip = parseFamilyIP(t, set.family);
+      const ip = parseFamilyIP(t, set.family, "ipset");
       if (ip === undefined)
         fail(
           `add ${set.name}: invalid address "${t}" (ranges and CIDRs in hash:ip are not modelled)`,
@@ -93,7 +93,7 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
     } else if (d === "net") {
       let cidr: CIDR;
       try {
-        cidr = parseAddressSpec(t, set.family, "net");
+        cidr = parseAddressSpec(t, set.family, "net", "ipset");
       } catch (e) {
         if (e instanceof ExtensionError) fail(`add ${set.name}: invalid network "${t}"`);
         throw e;

@@ -114,12 +114,17 @@ function maskToPrefix(mask: IPAddress): number | undefined {
  * `addr[/prefix|/mask]` as `-s`/`-d` take it: a bare address is a host prefix, the network is
  * masked. Host names are not resolved (an offline model has no DNS): they are an error.
  */
-export function parseAddressSpec(s: string, family: IPFamily, what: string): CIDR {
-  const key = family === "IPv4" ? s : `6 ${s}`;
+export function parseAddressSpec(
+  s: string,
+  family: IPFamily,
+  what: string,
+  form: NumberForm = "xtables",
+): CIDR {
+  const key = `${family === "IPv4" ? 4 : 6}${form} ${s}`;
   const cached = cidrCache.get(key);
   if (cached === null) fail(`${what}: invalid address "${s}"`);
   if (cached !== undefined) return cached;
-  const c = parseAddressUncached(s, family);
+  const c = parseAddressUncached(s, family, form);
   if (cidrCache.size < 200_000) cidrCache.set(key, c ?? null);
   if (c === undefined) fail(`${what}: invalid address "${s}"`);
   return c;
@@ -127,7 +132,7 @@ export function parseAddressSpec(s: string, family: IPFamily, what: string): CID
 
 /** `parseAddressSpec` for a caller that keeps its own cache (no lookup in this one). */
 export function parseAddressSpecUncached(s: string, family: IPFamily, what: string): CIDR {
-  const c = parseAddressUncached(s, family);
+  const c = parseAddressUncached(s, family, "xtables");
   if (c === undefined) fail(`${what}: invalid address "${s}"`);
   return c;
 }
@@ -159,36 +164,74 @@ export function fastIPv4(s: string, canonical = false): number | undefined {
   return value * 256 + octet;
 }
 
+/**
+ * How a tool reads the numbers of a dotted quad. libxtables reads each octet, and a prefix
+ * length, as C's strtoul with base 0 does: `010` is octal 8 and `0x0a` is 10; ipset takes octal
+ * octets but not hex ones; DNAT/SNAT ranges take plain decimal only (all checked with iptables-nft
+ * 1.8.9 and ipset 7.17: `-s 010.0.0.1` saves as 8.0.0.1, `/024` as /20).
+ */
+export type NumberForm = "xtables" | "ipset" | "decimal";
+
+/** One number as strtoul(base 0) reads it (hex only if `hex`), or undefined. */
+function baseZero(s: string, hex: boolean): number | undefined {
+  if (/^[1-9][0-9]*$/.test(s)) return Number(s);
+  if (/^0[0-7]*$/.test(s)) return parseInt(s, 8);
+  if (hex && /^0[xX][0-9a-fA-F]+$/.test(s)) return parseInt(s.slice(2), 16);
+  return undefined;
+}
+
+/** A dotted quad whose octets `form` reads (see NumberForm), or undefined. */
+function formIPv4(s: string, form: NumberForm): number | undefined {
+  const canonical = fastIPv4(s, true);
+  if (canonical !== undefined || form === "decimal") return canonical;
+  const parts = s.split(".");
+  if (parts.length !== 4) return undefined;
+  let value = 0;
+  for (const p of parts) {
+    const n = baseZero(p, form === "xtables");
+    if (n === undefined || n > 255) return undefined;
+    value = value * 256 + n;
+  }
+  return value;
+}
+
 /** An address of the given family; IPv4-mapped IPv6 stays IPv6 (ip6tables keeps it). */
-export function parseFamilyIP(s: string, family: IPFamily): IPAddress | undefined {
+export function parseFamilyIP(
+  s: string,
+  family: IPFamily,
+  form: NumberForm = "xtables",
+): IPAddress | undefined {
   if (family === "IPv4") {
-    const v = fastIPv4(s);
+    const v = formIPv4(s, form);
     return v === undefined ? undefined : ipv4(v);
   }
   const v = parseIPv6Value(s, "lenient");
   return v === undefined ? undefined : ipv6(v);
 }
 
-function parseAddressUncached(s: string, family: IPFamily): CIDR | undefined {
+function parseAddressUncached(s: string, family: IPFamily, form: NumberForm): CIDR | undefined {
   const slash = s.indexOf("/");
   const addrText = slash === -1 ? s : s.slice(0, slash);
-  const addr = parseFamilyIP(addrText, family);
+  const addr = parseFamilyIP(addrText, family, form);
   if (addr === undefined) return undefined;
   const bits = bitLength(family);
   if (slash === -1) return makeCIDR(addr, bits);
   const m = s.slice(slash + 1);
-  if (/^[0-9]{1,3}$/.test(m)) {
-    const p = Number(m);
-    return p <= bits ? makeCIDR(addr, p) : undefined;
-  }
-  const mask = parseFamilyIP(m, family);
+  const n = form === "xtables" ? baseZero(m, true) : /^[0-9]{1,3}$/.test(m) ? Number(m) : undefined;
+  if (n !== undefined) return n <= bits ? makeCIDR(addr, n) : undefined;
+  const mask = parseFamilyIP(m, family, form);
   if (mask === undefined) return undefined;
   const p = maskToPrefix(mask);
   return p === undefined ? undefined : makeCIDR(addr, p);
 }
 
-export function parseIPOf(s: string, family: IPFamily, what: string): IPAddress {
-  const a = parseFamilyIP(s, family);
+export function parseIPOf(
+  s: string,
+  family: IPFamily,
+  what: string,
+  form: NumberForm = "xtables",
+): IPAddress {
+  const a = parseFamilyIP(s, family, form);
   if (a === undefined) fail(`${what}: invalid address "${s}"`);
   return a;
 }

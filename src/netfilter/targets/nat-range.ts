@@ -68,8 +68,10 @@ export function parseNatRange(s: string, env: BuildEnv, what: string): NatRange 
   let range: { -readonly [K in keyof NatRange]: NatRange[K] } = {};
   if (addrPart !== "") {
     const dash = addrPart.indexOf("-");
-    const from = parseIPOf(dash === -1 ? addrPart : addrPart.slice(0, dash), env.family, what);
-    const to = dash === -1 ? from : parseIPOf(addrPart.slice(dash + 1), env.family, what);
+    // NAT ranges take plain decimal octets (see NumberForm).
+    const at = (t: string) => parseIPOf(t, env.family, what, "decimal");
+    const from = at(dash === -1 ? addrPart : addrPart.slice(0, dash));
+    const to = dash === -1 ? from : at(addrPart.slice(dash + 1));
     // The kernel takes a reversed range (and saves it back); how it maps one is not modelled.
     if (to.value < from.value)
       fail(`${what}: a reversed address range ("${addrPart}") is not modelled`);
