@@ -242,6 +242,20 @@ kernelTest(
         rule: kernel.find((l) => l.startsWith("-A INPUT")),
       });
     }
+    // IPv6: prefixes read the same way; an embedded dotted quad takes no leading zeros.
+    for (const body of ["-s fd00::1/0100", "-s fd00::1/0x40", "-s fd00::1/064", "-s FD00:0::01"]) {
+      const text = `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body} -j ACCEPT\nCOMMIT\n`;
+      netns.exec("ip6tables-restore", [], text);
+      const kernel = netns.exec("ip6tables-save", ["-t", "filter"]).split("\n");
+      const ours = formatIptablesSave(parseIptables(text, { family: "IPv6" }), { counters: false });
+      expect({ body, rule: ours.split("\n").find((l) => l.startsWith("-A INPUT")) }).toEqual({
+        body,
+        rule: kernel.find((l) => l.startsWith("-A INPUT")),
+      });
+    }
+    const embedded = "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -s ::ffff:010.0.0.1\nCOMMIT\n";
+    expect(netns.run("ip6tables-restore", [], embedded).status).not.toBe(0);
+    expect(() => parseIptables(embedded, { family: "IPv6" })).toThrow(IptablesParseError);
     // ipset: octal octets, and hex refused.
     netns.exec("ipset", ["create", "kns-forms", "hash:ip"]);
     try {

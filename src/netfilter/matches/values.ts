@@ -205,7 +205,8 @@ export function parseFamilyIP(
     const v = formIPv4(s, form);
     return v === undefined ? undefined : ipv4(v);
   }
-  const v = parseIPv6Value(s, "lenient");
+  // inet_pton, as the tools use for IPv6: no leading zeros in an embedded dotted quad.
+  const v = parseIPv6Value(s, "strict");
   return v === undefined ? undefined : ipv6(v);
 }
 
