@@ -60,6 +60,16 @@ function mutate(text: string, seed: number, how: number): string {
     () => [...words.slice(0, 2), "-m", "tcp", ...words.slice(2)],
     () => [...words.slice(0, 2), "-p", "udp", ...words.slice(2)],
     () => words.map((w) => (w === "-p" ? "-m" : w)),
+    // Numbers as libxtables reads them: a leading zero makes an octet octal.
+    () => words.map((w) => w.replace(/(^|[.\-/])([1-9])(?=[.:/-]|$)/, "$10$2")),
+    // The rule in another chain of its table (a hook its target or matches may refuse).
+    () => [words[0] as string, "OUTPUT", ...words.slice(2)],
+    () => [words[0] as string, "PREROUTING", ...words.slice(2)],
+    // A jump back to the chain itself: a loop, refused only if a built-in chain reaches it.
+    () => {
+      const j = words.findIndex((w, k) => k >= 2 && (w === "-j" || w === "-g"));
+      return [...(j === -1 ? words : words.slice(0, j)), "-j", words[1] as string];
+    },
   ];
   lines[i] = (mutations[how % mutations.length] as () => string[])().join(" ");
   return lines.join("\n");
