@@ -57,36 +57,32 @@ function verdictOf(f: FinalBranch): TraceVerdict {
   return f.state.accepted ? "ACCEPT" : "NONE";
 }
 
+/** The last address printed, and its text. */
+class LastIp {
+  private ip: IPAddress | undefined;
+  private text = "";
+  print(a: IPAddress): string {
+    const last = this.ip;
+    if (last === undefined || a.value !== last.value || a.family !== last.family) {
+      this.ip = a;
+      this.text = formatIP(a);
+    }
+    return this.text;
+  }
+}
+
 /** Printed addresses, memoized per merge: outcomes share the original tuple and often addresses. */
 export class Printer {
-  private lastIp: IPAddress | undefined;
-  private lastText = "";
-  private lastSource: IPAddress | undefined;
-  private lastSourceText = "";
+  private readonly lastIp = new LastIp();
+  // Remembered apart: sources repeat across outcomes while destinations vary.
+  private readonly lastSource = new LastIp();
   private lastMark = -1;
   private lastMarkText = "";
   ip(a: IPAddress): string {
-    if (
-      this.lastIp !== undefined &&
-      a.value === this.lastIp.value &&
-      a.family === this.lastIp.family
-    )
-      return this.lastText;
-    this.lastIp = a;
-    this.lastText = formatIP(a);
-    return this.lastText;
+    return this.lastIp.print(a);
   }
-  /** As `ip`, remembered apart: sources repeat across outcomes while destinations vary. */
   source(a: IPAddress): string {
-    if (
-      this.lastSource !== undefined &&
-      a.value === this.lastSource.value &&
-      a.family === this.lastSource.family
-    )
-      return this.lastSourceText;
-    this.lastSource = a;
-    this.lastSourceText = formatIP(a);
-    return this.lastSourceText;
+    return this.lastSource.print(a);
   }
   /** `hex(mark)`. */
   mark(m: number): string {
