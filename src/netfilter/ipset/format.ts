@@ -30,7 +30,10 @@ export function formatIpsetElement(e: IpsetEntry): string {
 export function formatIpsetEntry(set: Ipset, e: IpsetEntry): string {
   let out = `add ${set.name} ${formatIpsetElement(e)}`;
   if (e.nomatch) out += " nomatch";
-  if (e.timeout !== undefined) out += ` timeout ${e.timeout}`;
+  // In a set with timeouts every entry has one: its own or the set's default. (The kernel
+  // saves the seconds left; this prints the seconds given.)
+  const timeout = e.timeout ?? set.timeout;
+  if (timeout !== undefined) out += ` timeout ${timeout}`;
   if (e.comment !== undefined) out += ` comment ${quote(e.comment)}`;
   return out;
 }

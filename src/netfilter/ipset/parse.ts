@@ -89,6 +89,14 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
         fail(
           `add ${set.name}: invalid address "${t}" (ranges and CIDRs in hash:ip are not modelled)`,
         );
+      // The kernel cannot store an all-zero address as the first part of these types (ipset
+      // 7.17: "Null-valued element"); hash:ip,port,ip and hash:ip,port,net take it.
+      if (
+        i === 0 &&
+        (set.type === "hash:ip" || set.type === "hash:ip,port") &&
+        BigInt(ip.value) === 0n
+      )
+        fail(`add ${set.name}: "${t}": a null-valued element cannot be stored in ${set.type}`);
       parts.push({ kind: "ip", ip });
     } else if (d === "net") {
       let cidr: CIDR;
@@ -115,8 +123,11 @@ function parseEntry(set: Ipset, words: readonly string[]): IpsetEntry[] {
     if (w === "nomatch") {
       if (!dims.includes("net")) fail(`add ${set.name}: "nomatch" needs a net type`);
       nomatch = true;
-    } else if (w === "timeout") timeout = num(words[++k], "timeout");
-    else if (w === "comment")
+    } else if (w === "timeout") {
+      if (set.timeout === undefined)
+        fail(`add ${set.name}: timeout cannot be used: set was created without timeout support`);
+      timeout = num(words[++k], "timeout");
+    } else if (w === "comment")
       comment = words[++k] ?? fail(`add ${set.name}: comment needs a value`);
     else if (w === "packets" || w === "bytes") k++;
     else fail(`add ${set.name}: unknown entry option "${w}"`);

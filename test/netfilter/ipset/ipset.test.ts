@@ -39,9 +39,31 @@ describe("parseIpsetSave / formatIpsetSave", () => {
     ["create s hash:ip family inet6\nadd s 1.2.3.4\n", "invalid address"],
     ["create s bitmap:port\n", 'needs "range FROM-TO"'],
     ["flush s\n", 'unknown ipset command "flush"'],
+    // ipset 7.17 on the kernel refuses these too.
+    ["create s hash:ip family inet\nadd s 0.0.0.0\n", "null-valued element"],
+    ["create s hash:ip family inet6\nadd s ::\n", "null-valued element"],
+    ["create s hash:ip,port family inet\nadd s 0.0.0.0,tcp:80\n", "null-valued element"],
+    ["create s hash:ip family inet\nadd s 10.0.0.1 timeout 5\n", "without timeout support"],
   ])("rejects %j", (text, message) => {
     expect(() => parseIpsetSave(text, "f")).toThrow(IptablesParseError);
     expect(() => parseIpsetSave(text, "f")).toThrow(message);
+  });
+});
+
+describe("ipset entries as ipset 7.17 saves them (probed on the kernel)", () => {
+  test("a zero address is stored where it is not the first part; octal octets", () => {
+    const text =
+      "create s hash:ip,port,ip family inet hashsize 1024 maxelem 65536\nadd s 0.0.0.0,tcp:80,0.0.0.0\ncreate o hash:ip family inet hashsize 1024 maxelem 65536\nadd o 010.0.0.1\n";
+    expect(formatIpsetSave(parseIpsetSave(text))).toBe(
+      "create s hash:ip,port,ip family inet hashsize 1024 maxelem 65536\nadd s 0.0.0.0,tcp:80,0.0.0.0\ncreate o hash:ip family inet hashsize 1024 maxelem 65536\nadd o 8.0.0.1\n",
+    );
+  });
+  test("in a set with timeouts every entry has one (the set's default if not its own)", () => {
+    const text =
+      "create s hash:ip family inet hashsize 1024 maxelem 65536 timeout 0\nadd s 10.0.0.1\nadd s 10.0.0.2 timeout 0\n";
+    expect(formatIpsetSave(parseIpsetSave(text))).toBe(
+      "create s hash:ip family inet hashsize 1024 maxelem 65536 timeout 0\nadd s 10.0.0.1 timeout 0\nadd s 10.0.0.2 timeout 0\n",
+    );
   });
 });
 
