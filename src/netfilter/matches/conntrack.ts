@@ -126,7 +126,7 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
       } else if ((ADDR as readonly string[]).includes(name))
         m[name as (typeof ADDR)[number]] = neg(
           opt,
-          parseAddressSpec(a, env.family, `conntrack --${name}`),
+          parseAddressSpec(a, env.family, `conntrack --${name}`, "aton"),
         );
       else if ((PORT as readonly string[]).includes(name))
         m[name as (typeof PORT)[number]] = neg(opt, parseCtPort(a, `conntrack --${name}`));

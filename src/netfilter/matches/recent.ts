@@ -91,7 +91,7 @@ export const recentMatch: MatchExtension<RecentMatch> = {
       mask:
         maskText === undefined
           ? fullMask(env.family)
-          : parseIPOf(maskText, env.family, "recent --mask"),
+          : parseIPOf(maskText, env.family, "recent --mask", "aton"),
       side,
     };
   },

@@ -132,7 +132,7 @@ export function parseAddressSpec(
 
 /** `parseAddressSpec` for a caller that keeps its own cache (no lookup in this one). */
 export function parseAddressSpecUncached(s: string, family: IPFamily, what: string): CIDR {
-  const c = parseAddressUncached(s, family, "xtables");
+  const c = parseAddressUncached(s, family, "host");
   if (c === undefined) fail(`${what}: invalid address "${s}"`);
   return c;
 }
@@ -165,12 +165,20 @@ export function fastIPv4(s: string, canonical = false): number | undefined {
 }
 
 /**
- * How a tool reads the numbers of a dotted quad. libxtables reads each octet, and a prefix
- * length, as C's strtoul with base 0 does: `010` is octal 8 and `0x0a` is 10; ipset takes octal
- * octets but not hex ones; DNAT/SNAT ranges take plain decimal only (all checked with iptables-nft
- * 1.8.9 and ipset 7.17: `-s 010.0.0.1` saves as 8.0.0.1, `/024` as /20).
+ * How a tool reads an IPv4 address that is not a plain dotted quad (each checked with
+ * iptables-nft 1.8.9 and ipset 7.17 on the kernel). Numbers are read as C's strtoul with base
+ * 0 reads them: `010` is octal 8, `0x0a` is 10.
+ * - `host` (`-s`/`-d`): libxtables' own reading, 1 to 4 numbers of at most 255 with the
+ *   missing ones 0 at the end (`10.1` is 10.1.0.0, `0/0` is 0.0.0.0/0); failing that, the
+ *   resolver's inet_aton (`300` is 0.0.1.44). A prefix length is read the same way (`/024`
+ *   is /20).
+ * - `xtables` (iprange): libxtables' own reading only.
+ * - `aton` (conntrack addresses, recent's mask): inet_aton, whose last number fills the bytes
+ *   left (`10.1` is 10.0.0.1, `255.255` is 255.0.0.255).
+ * - `ipset`: inet_aton without hex numbers.
+ * - `decimal` (DNAT/SNAT ranges): a plain dotted quad only.
  */
-export type NumberForm = "xtables" | "ipset" | "decimal";
+export type NumberForm = "host" | "xtables" | "aton" | "ipset" | "decimal";
 
 /** One number as strtoul(base 0) reads it (hex only if `hex`), or undefined. */
 function baseZero(s: string, hex: boolean): number | undefined {
@@ -180,19 +188,54 @@ function baseZero(s: string, hex: boolean): number | undefined {
   return undefined;
 }
 
-/** A dotted quad whose octets `form` reads (see NumberForm), or undefined. */
+/** The numbers of a dotted address (1 to 4), or undefined. */
+function numbers(s: string, hex: boolean): number[] | undefined {
+  const parts = s.split(".");
+  if (parts.length > 4) return undefined;
+  const out: number[] = [];
+  for (const p of parts) {
+    const n = baseZero(p, hex);
+    if (n === undefined) return undefined;
+    out.push(n);
+  }
+  return out;
+}
+
+/** libxtables' reading: each number at most 255, missing ones 0 at the end. */
+function xtablesIPv4(s: string): number | undefined {
+  const ns = numbers(s, true);
+  if (ns === undefined || ns.some((n) => n > 255)) return undefined;
+  let value = 0;
+  for (let k = 0; k < 4; k++) value = value * 256 + (ns[k] ?? 0);
+  return value;
+}
+
+/** inet_aton: the last number fills the bytes the others leave. */
+function atonIPv4(s: string, hex: boolean): number | undefined {
+  const ns = numbers(s, hex);
+  if (ns === undefined) return undefined;
+  const last = ns.length - 1;
+  const span = 2 ** (8 * (4 - last));
+  if (ns.some((n, k) => (k < last ? n > 255 : n >= span))) return undefined;
+  let value = 0;
+  for (let k = 0; k < last; k++) value = value * 256 + (ns[k] as number);
+  return value * span + (ns[last] as number);
+}
+
+/** An IPv4 address as `form` reads it (see NumberForm), or undefined. */
 function formIPv4(s: string, form: NumberForm): number | undefined {
   const canonical = fastIPv4(s, true);
   if (canonical !== undefined || form === "decimal") return canonical;
-  const parts = s.split(".");
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const p of parts) {
-    const n = baseZero(p, form === "xtables");
-    if (n === undefined || n > 255) return undefined;
-    value = value * 256 + n;
+  switch (form) {
+    case "host":
+      return xtablesIPv4(s) ?? atonIPv4(s, true);
+    case "xtables":
+      return xtablesIPv4(s);
+    case "aton":
+      return atonIPv4(s, true);
+    case "ipset":
+      return atonIPv4(s, false);
   }
-  return value;
 }
 
 /** An address of the given family; IPv4-mapped IPv6 stays IPv6 (ip6tables keeps it). */
@@ -218,7 +261,7 @@ function parseAddressUncached(s: string, family: IPFamily, form: NumberForm): CI
   const bits = bitLength(family);
   if (slash === -1) return makeCIDR(addr, bits);
   const m = s.slice(slash + 1);
-  const n = form === "xtables" ? baseZero(m, true) : /^[0-9]{1,3}$/.test(m) ? Number(m) : undefined;
+  const n = form === "host" ? baseZero(m, true) : /^[0-9]{1,3}$/.test(m) ? Number(m) : undefined;
   if (n !== undefined) return n <= bits ? makeCIDR(addr, n) : undefined;
   const mask = parseFamilyIP(m, family, form);
   if (mask === undefined) return undefined;
