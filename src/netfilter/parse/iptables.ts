@@ -36,7 +36,7 @@ import {
   type Target,
 } from "../model.js";
 import { ExtensionError } from "../matches/extension.js";
-import { matchExtension, targetExtension } from "../registry.js";
+import { matchExtension, targetExtension, UNMODELLED_TARGETS } from "../registry.js";
 import { IptablesParseError, type IptablesIssue } from "./errors.js";
 import { ChainBuilder, ChainJump, ChainTable, NO_RULES } from "./chain-builder.js";
 import { MAX_JUMPS, nestsTooDeep } from "./nesting.js";
@@ -286,7 +286,9 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
             issues.push({
               file,
               line,
-              message: `chain "${to}" does not exist (jump from chain "${c.name}")`,
+              message: UNMODELLED_TARGETS.has(to)
+                ? `target "${to}" is not modelled by kube-netsim`
+                : `chain "${to}" does not exist (jump from chain "${c.name}")`,
             });
           else if (target.builtin)
             issues.push({ file, line, message: `cannot jump to built-in chain "${to}"` });

@@ -17,7 +17,7 @@ import {
 import type { Match } from "../matches/index.js";
 import { implicitModule, protocolCanonical } from "../matches/protocol.js";
 import { parseAddressSpecUncached } from "../matches/values.js";
-import { matchExtension, targetExtension } from "../registry.js";
+import { matchExtension, targetExtension, UNMODELLED_TARGETS } from "../registry.js";
 import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { BuildCache } from "./build-cache.js";
@@ -464,6 +464,8 @@ export function parseRuleWords(
               k = loaded.length - 1;
             }
           }
+          if (k === -1 && jumpTo !== undefined && UNMODELLED_TARGETS.has(jumpTo))
+            bad(`target "${jumpTo}" is not modelled by kube-netsim (option "${w}")`);
           if (k === -1) bad(`unknown option "${w}"`);
           const l = loaded[k] as Loaded;
           const c = canonicalOption(w, l.ext) as string;

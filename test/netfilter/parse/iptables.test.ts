@@ -55,8 +55,22 @@ describe("parseIptables", () => {
     ["*bogus\nCOMMIT\n", 'f:1: table "bogus" does not exist'],
     ["*filter\n:X ACCEPT [0:0]\nCOMMIT\n", "f:2: cannot set policy"],
     ["*filter\n-A INPUT -j ACCEPT extra\nCOMMIT\n", 'f:2: bad argument "extra"'],
+    // A target iptables has and kube-netsim does not is named as such.
+    [
+      "*nat\n-A PREROUTING -p tcp -j REDIRECT --to-ports 8080\nCOMMIT\n",
+      'f:2: target "REDIRECT" is not modelled by kube-netsim (option "--to-ports")',
+    ],
+    ["*mangle\n-A PREROUTING -j TRACE\nCOMMIT\n", 'f:2: target "TRACE" is not modelled'],
   ])("rejects %j", (text, message) => {
     expect(issues(text)[0]).toContain(message);
+  });
+  test("a user chain may have the name of a target kube-netsim does not model", () => {
+    const rs = parseIptables("*filter\n:TRACE - [0:0]\n-A INPUT -j TRACE\nCOMMIT\n");
+    expect(rs.tables[0]?.chains.find((c) => c.name === "INPUT")?.rules[0]?.target).toEqual({
+      kind: "jump",
+      chain: "TRACE",
+      goto: false,
+    });
   });
   test("counters before -A and on chains are kept", () => {
     const rs = parseIptables("*filter\n:INPUT DROP [5:100]\n[3:4] -A INPUT -j ACCEPT\nCOMMIT\n");
