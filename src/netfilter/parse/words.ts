@@ -35,13 +35,14 @@ export function splitWords(line: string): string[] {
     const words = quotedBySpaces(line);
     if (words !== undefined) return words;
   }
-  return scanWords(line);
+  // Tabs, backslashes and quotes inside words are rare: the full scan, raw texts and all.
+  return splitRestoreWords(line).words;
 }
 
 /**
  * The words of a line whose quotes only wrap whole words (`--comment "a b"`), from its single
  * spaces; undefined for any other line (tabs, backslashes, runs of spaces, a quote inside or
- * after a word, one left open), which `scanWords` splits.
+ * after a word, one left open), which `splitRestoreWords` splits.
  */
 function quotedBySpaces(line: string): string[] | undefined {
   if (line.indexOf("\\") !== -1 || line.indexOf("  ") !== -1) return undefined;
@@ -86,30 +87,6 @@ function plainEnd(line: string, i: number, n: number): number {
     i++;
   }
   return n;
-}
-
-/** splitWords for any line: a character scan. */
-function scanWords(line: string): string[] {
-  const words: string[] = [];
-  const n = line.length;
-  let i = 0;
-  while (i < n) {
-    const c = line.charCodeAt(i);
-    if (c === SPACE || c === TAB) {
-      i++;
-      continue;
-    }
-    const start = i;
-    i = plainEnd(line, i, n);
-    if (i === n || line.charCodeAt(i) !== QUOTE) {
-      words.push(line.slice(start, i));
-      continue;
-    }
-    const end = quotedEnd(line, i + 1, n);
-    words.push(line.slice(start, i) + unquoted(line, i + 1, end));
-    i = end;
-  }
-  return words;
 }
 
 /**
