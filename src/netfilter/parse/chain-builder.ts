@@ -60,11 +60,6 @@ export class ChainBuilder {
     if (line !== undefined) this.line = line;
   }
 
-  /** The chain being filled (a user chain's is the builder itself). */
-  get chain(): this {
-    return this;
-  }
-
   get builtin(): boolean {
     return this.#builtin;
   }

@@ -158,10 +158,9 @@ function withRule(rules: Rule[], rule: Rule): Rule[] {
 
 function freeze(t: TableBuilder): Table {
   const chains: Chain[] = [];
-  for (const b of t.chains.values()) {
-    const c = b.chain;
+  for (const c of t.chains.values()) {
     if (c.rules === NO_RULES) c.rules = [];
-    if (!b.builtin) {
+    if (!c.builtin) {
       chains.push(c);
       continue;
     }
@@ -198,7 +197,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     const visit = (b: ChainBuilder, bit: number): void => {
       if ((b.reach & bit) !== 0) return;
       b.reach |= bit;
-      for (const r of b.chain.rules) {
+      for (const r of b.rules) {
         const next = jumpedTo(t, r);
         if (next !== undefined) visit(next, bit);
       }
@@ -208,8 +207,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     for (const b of t.chains.values()) {
       const bits = b.reach;
       if (bits === 0) continue;
-      const c = b.chain;
-      for (const r of c.rules) {
+      for (const r of b.rules) {
         const kind = r.target?.kind;
         if (
           kind === undefined ||
@@ -276,7 +274,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (checkNesting(t)) checkHooks(t);
     // Otherwise every jump was checked as it was read (see TableBuilder.unresolved).
     if (t.unresolved)
-      for (const { chain: c } of t.chains.values()) {
+      for (const c of t.chains.values()) {
         for (const r of c.rules) {
           const to = jumpOf(r);
           if (to === undefined) continue;
@@ -328,21 +326,20 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   };
 
   const isReferenced = (t: TableBuilder, name: string): boolean => {
-    for (const { chain: c } of t.chains.values())
+    for (const c of t.chains.values())
       if (c.name !== name && c.rules.some((r) => jumpOf(r) === name)) return true;
     return false;
   };
 
-  /** Appends or inserts `rule` (read from `line`, its words from `from` on) to `builder`'s chain. */
+  /** Appends or inserts `rule` (read from `line`, its words from `from` on) to `chain`. */
   const place = (
-    builder: ChainBuilder,
+    chain: ChainBuilder,
     rule: SourceRule,
     index: number,
     line: string,
     from: number,
   ): void => {
-    const { chain, builtin } = builder;
-    if (builtin) {
+    if (chain.builtin) {
       if (
         rule.inInterface !== undefined &&
         (chain.name === "OUTPUT" || chain.name === "POSTROUTING")
@@ -387,7 +384,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     const builder = chainToFill(t, name, "-A");
     const rule = (shapes as RuleShapes).read(line, end + 1, t.name, resolveJump);
     if (rule === undefined) return false;
-    place(builder, rule, builder.chain.rules.length, line, end + 1);
+    place(builder, rule, builder.rules.length, line, end + 1);
     return true;
   };
 
@@ -411,8 +408,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       case "--append":
       case "-I":
       case "--insert": {
-        const builder = chainToFill(t, chainName, cmd);
-        const { chain } = builder;
+        const chain = chainToFill(t, chainName, cmd);
         let start = k + 2;
         let index = cmd === "-A" || cmd === "--append" ? chain.rules.length : 0;
         if (
@@ -445,7 +441,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
           throw e;
         }
-        place(builder, rule, index, line, wordOffset(line, start));
+        place(chain, rule, index, line, wordOffset(line, start));
         if (reading !== undefined)
           (shapes as RuleShapes).learn(
             words,
@@ -469,13 +465,12 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       case "--delete-chain": {
         const names =
           chainName === undefined
-            ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.chain.name)
+            ? [...t.chains.values()].filter((c) => !c.builtin).map((c) => c.name)
             : [chainName];
         recent.clear();
         for (const name of names) {
-          const b = chainOf(t, name, cmd);
-          const c = b.chain;
-          if (b.builtin) fail(`cannot delete built-in chain "${name}"`);
+          const c = chainOf(t, name, cmd);
+          if (c.builtin) fail(`cannot delete built-in chain "${name}"`);
           if (isReferenced(t, name))
             fail(`cannot delete chain "${name}": it is referenced by a rule`);
           t.chains.delete(name);
@@ -492,7 +487,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
         const list =
           chainName === undefined ? [...t.chains.values()] : [chainOf(t, chainName, cmd)];
         for (const c of list) {
-          c.chain.rules = NO_RULES;
+          c.rules = NO_RULES;
         }
         return;
       }
@@ -500,10 +495,10 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       case "--policy": {
         const c = chainOf(t, chainName, cmd);
         const p = words[k + 2];
-        if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.chain.name}"`);
+        if (!c.builtin) fail(`cannot set a policy on user-defined chain "${c.name}"`);
         if (p !== "ACCEPT" && p !== "DROP")
           fail(`bad policy "${p ?? ""}": expected ACCEPT or DROP`);
-        c.chain.policy = p;
+        c.policy = p;
         return;
       }
       case "-t":
@@ -549,7 +544,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
       fail(`chain "${name}": bad counters "${countersText}"`);
     const existing = t.chains.get(name);
     if (BUILTIN_CHAINS[t.name].includes(name as never)) {
-      const c = (existing as ChainBuilder).chain;
+      const c = existing as ChainBuilder;
       if (policy === "ACCEPT" || policy === "DROP") c.policy = policy;
       else if (!(upstreamTest && policy === "-"))
         fail(`bad policy "${policy}" for built-in chain "${name}"`);
@@ -560,7 +555,7 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (policy !== "-") fail(`cannot set policy "${policy}" on user-defined chain "${name}"`);
     if (existing !== undefined) {
       // iptables-nft flushes a user chain that is declared again.
-      existing.chain.rules = NO_RULES;
+      existing.rules = NO_RULES;
       return;
     }
     t.chains.add(new ChainBuilder(name, false, counters, lineNo));
