@@ -98,7 +98,8 @@ export function formatPortRange(r: PortRange): string {
   return r.from === r.to ? `${r.from}` : `${r.from}:${r.to}`;
 }
 
-const cidrCache = new Map<string, CIDR | null>();
+/** Parsed address specs by family and form, then by text (null: invalid). */
+const cidrCaches = new Map<string, Map<string, CIDR | null>>();
 
 function maskToPrefix(mask: IPAddress): number | undefined {
   const bits = bitLength(mask.family);
@@ -120,12 +121,14 @@ export function parseAddressSpec(
   what: string,
   form: NumberForm = "xtables",
 ): CIDR {
-  const key = `${family === "IPv4" ? 4 : 6}${form} ${s}`;
-  const cached = cidrCache.get(key);
+  const kind = family === "IPv4" ? form : `6${form}`;
+  let cache = cidrCaches.get(kind);
+  if (cache === undefined) cidrCaches.set(kind, (cache = new Map<string, CIDR | null>()));
+  const cached = cache.get(s);
   if (cached === null) fail(`${what}: invalid address "${s}"`);
   if (cached !== undefined) return cached;
   const c = parseAddressUncached(s, family, form);
-  if (cidrCache.size < 200_000) cidrCache.set(key, c ?? null);
+  if (cache.size < 200_000) cache.set(s, c ?? null);
   if (c === undefined) fail(`${what}: invalid address "${s}"`);
   return c;
 }
