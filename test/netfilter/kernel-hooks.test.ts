@@ -241,30 +241,25 @@ const NUMBER_FORMS = [
 
 kernelTest(
   "numbers in addresses: the same saved text as the kernel",
-  ["root", "ip", "iptables", "ipset"],
+  ["root", "ip", "iptables", "ip6tables", "ipset"],
   () => {
     const netns = ns as Netns;
-    for (const body of NUMBER_FORMS) {
+    /** `body` in filter INPUT saves as the kernel saves it. */
+    const savesAsKernel = (family: IPFamily, body: string): void => {
+      const tool = family === "IPv4" ? "iptables" : "ip6tables";
       const text = `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body} -j ACCEPT\nCOMMIT\n`;
-      netns.exec("iptables-restore", [], text);
-      const kernel = netns.exec("iptables-save", ["-t", "filter"]).split("\n");
-      const ours = formatIptablesSave(parseIptables(text, { family: "IPv4" }), { counters: false });
+      netns.exec(`${tool}-restore`, [], text);
+      const kernel = netns.exec(`${tool}-save`, ["-t", "filter"]).split("\n");
+      const ours = formatIptablesSave(parseIptables(text, { family }), { counters: false });
       expect({ body, rule: ours.split("\n").find((l) => l.startsWith("-A INPUT")) }).toEqual({
         body,
         rule: kernel.find((l) => l.startsWith("-A INPUT")),
       });
-    }
+    };
+    for (const body of NUMBER_FORMS) savesAsKernel("IPv4", body);
     // IPv6: prefixes read the same way; an embedded dotted quad takes no leading zeros.
-    for (const body of ["-s fd00::1/0100", "-s fd00::1/0x40", "-s fd00::1/064", "-s FD00:0::01"]) {
-      const text = `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body} -j ACCEPT\nCOMMIT\n`;
-      netns.exec("ip6tables-restore", [], text);
-      const kernel = netns.exec("ip6tables-save", ["-t", "filter"]).split("\n");
-      const ours = formatIptablesSave(parseIptables(text, { family: "IPv6" }), { counters: false });
-      expect({ body, rule: ours.split("\n").find((l) => l.startsWith("-A INPUT")) }).toEqual({
-        body,
-        rule: kernel.find((l) => l.startsWith("-A INPUT")),
-      });
-    }
+    for (const body of ["-s fd00::1/0100", "-s fd00::1/0x40", "-s fd00::1/064", "-s FD00:0::01"])
+      savesAsKernel("IPv6", body);
     const embedded = "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -s ::ffff:010.0.0.1\nCOMMIT\n";
     expect(netns.run("ip6tables-restore", [], embedded).status).not.toBe(0);
     expect(() => parseIptables(embedded, { family: "IPv6" })).toThrow(IptablesParseError);
