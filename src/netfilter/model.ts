@@ -3,7 +3,7 @@
  *
  * A rule is kept twice over: typed (standard options, an ordered list of match instances, one
  * target), which the tracer evaluates and the canonical `iptables-save` formatter prints; and as
- * the words it was written with, so that kube-proxy's restore text round-trips byte for byte.
+ * the text it was written with, so that kube-proxy's restore text round-trips byte for byte.
  *
  * Each match extension (src/netfilter/matches/<module>.ts) defines its own `Match` variant,
  * discriminated on `module`; each target (src/netfilter/targets/<name>.ts) its `Target` variant,
@@ -42,8 +42,12 @@ export interface Rule {
   /** Absent for a rule without `-j`/`-g` (it only counts). */
   readonly target?: Target;
   readonly counters?: Counters;
-  /** The words after `-A CHAIN` as written in the input (restore form), when known. */
-  readonly written?: readonly string[];
+  /**
+   * The text after `-A CHAIN` (and an `-I` index) as written in the input, quotes and inner
+   * spacing kept, trailing blanks cut (restore form), when parsed. `splitRestoreWords(written)`
+   * gives its words.
+   */
+  readonly written?: string;
   /** 1-based source line, when parsed. */
   readonly line?: number;
 }

@@ -1,6 +1,6 @@
 /**
- * `iptables-restore` input from a rule set. Rules keep the words they were written with
- * (`Rule.written`, raw tokens with their quotes), and a parsed table keeps its lines in their
+ * `iptables-restore` input from a rule set. Rules keep the text they were written with
+ * (`Rule.written`, quotes kept), and a parsed table keeps its lines in their
  * original order (declarations, rules across chains, `-X` deletions), so kube-proxy's restore
  * text round-trips byte for byte. A rule built in code (no `written`) is printed canonically.
  */
@@ -17,7 +17,7 @@ function counters(c: { readonly counters?: Rule["counters"] }): string {
 }
 
 function ruleLine(chain: string, r: Rule, family: RuleSet["family"]): string {
-  const body = r.written !== undefined ? r.written.join(" ") : formatRuleBody(r, family);
+  const body = r.written ?? formatRuleBody(r, family);
   const prefix = r.counters !== undefined && r.written !== undefined ? `${counters(r)} ` : "";
   return body === "" ? `${prefix}-A ${chain}` : `${prefix}-A ${chain} ${body}`;
 }

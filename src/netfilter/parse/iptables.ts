@@ -40,10 +40,10 @@ import { matchExtension, targetExtension, UNMODELLED_TARGETS } from "../registry
 import { IptablesParseError, type IptablesIssue } from "./errors.js";
 import { ChainBuilder, ChainJump, ChainTable, NO_RULES } from "./chain-builder.js";
 import { MAX_JUMPS, nestsTooDeep } from "./nesting.js";
-import { parseRuleWords, RuleError, type RuleReading, type SourceRule } from "./rule.js";
+import { parseRuleWords, RuleError, type RuleReading } from "./rule.js";
 import { plainSpacing, RuleShapes } from "./shapes.js";
 import { RecentChains } from "./recent-chains.js";
-import { splitRestoreWords, splitWords, wordOffset } from "./words.js";
+import { splitRestoreWords, splitWords, wordOffset, writtenFrom } from "./words.js";
 
 export interface ParseIptablesOptions {
   /** Named in error messages. Default `<input>`. */
@@ -185,8 +185,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
   let current: TableBuilder | undefined;
   let lineNo = 0;
   let pos = 0;
-  // Where the current line starts in text (a rule keeps an offset, not a copy).
-  let lineStart = 0;
   const len = text.length;
 
   const checkHooks = (t: TableBuilder): void => {
@@ -331,14 +329,8 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     return false;
   };
 
-  /** Appends or inserts `rule` (read from `line`, its words from `from` on) to `chain`. */
-  const place = (
-    chain: ChainBuilder,
-    rule: SourceRule,
-    index: number,
-    line: string,
-    from: number,
-  ): void => {
+  /** Appends or inserts `rule` to `chain`. */
+  const place = (chain: ChainBuilder, rule: Rule, index: number): void => {
     if (chain.builtin) {
       if (
         rule.inInterface !== undefined &&
@@ -356,8 +348,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
           fail(`match "${m.module}" with these options is not valid in the ${chain.name} chain`);
       }
     }
-    rule.setSource(text, lineStart + from);
-    rule.line = lineNo;
     if (index === chain.rules.length) chain.rules = withRule(chain.rules, rule);
     else chain.rules.splice(index, 0, rule);
   };
@@ -382,9 +372,9 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     const name = line.slice(3, end);
     if (name.indexOf('"') !== -1) return false;
     const builder = chainToFill(t, name, "-A");
-    const rule = (shapes as RuleShapes).read(line, end + 1, t.name, resolveJump);
+    const rule = (shapes as RuleShapes).read(line, lineNo, end + 1, t.name, resolveJump);
     if (rule === undefined) return false;
-    place(builder, rule, builder.rules.length, line, end + 1);
+    place(builder, rule, builder.rules.length);
     return true;
   };
 
@@ -435,13 +425,15 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
             counters,
             upstreamTest,
             resolveJump,
+            writtenFrom(line, wordOffset(line, start)),
+            lineNo,
             reading,
           );
         } catch (e) {
           if (e instanceof RuleError || e instanceof ExtensionError) fail(e.message);
           throw e;
         }
-        place(chain, rule, index, line, wordOffset(line, start));
+        place(chain, rule, index);
         if (reading !== undefined)
           (shapes as RuleShapes).learn(
             words,
@@ -566,7 +558,6 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     if (end === -1) end = len;
     if (pos === len) break;
     let line = text.slice(pos, end);
-    lineStart = pos;
     pos = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);

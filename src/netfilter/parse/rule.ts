@@ -5,7 +5,7 @@
  * (`-p tcp --dport 80`); `-j` loads a target that claims options before the matches do.
  * Modules check their options once the whole rule is read, so `-m tcp -p tcp` works too.
  */
-import { ipv4, makeCIDR, type CIDR, type IPFamily } from "../../net/index.js";
+import type { CIDR, IPFamily } from "../../net/index.js";
 import type { Counters, Negatable, Rule, TableName } from "../model.js";
 import {
   ExtensionError,
@@ -22,7 +22,6 @@ import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { BuildCache } from "./build-cache.js";
 import { SharedValues } from "./shared-values.js";
-import { splitRestoreWords } from "./words.js";
 
 /** A rule problem; `parseRuleWords` callers add the file and line. */
 export class RuleError extends Error {
@@ -51,55 +50,6 @@ function withOption(list: ParsedOption[], o: ParsedOption): ParsedOption[] {
   if (list === NO_OPTIONS) return [o];
   list.push(o);
   return list;
-}
-
-/**
- * A parsed rule. `written` is computed on first use from the source line (an offset into the
- * input): keeping 4 million words of a 300,000-rule dump alive roughly doubles the parse time in
- * garbage collection. It is an own enumerable accessor (one shared getter, so every rule keeps
- * the same hidden class), so a spread copy (`{ ...rule }`) or `Object.keys` sees it like any
- * other field: the copy gets the words as a plain property and still prints as written.
- */
-export class SourceRule implements Rule {
-  declare protocol?: Negatable<string>;
-  declare source?: Negatable<CIDR>;
-  declare destination?: Negatable<CIDR>;
-  declare inInterface?: Negatable<string>;
-  declare outInterface?: Negatable<string>;
-  declare fragment?: Negatable<true>;
-  declare target?: Target;
-  declare counters?: Counters;
-  declare line?: number;
-  declare readonly written: readonly string[];
-  /** The rule's own words are #text from #from to the end of that line (not a copy). */
-  #text = "";
-  #from = 0;
-  #written: readonly string[] | undefined;
-  static readonly #writtenProperty: PropertyDescriptor = {
-    get(this: SourceRule): readonly string[] {
-      this.#written ??= splitRestoreWords(
-        this.#text.slice(this.#from, lineEndFrom(this.#text, this.#from)),
-      ).raw;
-      return this.#written;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-  constructor(readonly matches: readonly Match[]) {
-    Object.defineProperty(this, "written", SourceRule.#writtenProperty);
-  }
-  /** The rule's own words start at `text[from]` and run to the end of that line. */
-  setSource(text: string, from: number): void {
-    this.#text = text;
-    this.#from = from;
-  }
-}
-
-/** The end of the line holding `text[from]`, before its `\r\n` or `\n`. */
-function lineEndFrom(text: string, from: number): number {
-  let end = text.indexOf("\n", from);
-  if (end === -1) end = text.length;
-  return end > from && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
 }
 
 /** The canonical spelling of option `name` if `owner` has it (directly or as an alias). */
@@ -197,22 +147,6 @@ export function recentMatches(
   return a;
 }
 
-/*
- * V8 sizes a class's objects by the first few it builds (slack tracking): build those with the
- * fields most rules have, so that `-p`, `-s`, `-d`, the target and the line stay in the object
- * rather than in a separate property array (96 bytes a rule instead of 128; fewer bytes for the
- * garbage collector to copy). Only the memory layout depends on this, never a result.
- */
-for (let k = 0; k < 8; k++) {
-  const r = new SourceRule(NO_MATCHES);
-  const any = { value: makeCIDR(ipv4(0), 0), negated: false };
-  r.protocol = { value: "tcp", negated: false };
-  r.source = any;
-  r.destination = any;
-  r.target = { kind: "ACCEPT" };
-  r.line = 0;
-}
-
 /**
  * What one word of a rule was, as `parseRuleWords` read it (for shapes.ts): a literal word
  * (`!`, `-p tcp`, `-m comment`, an option's name, a target's name), or a value: `-s`/`-d`,
@@ -250,7 +184,17 @@ function noNeg(neg: boolean, opt: string): void {
   if (neg) bad(`"!" cannot be used with "${opt}"`);
 }
 
-/** A rule of these parts (absent ones are not set: every rule of a kind has one hidden class). */
+type Parts = { -readonly [K in keyof Rule]: Rule[K] };
+
+/**
+ * A rule of these parts, read from a line whose words after the chain are `written`. Absent
+ * parts are not set. Rules are object literals, not class instances: V8 allocates the objects of
+ * a literal that mostly outlive their first garbage collections straight in the old generation
+ * (allocation-site pretenuring), where class instances are copied through the young generation
+ * twice; a 300,000-rule parse keeps every rule. Each common kind of rule (a target, no
+ * interfaces, no fragment, no counters) has a literal of its own, so that its fields are all in
+ * the object; the others add their fields in the same order.
+ */
 export function makeRule(
   matches: readonly Match[],
   protocol: Negatable<string> | undefined,
@@ -261,8 +205,43 @@ export function makeRule(
   fragment: Negatable<true> | undefined,
   target: Target | undefined,
   counters: Counters | undefined,
-): SourceRule {
-  const rule = new SourceRule(matches);
+  written: string,
+  line: number,
+): Rule {
+  if (
+    target !== undefined &&
+    inInterface === undefined &&
+    outInterface === undefined &&
+    fragment === undefined &&
+    counters === undefined
+  ) {
+    const p = protocol as Negatable<string>;
+    const s = source as Negatable<CIDR>;
+    const d = destination as Negatable<CIDR>;
+    const kind =
+      (protocol === undefined ? 0 : 4) |
+      (source === undefined ? 0 : 2) |
+      (destination === undefined ? 0 : 1);
+    switch (kind) {
+      case 0:
+        return { matches, written, target, line };
+      case 1:
+        return { matches, written, destination: d, target, line };
+      case 2:
+        return { matches, written, source: s, target, line };
+      case 3:
+        return { matches, written, source: s, destination: d, target, line };
+      case 4:
+        return { matches, written, protocol: p, target, line };
+      case 5:
+        return { matches, written, protocol: p, destination: d, target, line };
+      case 6:
+        return { matches, written, protocol: p, source: s, target, line };
+      default:
+        return { matches, written, protocol: p, source: s, destination: d, target, line };
+    }
+  }
+  const rule: Parts = { matches, written };
   if (protocol !== undefined) rule.protocol = protocol;
   if (source !== undefined) rule.source = source;
   if (destination !== undefined) rule.destination = destination;
@@ -271,6 +250,7 @@ export function makeRule(
   if (fragment !== undefined) rule.fragment = fragment;
   if (target !== undefined) rule.target = target;
   if (counters !== undefined) rule.counters = counters;
+  rule.line = line;
   return rule;
 }
 
@@ -295,7 +275,8 @@ export function ifaceName(w: string): string {
  * complaint comes back as `RuleError` too. With `commentTail` (the `upstream-test` dialect),
  * bare words right after a `--comment VALUE` are skipped, as kube-proxy's test fake skips them:
  * `--comment kubernetes service portals` is the comment "kubernetes". `jumpTarget` gives the
- * target of `-j CHAIN` / `-g CHAIN` for a name that is not a target extension.
+ * target of `-j CHAIN` / `-g CHAIN` for a name that is not a target extension. The rule keeps
+ * `written` (the text of the words, see `Rule.written`) and `line`.
  */
 export function parseRuleWords(
   words: readonly string[],
@@ -305,8 +286,10 @@ export function parseRuleWords(
   counters: Counters | undefined,
   commentTail: boolean,
   jumpTarget: (chain: string, goto: boolean) => Target,
+  written: string,
+  line: number,
   reading?: RuleReading,
-): SourceRule {
+): Rule {
   const roles = reading?.roles;
   let protocol: Negatable<string> | undefined;
   let source: Negatable<CIDR> | undefined;
@@ -550,6 +533,8 @@ export function parseRuleWords(
     fragment,
     target,
     ruleCounters,
+    written,
+    line,
   );
   if (reading !== undefined) {
     reading.modules = loaded;

@@ -20,7 +20,7 @@ import type { BuildEnv, MatchExtension, ParsedOption } from "../matches/extensio
 import type { Match } from "../matches/index.js";
 import type { IPFamily } from "../../net/index.js";
 import type { CIDR } from "../../net/index.js";
-import type { Negatable, TableName } from "../model.js";
+import type { Negatable, Rule, TableName } from "../model.js";
 import { targetExtension } from "../registry.js";
 import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
@@ -32,7 +32,6 @@ import {
   NO_MATCHES,
   recentMatches,
   type RuleReading,
-  type SourceRule,
 } from "./rule.js";
 import { SharedValues } from "./shared-values.js";
 
@@ -111,22 +110,23 @@ export class RuleShapes {
   constructor(private readonly family: IPFamily) {}
 
   /**
-   * The rule made of `line` from `from` (the words after `-A CHAIN `) by a known shape of
-   * `table`, or undefined. `line` must have `plainSpacing`.
+   * The rule made of `line` (number `lineNo`) from `from` (the words after `-A CHAIN `) by a
+   * known shape of `table`, or undefined. `line` must have `plainSpacing`.
    */
   read(
     line: string,
+    lineNo: number,
     from: number,
     table: TableName,
     jumpTarget: (chain: string, goto: boolean) => Target,
-  ): SourceRule | undefined {
+  ): Rule | undefined {
     const quoted = line.indexOf('"', from) !== -1;
     if (quoted && line.indexOf("\\", from) !== -1) return undefined;
     const shapes = this.#shapes;
     for (let k = 0; k < shapes.length; k++) {
       const shape = shapes[k] as Shape;
       if (shape.table !== table || !this.#fill(shape, line, from, quoted)) continue;
-      const rule = this.#make(shape, jumpTarget);
+      const rule = this.#make(shape, jumpTarget, line.slice(from), lineNo);
       if (rule === undefined) return undefined;
       if (k > 0) {
         shapes.splice(k, 1);
@@ -146,7 +146,7 @@ export class RuleShapes {
     raw: readonly string[],
     start: number,
     reading: RuleReading,
-    rule: SourceRule,
+    rule: Rule,
     table: TableName,
   ): void {
     if (reading.unique || reading.roles.length !== words.length - start) return;
@@ -268,7 +268,9 @@ export class RuleShapes {
   #make(
     shape: Shape,
     jumpTarget: (chain: string, goto: boolean) => Target,
-  ): SourceRule | undefined {
+    written: string,
+    line: number,
+  ): Rule | undefined {
     const slots = this.#slots;
     try {
       const source = this.#address(shape.source, "-s");
@@ -308,6 +310,8 @@ export class RuleShapes {
         shape.fragment,
         target,
         undefined,
+        written,
+        line,
       );
     } catch {
       // A value the reading refuses: the general path reads the line again for its message.

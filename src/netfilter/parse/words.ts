@@ -155,6 +155,14 @@ export function wordOffset(line: string, k: number): number {
   }
 }
 
+/** The words of `line` from offset `from` as written: its text to the end, trailing blanks cut. */
+export function writtenFrom(line: string, from: number): string {
+  let end = line.length;
+  while (end > from && (line.charCodeAt(end - 1) === SPACE || line.charCodeAt(end - 1) === TAB))
+    end--;
+  return line.slice(from, end);
+}
+
 export function splitRestoreWords(line: string): SplitLine {
   if (line.indexOf('"') === -1 && line.indexOf("\t") === -1) {
     const words = splitSpaces(line);

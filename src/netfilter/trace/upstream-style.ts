@@ -10,6 +10,7 @@
  */
 import { cidrContains, ipEquals, parseCIDR, parseIP, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
+import { splitRestoreWords } from "../parse/words.js";
 
 export interface UpstreamPacket {
   /** Empty means tcp, as in the Go test. */
@@ -92,7 +93,7 @@ export function parseUpstreamWords(written: readonly string[]): Parsed {
 
 /** A rule's words: as written, else rebuilt from the typed rule (standard options + target). */
 function wordsOf(rule: Rule): readonly string[] {
-  if (rule.written !== undefined) return rule.written;
+  if (rule.written !== undefined) return splitRestoreWords(rule.written).raw;
   const words: string[] = [];
   const neg = (n: boolean): void => {
     if (n) words.push("!");

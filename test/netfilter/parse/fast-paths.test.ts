@@ -55,7 +55,7 @@ describe("splitWords and wordOffset", () => {
   );
 });
 
-describe("Rule.written (from an offset into the input)", () => {
+describe("Rule.written (the text of the words after the chain)", () => {
   const body = fc.constantFrom(
     "-j ACCEPT",
     '-m comment --comment "a b" -j ACCEPT',
@@ -76,8 +76,12 @@ describe("Rule.written (from an offset into the input)", () => {
       const line = rest === "" ? head : `${head} ${rest}`;
       const rs = parseIptables(`*filter${eol}${line}${eol}COMMIT${eol}`);
       const rule = rs.tables[0]?.chains.find((c) => c.name === "INPUT")?.rules[0];
+      // The text after the head's words, inner spacing kept, trailing blanks cut.
+      expect(rule?.written).toBe(rest.replace(/[ \t]+$/, ""));
       const start = splitRestoreWords(head).raw.length;
-      expect(rule?.written).toEqual(splitRestoreWords(line).raw.slice(start));
+      expect(splitRestoreWords(rule?.written ?? "").raw).toEqual(
+        splitRestoreWords(line).raw.slice(start),
+      );
     },
   );
 });

@@ -61,7 +61,7 @@ describe("traceUpstreamStyle", () => {
     expect(p.has("--nfacct-name")).toBe(false);
   });
 
-  const words = (w: string): Rule => ({ ...rule(undefined), written: w.split(" ") });
+  const words = (w: string): Rule => ({ ...rule(undefined), written: w });
 
   test("rules with --mark, --ctstate or --rcheck never match; statistic chains collect every endpoint", () => {
     const rs = ruleSet([
