@@ -4,7 +4,7 @@
  * functions that turn them into model objects. Warnings go to stderr; errors are thrown as
  * ValidationError or CliError for program.ts to print.
  */
-import { readFileSync } from "node:fs";
+import { readText } from "./read-text.js";
 import { Option, type Command } from "commander";
 import type { Cluster } from "../model/cluster.js";
 import { parseFeatureGates, type FeatureGates } from "../model/feature-gates.js";
@@ -70,17 +70,6 @@ export function addNodeOptions(cmd: Command): Command {
       "--proxy-config <file>",
       "KubeProxyConfiguration file (default: kube-proxy's defaults)",
     );
-}
-
-function readText(file: string, what: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    const reason =
-      code === "ENOENT" ? "no such file or directory" : e instanceof Error ? e.message : String(e);
-    throw new CliError(`${what} ${file}: ${reason}`);
-  }
 }
 
 export function loadClusterFromOptions(opts: ManifestOptions, io: CliIO): Cluster {

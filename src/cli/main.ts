@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import { runCli } from "./program.js";
+import { readUtf8 } from "./read-text.js";
 
 // `kube-netsim ... | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -13,7 +13,7 @@ for (const stream of [process.stdout, process.stderr]) {
 runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
-  readStdin: () => readFileSync(0, "utf8"),
+  readStdin: () => readUtf8(0),
 })
   .then((code) => {
     process.exitCode = code;

@@ -4,13 +4,13 @@
  * `iptables-save` prints once the text is loaded (without its `#` header and footer lines).
  * `--check` only validates. Errors: one `FILE:LINE: message` line each on stderr, exit 2.
  */
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { IPFamily } from "../../net/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
 import { IptablesParseError } from "../../netfilter/parse/errors.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
+import { readUtf8 } from "../read-text.js";
 import type { CliIO } from "../program.js";
 
 interface ParseOptions {
@@ -29,7 +29,7 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
   const family = familyOption(opts.family);
   let text: string;
   try {
-    text = file === "-" ? io.readStdin() : readFileSync(file, "utf8");
+    text = file === "-" ? io.readStdin() : readUtf8(file);
   } catch (e) {
     throw new CliError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }

@@ -6,7 +6,7 @@
  * columns are carried into `"input"`). `--upstream` prints the kube-proxy unit-test tracer's
  * answer (output and masq) instead, which is what acceptance flows.tsv files hold.
  */
-import { readFileSync } from "node:fs";
+import { readText } from "../read-text.js";
 import { Option, type Command } from "commander";
 import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
 import { ValidationError } from "../../model/issue.js";
@@ -62,17 +62,6 @@ interface TraceCommandOptions extends ManifestOptions, NodeOptions {
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-function readText(file: string, what: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    throw new CliError(
-      `${what} ${file}: ${code === "ENOENT" ? "no such file or directory" : String(e)}`,
-    );
-  }
 }
 
 function portOption(value: string | undefined, what: string): number | undefined {
