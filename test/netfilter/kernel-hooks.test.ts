@@ -290,3 +290,105 @@ kernelTest(
     }
   },
 );
+
+/**
+ * Port numbers in every form the modules read differently: libxtables' base-0 numbers (tcp,
+ * sctp, multiport, the NAT targets) and getaddrinfo's decimal services cut to 16 bits (udp,
+ * conntrack). `F` stands for the number.
+ */
+const PORT_OPTIONS: readonly (readonly [table: string, chain: string, body: string])[] = [
+  ["filter", "INPUT", "-p tcp -m tcp --sport F -j ACCEPT"],
+  ["filter", "INPUT", "-p tcp -m tcp --dport F:65535 -j ACCEPT"],
+  ["filter", "INPUT", "-p udp -m udp --sport F -j ACCEPT"],
+  ["filter", "INPUT", "-p udp -m udp --dport 1:F -j ACCEPT"],
+  ["filter", "INPUT", "-p sctp -m sctp --dport F -j ACCEPT"],
+  ["filter", "INPUT", "-p tcp -m multiport --sports F -j ACCEPT"],
+  ["filter", "INPUT", "-p udp -m multiport --ports 1,F -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctorigsrcport F -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctrepldstport 5:F -j ACCEPT"],
+  ["nat", "PREROUTING", "-p tcp -j DNAT --to-destination 10.0.0.1:F"],
+  ["nat", "POSTROUTING", "-p tcp -j SNAT --to-source 10.0.0.1:1-F"],
+  ["nat", "POSTROUTING", "-p udp -j MASQUERADE --to-ports F"],
+];
+// None is 0 where a NAT target reads it (the kernel takes port 0 there; we refuse it on purpose).
+const PORT_NUMBERS = [
+  "010",
+  "0010",
+  "0x10",
+  "0X1F",
+  "+1",
+  "+0x10",
+  "08",
+  "1e1",
+  "0x",
+  "+",
+  "-1",
+  "-2",
+  "65535",
+  "65536",
+  "99999",
+  "0x10000",
+  "4294967295",
+  "4294967297",
+];
+
+kernelTest(
+  "numbers in ports: accepted and saved as the kernel does",
+  ["root", "ip", "iptables", "ipset"],
+  () => {
+    const netns = ns as Netns;
+    for (const [table, chain, template] of PORT_OPTIONS)
+      for (const n of PORT_NUMBERS) {
+        const body = template.replace("F", n);
+        const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
+        const loaded = netns.run("iptables-restore", [], text).status === 0;
+        const kernel = loaded
+          ? netns
+              .exec("iptables-save", ["-t", table])
+              .split("\n")
+              .find((l) => l.startsWith(`-A ${chain}`))
+          : "refused";
+        let ours: string | undefined;
+        try {
+          ours = formatIptablesSave(parseIptables(text, { family: "IPv4" }), { counters: false })
+            .split("\n")
+            .find((l) => l.startsWith(`-A ${chain}`));
+        } catch (e) {
+          if (!(e instanceof IptablesParseError)) throw e;
+          ours = "refused";
+        }
+        expect({ body, rule: ours }).toEqual({ body, rule: kernel });
+      }
+    // ipset reads ports as libxtables does.
+    netns.exec("ipset", ["create", "kns-ports", "hash:ip,port"]);
+    netns.exec("ipset", ["create", "kns-bitmap", "bitmap:port", "range", "010-0x20"]);
+    try {
+      const entries = ["10.0.0.1,tcp:010", "10.0.0.2,tcp:0x10", "10.0.0.3,udp:+1", "10.0.0.4,010"];
+      for (const e of entries) netns.exec("ipset", ["add", "kns-ports", e]);
+      expect(netns.run("ipset", ["add", "kns-ports", "10.0.0.5,tcp:08"]).status).not.toBe(0);
+      const adds = (t: string) =>
+        t
+          .split("\n")
+          .filter((l) => l.startsWith("add") || l.startsWith("create kns-bitmap"))
+          .sort();
+      const ours = parseIpsetSave(
+        [
+          "create kns-ports hash:ip,port family inet hashsize 1024 maxelem 65536",
+          ...entries.map((e) => `add kns-ports ${e}`),
+          "create kns-bitmap bitmap:port range 010-0x20",
+          "",
+        ].join("\n"),
+      );
+      const saved = netns.exec("ipset", ["save"]);
+      expect(adds(formatIpsetSave(ours))).toEqual(adds(saved));
+      expect(() =>
+        parseIpsetSave(
+          "create x hash:ip,port family inet hashsize 1024 maxelem 65536\nadd x 10.0.0.5,tcp:08\n",
+        ),
+      ).toThrow();
+    } finally {
+      netns.run("ipset", ["destroy", "kns-ports"]);
+      netns.run("ipset", ["destroy", "kns-bitmap"]);
+    }
+  },
+);

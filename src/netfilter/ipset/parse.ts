@@ -5,17 +5,11 @@
  * is an error `FILE:LINE: message`. Port ranges in entries expand to one entry per port, as
  * ipset stores them.
  */
-import {
-  makeCIDR,
-  parsePortNumber,
-  type CIDR,
-  type IPFamily,
-  type PortRange,
-} from "../../net/index.js";
+import { makeCIDR, type CIDR, type IPFamily, type PortRange } from "../../net/index.js";
 import { splitRestoreWords } from "../parse/words.js";
 import { formatIpsetElement } from "./format.js";
 import { IptablesParseError, type IptablesIssue } from "../parse/errors.js";
-import { parseAddressSpec, parseFamilyIP } from "../matches/values.js";
+import { parseAddressSpec, parseFamilyIP, parsePort } from "../matches/values.js";
 import { ExtensionError } from "../matches/extension.js";
 import {
   IPSET_TYPES,
@@ -65,8 +59,8 @@ function parsePortPart(
     portText = s.slice(colon + 1);
   }
   const dash = portText.indexOf("-");
-  const from = parsePortNumber(dash === -1 ? portText : portText.slice(0, dash));
-  const to = dash === -1 ? from : parsePortNumber(portText.slice(dash + 1));
+  const from = parsePort(dash === -1 ? portText : portText.slice(0, dash), "xtables");
+  const to = dash === -1 ? from : parsePort(portText.slice(dash + 1), "xtables");
   if (from === undefined || to === undefined || from > to) fail(`invalid port "${portText}"`);
   return protocol === undefined ? { ports: { from, to } } : { protocol, ports: { from, to } };
 }
@@ -181,8 +175,8 @@ function parseCreate(
     } else if (w === "range" && type === "bitmap:port") {
       const r = words[++k] ?? "";
       const dash = r.indexOf("-");
-      const from = parsePortNumber(dash === -1 ? r : r.slice(0, dash));
-      const to = dash === -1 ? from : parsePortNumber(r.slice(dash + 1));
+      const from = parsePort(dash === -1 ? r : r.slice(0, dash), "xtables");
+      const to = dash === -1 ? from : parsePort(r.slice(dash + 1), "xtables");
       if (from === undefined || to === undefined || from > to)
         fail(`create ${name}: invalid range "${r}"`);
       set.range = { from, to };

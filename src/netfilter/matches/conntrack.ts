@@ -60,18 +60,21 @@ export interface ConntrackMatch {
 const ADDR = ["ctorigsrc", "ctorigdst", "ctreplsrc", "ctrepldst"] as const;
 const PORT = ["ctorigsrcport", "ctorigdstport", "ctreplsrcport", "ctrepldstport"] as const;
 
-const DECIMAL = /^(0|[1-9][0-9]{0,8})$/;
-
 /**
- * iptables 1.8.9 stores a --ct*port number in 16 bits without a range check, so a value past
- * 65535 wraps (checked on the kernel: `--ctorigdstport 70000` saves as 4464, 65536 as 0). Each
- * side of a range wraps the same way; everything else is parsed as the tcp/udp ports are.
+ * A --ct*port number or range, read as a service (see PortForm): iptables 1.8.9 keeps the low
+ * 16 bits of a larger number (checked on the kernel: `--ctorigdstport 70000` saves as 4464,
+ * 65536 as 0).
  */
 function parseCtPort(s: string, what: string): PortRange {
-  const wrap = (w: string): string => (DECIMAL.test(w) ? String(Number(w) % 65536) : w);
-  const colon = s.indexOf(":");
-  const wrapped = colon === -1 ? wrap(s) : `${wrap(s.slice(0, colon))}:${wrap(s.slice(colon + 1))}`;
-  return parsePortSpec(wrapped, what);
+  return parsePortSpec(s, what, "keep", "service");
+}
+
+/**
+ * libxt_conntrack prints a range whose high end is 0 as its low end alone (`5:0` saves as `5`,
+ * though the kernel keeps 5..0, which matches no port).
+ */
+function formatCtPorts(r: PortRange): string {
+  return r.to === 0 ? `${r.from}` : formatPortRange(r);
 }
 
 function neg<T>(o: ParsedOption, v: T): Negatable<T> {
@@ -150,7 +153,7 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
     }
     for (const k of PORT) {
       const v = m[k];
-      if (v) out.push(`${b(v)}--${k} ${formatPortRange(v.value)}`);
+      if (v) out.push(`${b(v)}--${k} ${formatCtPorts(v.value)}`);
     }
     if (m.ctstatus)
       out.push(

@@ -9,7 +9,14 @@ import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, NEG_FLAG, outcome, single, type MatchExtension } from "./extension.js";
 import { formatCidrNoHost } from "./format-addr.js";
 import { packetHasProtocol, protocolCanonical, protocolNumber } from "./protocol.js";
-import { parseAddressSpec, parseUint } from "./values.js";
+import { parseAddressSpec, parsePort } from "./values.js";
+
+/** `--vport`/`--vportctl` (XTTYPE_PORT in libxt_ipvs: read as a service, see PortForm). */
+function servicePort(a: string, what: string): number {
+  const p = parsePort(a, "service");
+  if (p === undefined) fail(`${what}: port "${a}" does not resolve to anything`);
+  return p;
+}
 
 export interface IpvsMatch {
   readonly module: "ipvs";
@@ -54,10 +61,10 @@ export const ipvsMatch: MatchExtension<IpvsMatch> = {
           m.vaddr = { value: parseAddressSpec(a, env.family, "ipvs --vaddr"), negated: n };
           break;
         case "--vport":
-          m.vport = { value: parseUint(a, 65535, "ipvs --vport"), negated: n };
+          m.vport = { value: servicePort(a, "ipvs --vport"), negated: n };
           break;
         case "--vportctl":
-          m.vportctl = { value: parseUint(a, 65535, "ipvs --vportctl"), negated: n };
+          m.vportctl = { value: servicePort(a, "ipvs --vportctl"), negated: n };
           break;
         case "--vdir": {
           const d = a.toUpperCase();

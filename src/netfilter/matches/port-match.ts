@@ -22,10 +22,17 @@ export function requireProtocol(env: BuildEnv, proto: string, label: string): vo
     fail(`${label} match requires '-p ${proto}'`);
 }
 
-/** A port option of `what` (tcp and sctp refuse a reversed range; udp keeps it). */
+/**
+ * A port option of `what`: tcp and sctp read numbers as libxtables does and refuse a reversed
+ * range; udp reads them as a service and keeps it (see PortForm).
+ */
 export function portOption(o: ParsedOption, what: "tcp" | "udp" | "sctp"): Negatable<PortRange> {
-  const reversed = what === "udp" ? "keep" : "refuse";
-  return { value: parsePortSpec(o.args[0] as string, what, reversed), negated: o.negated };
+  const arg = o.args[0] as string;
+  const value =
+    what === "udp"
+      ? parsePortSpec(arg, what, "keep", "service")
+      : parsePortSpec(arg, what, "refuse", "xtables");
+  return { value, negated: o.negated };
 }
 
 function formatOne(name: string, r: Negatable<PortRange> | undefined): string {

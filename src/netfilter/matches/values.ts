@@ -10,7 +10,6 @@ import {
   ipv6,
   makeCIDR,
   parseIPv6Value,
-  parsePortNumber,
   type CIDR,
   type IPAddress,
   type IPFamily,
@@ -60,34 +59,87 @@ export function formatMarkMask(m: MarkMask): string {
   return m.mask === 0xffffffff ? hex(m.value) : `${hex(m.value)}/${hex(m.mask)}`;
 }
 
-const portCache = new Map<string, PortRange>();
-
-/** A port or service-less `a:b` range as the tcp/udp/sctp matches take it (`:b` and `a:` too). */
 /**
- * `a`, `a:b`, `:b` or `a:` (0 and 65535 fill a missing end). A reversed range (`5:3`) is kept as
- * written, and matches no port, where iptables-nft 1.8.9 keeps it (udp, conntrack); `refuse`
- * rejects it as libxt_tcp and libxt_sctp do.
+ * How a module reads a port number (checked with iptables-nft 1.8.9 and ipset 7.17 on the
+ * kernel):
+ * - "xtables" (tcp, sctp, multiport, the NAT targets, ipset): libxtables' `xtables_strtoui`,
+ *   C `strtoul` in base 0 over the whole word: `010` is 8, `0x10` is 16, `08` is refused; blanks
+ *   and a `+` may lead, a `-` may not; at most 65535.
+ * - "service" (udp, conntrack, ipvs): `xtables_getportbyname`, that is glibc getaddrinfo's
+ *   numeric service: `strtoul` in base 10 (`010` is 10, `08` is 8, `0x10` is refused; blanks and
+ *   a sign may lead), the result taken as a C int: a negative one is refused, any other keeps
+ *   its low 16 bits (`65536` is 0, `99999` is 34463, `-1` and `4294967295` are refused).
+ */
+export type PortForm = "xtables" | "service";
+
+const PLAIN_PORT = /^(0|[1-9][0-9]{0,4})$/;
+const BLANK = /^[ \t\n\v\f\r]+/;
+const DIGITS = /^[0-9]+$/;
+const ULONG_MAX = (1n << 64n) - 1n;
+
+/** Port `s` as a module of `form` reads it, or undefined if it refuses it. */
+export function parsePort(s: string, form: PortForm): number | undefined {
+  if (PLAIN_PORT.test(s)) {
+    const n = Number(s);
+    return n <= 65535 ? n : form === "service" ? n & 0xffff : undefined;
+  }
+  let t = s.replace(BLANK, "");
+  if (form === "xtables") {
+    if (t.startsWith("+")) t = t.slice(1);
+    const n = parseCNumber(t);
+    return n !== undefined && n <= 65535 ? n : undefined;
+  }
+  const negative = t.startsWith("-");
+  if (negative || t.startsWith("+")) t = t.slice(1);
+  if (!DIGITS.test(t)) return undefined;
+  // strtoul: an out-of-range value is ULONG_MAX; a negated one wraps around 2^64.
+  let v = BigInt(t);
+  if (v > ULONG_MAX) v = ULONG_MAX;
+  else if (negative) v = ((1n << 64n) - v) & ULONG_MAX;
+  const asInt = Number(v & 0xffffffffn) | 0;
+  return asInt < 0 ? undefined : asInt & 0xffff;
+}
+
+/** `parsePort`'s complaint about `s`, in the words of the module's `form`. */
+function badPort(what: string, s: string, form: PortForm): never {
+  fail(
+    form === "xtables"
+      ? `${what}: invalid port/service "${s}" specified`
+      : `${what}: port "${s}" does not resolve to anything`,
+  );
+}
+
+const portCaches = { xtables: new Map<string, PortRange>(), service: new Map<string, PortRange>() };
+
+/**
+ * `a`, `a:b`, `:b` or `a:` (0 and 65535 fill a missing end), each number read as `form` says. A
+ * reversed range (`5:3`) is kept as written, and matches no port, where iptables-nft 1.8.9 keeps
+ * it (udp, conntrack); `refuse` rejects it as libxt_tcp and libxt_sctp do.
  */
 export function parsePortSpec(
   s: string,
   what: string,
   reversed: "keep" | "refuse" = "keep",
+  form: PortForm = "xtables",
 ): PortRange {
-  let r = portCache.get(s);
+  const cache = portCaches[form];
+  let r = cache.get(s);
   if (r === undefined) {
     const colon = s.indexOf(":");
     if (colon === -1) {
-      const p = parsePortNumber(s);
-      if (p === undefined) fail(`${what}: invalid port/service "${s}" specified`);
+      const p = parsePort(s, form);
+      if (p === undefined) badPort(what, s, form);
       r = { from: p, to: p };
     } else {
-      const a = colon === 0 ? 0 : parsePortNumber(s.slice(0, colon));
-      const b = colon === s.length - 1 ? 65535 : parsePortNumber(s.slice(colon + 1));
-      if (a === undefined || b === undefined)
-        fail(`${what}: invalid port/service "${s}" specified`);
+      const left = s.slice(0, colon);
+      const right = s.slice(colon + 1);
+      const a = colon === 0 ? 0 : parsePort(left, form);
+      const b = colon === s.length - 1 ? 65535 : parsePort(right, form);
+      if (a === undefined) badPort(what, form === "xtables" ? s : left, form);
+      if (b === undefined) badPort(what, form === "xtables" ? s : right, form);
       r = { from: a, to: b };
     }
-    if (portCache.size < 100_000) portCache.set(s, r);
+    if (cache.size < 100_000) cache.set(s, r);
   }
   if (reversed === "refuse" && r.from > r.to)
     fail(`${what}: invalid portrange (min > max) "${s}" specified`);

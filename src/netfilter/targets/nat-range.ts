@@ -5,9 +5,9 @@
 import type { IPFamily } from "../../net/index.js";
 import { fail, type BuildEnv } from "../matches/extension.js";
 import { formatAddr } from "../matches/format-addr.js";
-import { parseIPOf } from "../matches/values.js";
+import { parseIPOf, parsePort } from "../matches/values.js";
 import type { NatRange } from "./index.js";
-import { parsePortNumber, type PortRange } from "../../net/index.js";
+import type { PortRange } from "../../net/index.js";
 
 const PORT_PROTOCOLS = ["tcp", "udp", "sctp", "dccp", "udplite"];
 
@@ -31,8 +31,8 @@ function portRange(from: number, to: number): PortRange {
 
 export function parsePortRangeDash(s: string, what: string): PortRange {
   const dash = s.indexOf("-");
-  const from = parsePortNumber(dash === -1 ? s : s.slice(0, dash));
-  const to = dash === -1 ? from : parsePortNumber(s.slice(dash + 1));
+  const from = parsePort(dash === -1 ? s : s.slice(0, dash), "xtables");
+  const to = dash === -1 ? from : parsePort(s.slice(dash + 1), "xtables");
   if (from === undefined || to === undefined || from > to)
     fail(`${what}: invalid port range "${s}"`);
   // The kernel takes port 0 (iptables-nft 1.8.9 saves it back); what it maps to is not modelled.
