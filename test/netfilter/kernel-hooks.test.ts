@@ -332,33 +332,36 @@ const PORT_NUMBERS = [
   "4294967297",
 ];
 
+/** `body` in `table`'s `chain`: refused by both, or saved as the same rule (IPv4). */
+function loadsAsKernel(table: string, chain: string, body: string): void {
+  const netns = ns as Netns;
+  const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
+  const loaded = netns.run("iptables-restore", [], text).status === 0;
+  const kernel = loaded
+    ? netns
+        .exec("iptables-save", ["-t", table])
+        .split("\n")
+        .find((l) => l.startsWith(`-A ${chain}`))
+    : "refused";
+  let ours: string | undefined;
+  try {
+    ours = formatIptablesSave(parseIptables(text, { family: "IPv4" }), { counters: false })
+      .split("\n")
+      .find((l) => l.startsWith(`-A ${chain}`));
+  } catch (e) {
+    if (!(e instanceof IptablesParseError)) throw e;
+    ours = "refused";
+  }
+  expect({ body, rule: ours }).toEqual({ body, rule: kernel });
+}
+
 kernelTest(
   "numbers in ports: accepted and saved as the kernel does",
   ["root", "ip", "iptables", "ipset"],
   () => {
     const netns = ns as Netns;
     for (const [table, chain, template] of PORT_OPTIONS)
-      for (const n of PORT_NUMBERS) {
-        const body = template.replace("F", n);
-        const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
-        const loaded = netns.run("iptables-restore", [], text).status === 0;
-        const kernel = loaded
-          ? netns
-              .exec("iptables-save", ["-t", table])
-              .split("\n")
-              .find((l) => l.startsWith(`-A ${chain}`))
-          : "refused";
-        let ours: string | undefined;
-        try {
-          ours = formatIptablesSave(parseIptables(text, { family: "IPv4" }), { counters: false })
-            .split("\n")
-            .find((l) => l.startsWith(`-A ${chain}`));
-        } catch (e) {
-          if (!(e instanceof IptablesParseError)) throw e;
-          ours = "refused";
-        }
-        expect({ body, rule: ours }).toEqual({ body, rule: kernel });
-      }
+      for (const n of PORT_NUMBERS) loadsAsKernel(table, chain, template.replace("F", n));
     // ipset reads ports as libxtables does.
     netns.exec("ipset", ["create", "kns-ports", "hash:ip,port"]);
     netns.exec("ipset", ["create", "kns-bitmap", "bitmap:port", "range", "010-0x20"]);
@@ -390,5 +393,27 @@ kernelTest(
       netns.run("ipset", ["destroy", "kns-ports"]);
       netns.run("ipset", ["destroy", "kns-bitmap"]);
     }
+  },
+);
+
+kernelTest(
+  "numbers in other options: a sign and leading zeros read as libxtables reads them",
+  ["root", "ip", "iptables"],
+  () => {
+    for (const [table, chain, body] of [
+      ["filter", "INPUT", "-m mark --mark +1 -j ACCEPT"],
+      ["filter", "INPUT", "-m mark --mark +0x1/+0xff -j ACCEPT"],
+      ["filter", "INPUT", "-m mark --mark -1 -j ACCEPT"],
+      ["filter", "INPUT", "-m mark --mark ++1 -j ACCEPT"],
+      ["filter", "INPUT", "-m connmark --mark 010/0x0f -j ACCEPT"],
+      ["filter", "INPUT", "-m limit --limit-burst +1 -j ACCEPT"],
+      ["filter", "INPUT", "-m statistic --mode nth --every +3 --packet 02 -j ACCEPT"],
+      ["filter", "INPUT", "-m recent --rcheck --seconds +10 --hitcount 010 -j ACCEPT"],
+      ["filter", "INPUT", "-p tcp -m tcp --tcp-option +8 -j ACCEPT"],
+      ["mangle", "PREROUTING", "-j MARK --set-xmark +0x10/010"],
+      ["mangle", "PREROUTING", "-j CONNMARK --set-xmark +1/+1"],
+      ["filter", "INPUT", "-j NFLOG --nflog-group +2 --nflog-threshold 010"],
+    ] as const)
+      loadsAsKernel(table, chain, body);
   },
 );

@@ -17,11 +17,17 @@ import {
 } from "../../net/index.js";
 import { fail } from "./extension.js";
 
-const UINT = /^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
+const UINT = /^[ \t\n\v\f\r]*\+?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
 
-/** `strtoul(s, NULL, 0)` over the whole word, or undefined. */
-export function parseCNumber(s: string): number | undefined {
-  if (!UINT.test(s)) return undefined;
+/**
+ * `strtoul(s, NULL, 0)` over the whole word, as libxtables' `xtables_strtoui` reads numbers:
+ * blanks and a `+` may lead, a `-` may not (checked on the kernel: `--mark +1` is 1). Undefined
+ * if it does not read.
+ */
+export function parseCNumber(word: string): number | undefined {
+  const m = UINT.exec(word);
+  if (m === null) return undefined;
+  const s = m[1] as string;
   let n: number;
   if (s.length > 1 && (s[1] === "x" || s[1] === "X")) n = parseInt(s.slice(2), 16);
   else if (s.length > 1 && s[0] === "0") n = parseInt(s, 8);
@@ -83,12 +89,11 @@ export function parsePort(s: string, form: PortForm): number | undefined {
     const n = Number(s);
     return n <= 65535 ? n : form === "service" ? n & 0xffff : undefined;
   }
-  let t = s.replace(BLANK, "");
   if (form === "xtables") {
-    if (t.startsWith("+")) t = t.slice(1);
-    const n = parseCNumber(t);
+    const n = parseCNumber(s);
     return n !== undefined && n <= 65535 ? n : undefined;
   }
+  let t = s.replace(BLANK, "");
   const negative = t.startsWith("-");
   if (negative || t.startsWith("+")) t = t.slice(1);
   if (!DIGITS.test(t)) return undefined;
