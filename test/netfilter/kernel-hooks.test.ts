@@ -413,6 +413,9 @@ kernelTest(
       ["mangle", "PREROUTING", "-j MARK --set-xmark +0x10/010"],
       ["mangle", "PREROUTING", "-j CONNMARK --set-xmark +1/+1"],
       ["filter", "INPUT", "-j NFLOG --nflog-group +2 --nflog-threshold 010"],
+      ...["04", "0x7", "+1", "08", "010", "panic", "error", "WARNING", "warn", "err"].map(
+        (l) => ["filter", "INPUT", `-j LOG --log-level ${l}`] as const,
+      ),
     ] as const)
       loadsAsKernel(table, chain, body);
   },

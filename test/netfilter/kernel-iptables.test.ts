@@ -62,6 +62,15 @@ function mutate(text: string, seed: number, how: number): string {
     () => words.map((w) => (w === "-p" ? "-m" : w)),
     // Numbers as libxtables reads them: a leading zero makes an octet octal.
     () => words.map((w) => w.replace(/(^|[.\-/])([1-9])(?=[.:/-]|$)/, "$10$2")),
+    // ... hex and a sign, which libxtables reads but a service lookup (udp, conntrack) does not.
+    () =>
+      words.map((w) =>
+        w.replace(
+          /(^|[:,])([0-9]+)(?=[:,]|$)/g,
+          (_, p: string, n: string) => `${p}0x${Number(n).toString(16)}`,
+        ),
+      ),
+    () => words.map((w) => (/^[0-9]+$/.test(w) ? `+${w}` : w)),
     // The rule in another chain of its table (a hook its target or matches may refuse).
     () => [words[0] as string, "OUTPUT", ...words.slice(2)],
     () => [words[0] as string, "PREROUTING", ...words.slice(2)],

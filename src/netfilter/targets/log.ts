@@ -5,11 +5,23 @@
  */
 import { ARG, fail, FLAG, single } from "../matches/extension.js";
 import { saveString } from "../matches/save-string.js";
+import { parseCNumber } from "../matches/values.js";
 import type { TargetExtension } from "./extension.js";
 
 type Log = { readonly kind: "LOG"; readonly options: readonly string[] };
 
-const LEVELS = ["emerg", "alert", "crit", "error", "warning", "notice", "info", "debug"];
+/** The level names libxt_LOG knows, as written (case matters; checked on the kernel). */
+const LEVELS: ReadonlyMap<string, number> = new Map([
+  ["emerg", 0],
+  ["panic", 0],
+  ["alert", 1],
+  ["crit", 2],
+  ["error", 3],
+  ["warning", 4],
+  ["notice", 5],
+  ["info", 6],
+  ["debug", 7],
+]);
 const FLAGS = [
   "--log-tcp-sequence",
   "--log-tcp-options",
@@ -18,12 +30,13 @@ const FLAGS = [
   "--log-macdecode",
 ];
 
+/** `--log-level`: a libxtables number up to 7 (`04`, `0x4`), or a name. */
 function level(s: string): number {
-  if (/^[0-7]$/.test(s)) return Number(s);
-  const alias: Record<string, string> = { panic: "emerg", err: "error", warn: "warning" };
-  const i = LEVELS.indexOf(alias[s.toLowerCase()] ?? s.toLowerCase());
-  if (i === -1) fail(`LOG: log level "${s}" unknown`);
-  return i;
+  const n = parseCNumber(s);
+  if (n !== undefined && n <= 7) return n;
+  const named = LEVELS.get(s);
+  if (named === undefined) fail(`LOG: log level "${s}" unknown`);
+  return named;
 }
 
 export const logTarget: TargetExtension<Log> = {
