@@ -19,8 +19,11 @@ export function formatRuleBody(rule: Rule, family: IPFamily): string {
     out += `${bang(s.negated)} -s ${formatCidrSave(s.value)}`;
   if (d && (d.negated || d.value.prefix !== 0))
     out += `${bang(d.negated)} -d ${formatCidrSave(d.value)}`;
-  if (rule.inInterface) out += `${bang(rule.inInterface.negated)} -i ${rule.inInterface.value}`;
-  if (rule.outInterface) out += `${bang(rule.outInterface.negated)} -o ${rule.outInterface.value}`;
+  // So does `-i +` (every interface name starts with the empty prefix); `! -i +` stays.
+  const i = rule.inInterface;
+  const o = rule.outInterface;
+  if (i && (i.negated || i.value !== "+")) out += `${bang(i.negated)} -i ${i.value}`;
+  if (o && (o.negated || o.value !== "+")) out += `${bang(o.negated)} -o ${o.value}`;
   if (rule.protocol) {
     const name = protocolSaveName(protocolNumber(rule.protocol.value) ?? 0);
     if (name !== undefined) out += `${bang(rule.protocol.negated)} -p ${name}`;

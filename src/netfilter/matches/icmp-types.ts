@@ -1,4 +1,9 @@
-/** ICMP and ICMPv6 type names as libxt_icmp / libxt_icmp6 know them: name → type, code range. */
+/**
+ * ICMP and ICMPv6 type names as libxt_icmp / libip6t_icmp6 of iptables 1.8.9 know them: name →
+ * type, code range (every name is checked on the kernel; 1.8.9 has no mld-listener-* names).
+ */
+import { parseCNumber } from "./values.js";
+
 export interface IcmpTypeSpec {
   readonly type: number;
   readonly codeMin: number;
@@ -10,6 +15,7 @@ type Row = readonly [string, number, number, number];
 export const ICMP_NAMES: readonly Row[] = [
   ["any", 0xff, 0, 0xff],
   ["echo-reply", 0, 0, 0xff],
+  ["pong", 0, 0, 0xff],
   ["destination-unreachable", 3, 0, 0xff],
   ["network-unreachable", 3, 0, 0],
   ["host-unreachable", 3, 1, 1],
@@ -33,9 +39,11 @@ export const ICMP_NAMES: readonly Row[] = [
   ["TOS-network-redirect", 5, 2, 2],
   ["TOS-host-redirect", 5, 3, 3],
   ["echo-request", 8, 0, 0xff],
+  ["ping", 8, 0, 0xff],
   ["router-advertisement", 9, 0, 0xff],
   ["router-solicitation", 10, 0, 0xff],
   ["time-exceeded", 11, 0, 0xff],
+  ["ttl-exceeded", 11, 0, 0xff],
   ["ttl-zero-during-transit", 11, 0, 0],
   ["ttl-zero-during-reassembly", 11, 1, 1],
   ["parameter-problem", 12, 0, 0xff],
@@ -69,10 +77,6 @@ export const ICMPV6_NAMES: readonly Row[] = [
   ["ping", 128, 0, 0xff],
   ["echo-reply", 129, 0, 0xff],
   ["pong", 129, 0, 0xff],
-  ["mld-listener-query", 130, 0, 0xff],
-  ["mld-listener-report", 131, 0, 0xff],
-  ["mld-listener-done", 132, 0, 0xff],
-  ["mld-listener-reduction", 132, 0, 0xff],
   ["router-solicitation", 133, 0, 0xff],
   ["router-advertisement", 134, 0, 0xff],
   ["neighbour-solicitation", 135, 0, 0xff],
@@ -82,17 +86,26 @@ export const ICMPV6_NAMES: readonly Row[] = [
   ["redirect", 137, 0, 0xff],
 ];
 
-/** `NAME`, `TYPE` or `TYPE/CODE`; undefined when neither libxt_icmp nor libxt_icmp6 would take it. */
+/**
+ * `NAME`, `TYPE` or `TYPE/CODE`, as libxt_icmp and libip6t_icmp6 read it; undefined when they
+ * refuse it. A name may be cut short and written in any case, as long as it is the start of
+ * exactly one name in the table (`echo-req`; `echo` is ambiguous); numbers are libxtables
+ * numbers up to 255 (`010` is 8, `0x8` is 8, `08` is refused).
+ */
 export function parseIcmpType(s: string, names: readonly Row[]): IcmpTypeSpec | undefined {
-  const named = names.find(([n]) => n.toLowerCase() === s.toLowerCase());
-  if (named !== undefined) return { type: named[1], codeMin: named[2], codeMax: named[3] };
-  const m = /^([0-9]{1,3})(?:\/([0-9]{1,3}))?$/.exec(s);
-  if (m === null) return undefined;
-  const type = Number(m[1]);
-  if (type > 255) return undefined;
-  if (m[2] === undefined) return { type, codeMin: 0, codeMax: 0xff };
-  const code = Number(m[2]);
-  return code > 255 ? undefined : { type, codeMin: code, codeMax: code };
+  const lower = s.toLowerCase();
+  const named = names.filter(([n]) => n.toLowerCase().startsWith(lower));
+  if (named.length === 1) {
+    const [, type, codeMin, codeMax] = named[0] as Row;
+    return { type, codeMin, codeMax };
+  }
+  if (named.length > 1) return undefined;
+  const slash = s.indexOf("/");
+  const type = parseCNumber(slash === -1 ? s : s.slice(0, slash));
+  if (type === undefined || type > 255) return undefined;
+  if (slash === -1) return { type, codeMin: 0, codeMax: 0xff };
+  const code = parseCNumber(s.slice(slash + 1));
+  return code === undefined || code > 255 ? undefined : { type, codeMin: code, codeMax: code };
 }
 
 /** The save form: `any`, `TYPE`, or `TYPE/CODE` (only the low code is printed). */

@@ -36,7 +36,8 @@ function parseRate(s: string): number {
     if (u === undefined) fail(`limit: bad rate "${s}"`);
     mult = u[1];
   }
-  const numText = slash === -1 ? s : s.slice(0, slash);
+  // strtoul in base 10: blanks and a `+` may lead (checked on the kernel: ` 5/m`, `+5/m`).
+  const numText = (slash === -1 ? s : s.slice(0, slash)).replace(/^[ \t\n\v\f\r]*\+?/, "");
   if (!/^[0-9]+$/.test(numText) || Number(numText) === 0) fail(`limit: bad rate "${s}"`);
   const avg = Math.floor((SCALE * mult) / Number(numText));
   if (avg === 0) fail(`limit: rate too fast "${s}"`);

@@ -5,6 +5,7 @@
  * machines have), so printing does not depend on the host running kube-netsim.
  */
 import type { L4Protocol } from "../model.js";
+import { parseCNumber } from "./values.js";
 
 const ETC_PROTOCOLS: readonly (readonly [string, number])[] = [
   ["icmp", 1],
@@ -80,10 +81,9 @@ for (const [n, v] of ETC_PROTOCOLS) if (!nameOf.has(v)) nameOf.set(v, n);
 
 /** The protocol number of a `-p` word, or undefined when iptables would reject it. */
 export function protocolNumber(word: string): number | undefined {
-  if (/^[0-9]+$/.test(word)) {
-    const n = Number(word);
-    return n <= 255 ? n : undefined;
-  }
+  // A libxtables number first (`010` is 8, `0x11` is 17), then a name.
+  const n = parseCNumber(word);
+  if (n !== undefined) return n <= 255 ? n : undefined;
   return byName.get(word.toLowerCase());
 }
 

@@ -8,7 +8,7 @@
  */
 import { fail, MATCH, NEG_ARG, NO_MATCH, single, type MatchExtension } from "./extension.js";
 import type { MatchOutcome } from "../model.js";
-import { parseUint } from "./values.js";
+import { parseCDouble, parseUint } from "./values.js";
 
 export type StatisticMatch =
   | {
@@ -27,7 +27,6 @@ export type StatisticMatch =
     };
 
 const TWO_31 = 2147483648;
-const FLOAT = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 
 /** The kernel's threshold: `lround(P * 2^31)`. */
 export function probabilityThreshold(p: number): number {
@@ -76,10 +75,13 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
       if (o.has("--every") || o.has("--packet"))
         fail(`statistic: --every and --packet are for nth mode`);
       const text = p.args[0] as string;
-      const v = FLOAT.test(text) ? Number(text) : NaN;
-      if (!(v >= 0 && v <= 1))
+      const v = parseCDouble(text);
+      // libxt_statistic refuses only a value below 0 or above 1: NaN passes, and the kernel
+      // stores it as 0 (iptables-nft 1.8.9 saves `nan` as 0.00000000000).
+      if (v === undefined || v < 0 || v > 1)
         fail(`statistic: --probability must be between 0 and 1, got "${text}"`);
-      return { module: "statistic", mode: "random", probability: v, negated: p.negated };
+      const probability = Number.isNaN(v) ? 0 : v;
+      return { module: "statistic", mode: "random", probability, negated: p.negated };
     }
     if (m === "nth") {
       const e = o.get("--every");

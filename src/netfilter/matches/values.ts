@@ -35,6 +35,32 @@ export function parseCNumber(word: string): number | undefined {
   return n;
 }
 
+const C_DECIMAL = /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+const C_HEX = /^0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?$/;
+
+/**
+ * `strtod(s, &end)` over the whole word, as libxt_statistic reads `--probability`: blanks and a
+ * sign may lead; decimal (`.5`, `5e-1`), hexadecimal (`0x1p-1`), `inf`/`infinity` and
+ * `nan`/`nan(...)` in any case. Undefined if it does not read.
+ */
+export function parseCDouble(word: string): number | undefined {
+  let s = word.replace(/^[ \t\n\v\f\r]+/, "");
+  const sign = s.startsWith("-") ? -1 : 1;
+  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
+  const lower = s.toLowerCase();
+  if (lower === "inf" || lower === "infinity") return sign * Infinity;
+  if (/^nan(\([0-9a-z_]*\))?$/.test(lower)) return NaN;
+  if (C_DECIMAL.test(s)) return sign * Number(s);
+  const h = C_HEX.exec(s);
+  if (h === null) return undefined;
+  const int = h[1] as string;
+  const frac = h[2] ?? "";
+  if (int === "" && frac === "") return undefined;
+  let v = int === "" ? 0 : parseInt(int, 16);
+  for (let k = 0; k < frac.length; k++) v += parseInt(frac[k] as string, 16) / 16 ** (k + 1);
+  return sign * v * 2 ** Number(h[3] ?? "0");
+}
+
 export function parseUint(s: string, max: number, what: string): number {
   const n = parseCNumber(s);
   if (n === undefined || n > max) fail(`${what}: invalid value "${s}"`);
