@@ -432,7 +432,7 @@ kernelTest(
 );
 
 kernelTest(
-  "protocols, ICMP types, rates, probabilities and interfaces written every way the kernel reads",
+  "protocols, ICMP types, names, rates, probabilities and interfaces written every way the kernel reads",
   ["root", "ip", "iptables"],
   () => {
     const bodies = [
@@ -484,6 +484,20 @@ kernelTest(
       "-i + -j ACCEPT",
       "! -i + -j ACCEPT",
       "-i eth+ -j ACCEPT",
+      // Names in lists, each the start of a name (the first one, in libxtables' order).
+      ...["N", "e", "S", "U", "D", "R", "I", "new,rel", "NEW,", "NEWX"].map(
+        (t) => `-m conntrack --ctstate ${t} -j ACCEPT`,
+      ),
+      ...["N", "u", "NEW,", "inv"].map((t) => `-m state --state ${t} -j ACCEPT`),
+      ...["A", "E", "n", "C", "s", "NONE", "none,assured", "ASSURED,"].map(
+        (t) => `-m conntrack --ctstatus ${t} -j ACCEPT`,
+      ),
+      ...["U", "unr", "b", "A", "M", "Loc", "LOCALX", "LOCAL,,", ",LOCAL"].map(
+        (t) => `-m addrtype --src-type ${t} -j ACCEPT`,
+      ),
+      // recent's --rttl goes with --rcheck and --update only; a TCP option is 1 to 255.
+      ...["set", "remove", "rcheck", "update"].map((a) => `-m recent --${a} --rttl -j ACCEPT`),
+      ...["0", "1", "255", "256"].map((n) => `-p tcp -m tcp --tcp-option ${n} -j ACCEPT`),
     ];
     for (const body of bodies) loadsAsKernel("filter", "INPUT", body);
     loadsAsKernel("filter", "FORWARD", "-o + -j ACCEPT");

@@ -82,8 +82,10 @@ function neg<T>(o: ParsedOption, v: T): Negatable<T> {
 }
 
 function statusList(s: string): readonly CtStatus[] {
-  if (s.toUpperCase() === "NONE") return [];
-  return parseNameList(s, CT_STATUSES, "conntrack --ctstatus");
+  // libxt_conntrack tries NONE first, by prefix like the rest (`n` is NONE); it sets no bit.
+  const parts = s.split(",").filter((p) => p === "" || !"NONE".startsWith(p.toUpperCase()));
+  if (parts.length === 0) return [];
+  return parseNameList(parts.join(","), CT_STATUSES, "conntrack --ctstatus");
 }
 
 /** The packet's conntrack tuples (see the file comment). */

@@ -65,6 +65,8 @@ export const recentMatch: MatchExtension<RecentMatch> = {
     if ((sec || hit) && action !== "rcheck" && action !== "update")
       fail(`recent: "--seconds" and "--hitcount" can only be used with "--rcheck" or "--update"`);
     if (o.has("--reap") && sec === undefined) fail(`recent: "--reap" requires "--seconds"`);
+    if (o.has("--rttl") && (action === "set" || action === "remove"))
+      fail(`recent: option "--rttl" cannot be used together with "--${action}"`);
     // Given both, the later one counts (iptables-nft 1.8.9 saves that one).
     const sides = o.values().filter((x) => x.name === "--rsource" || x.name === "--rdest");
     const side = sides[sides.length - 1]?.name === "--rdest" ? "dest" : "source";

@@ -73,6 +73,13 @@ export function packetTcpFlags(p: Packet): number {
   return p.ctState.includes("NEW") ? 0x02 : 0x10;
 }
 
+/** `--tcp-option N`: 1 to 255 (libxt_tcp refuses 0, "Bad TCP option"; checked on the kernel). */
+function tcpOption(s: string): number {
+  const n = parseUint(s, 255, "tcp --tcp-option");
+  if (n === 0) fail(`tcp: bad TCP option "${s}"`);
+  return n;
+}
+
 export const tcpMatch: MatchExtension<TcpMatch> = {
   module: "tcp",
   options: {
@@ -107,7 +114,7 @@ export const tcpMatch: MatchExtension<TcpMatch> = {
     if (flags) m.flags = flags;
     if (opt)
       m.option = {
-        value: parseUint(opt.args[0] as string, 255, "tcp --tcp-option"),
+        value: tcpOption(opt.args[0] as string),
         negated: opt.negated,
       };
     return m;

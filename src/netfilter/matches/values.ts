@@ -374,8 +374,11 @@ export function parseNameList<T extends string>(
 ): readonly T[] {
   const out: T[] = [];
   for (const part of s.split(",")) {
+    // libxt_addrtype, libxt_state and libxt_conntrack compare with strncasecmp over the part's
+    // length: a part names the first name, in their order, that it starts (checked on the
+    // kernel: `U` is UNSPEC, `unr` UNREACHABLE, `N` NEW).
     const up = part.toUpperCase();
-    const found = allowed.find((a) => a === up);
+    const found = up === "" ? undefined : allowed.find((a) => a.startsWith(up));
     if (found === undefined) fail(`${what}: bad value "${part}"`);
     if (!out.includes(found)) out.push(found);
   }
