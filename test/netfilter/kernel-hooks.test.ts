@@ -184,6 +184,8 @@ const REFUSED_ON_PURPOSE: Readonly<Record<string, string>> = {
   // iptables-nft drops a flags test with an empty mask (and the tcp match, if COMP is not NONE).
   "-p tcp -m tcp --tcp-flags NONE ALL -j ACCEPT": "mask NONE is not modelled",
   "-p tcp -m tcp --tcp-flags NONE NONE -j ACCEPT": "mask NONE is not modelled",
+  // Shifted NAT ports (`a-b/base`, NAT revision 2).
+  "-p tcp -j DNAT --to-destination 1.2.3.4:5-6/7": "base port",
 };
 
 kernelTest(
@@ -511,5 +513,82 @@ kernelTest(
         `-p ipv6-icmp -m icmp6 --icmpv6-type ${name} -j ACCEPT`,
         "IPv6",
       );
+  },
+);
+
+/**
+ * Long options cut short (getopt_long takes any unambiguous start of an option known so far),
+ * and reject types named by their start.
+ */
+const CUT_SHORT: readonly (readonly [table: string, chain: string, body: string])[] = [
+  ["filter", "INPUT", "-p tcp --dpor 80 -j ACCEPT"],
+  ["filter", "INPUT", "-p tcp --dp 80 -j ACCEPT"],
+  ["filter", "INPUT", "-p tcp --d 80 -j ACCEPT"],
+  ["filter", "INPUT", "-m comment --comm x -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctsta NEW -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctst NEW -j ACCEPT"],
+  ["filter", "INPUT", "-m mark --ma 1 -j ACCEPT"],
+  ["filter", "INPUT", "-m statistic --mo random --prob 0.5 -j ACCEPT"],
+  ["nat", "PREROUTING", "-p tcp -j DNAT --to-dest 1.2.3.4"],
+  ["mangle", "PREROUTING", "-j MARK --set-xm 1"],
+  ["filter", "INPUT", "--proto tcp -j ACCEPT"],
+  ["filter", "INPUT", "--pro tcp -j ACCEPT"],
+  ["filter", "INPUT", "--sou 1.2.3.4 -j ACCEPT"],
+  ["filter", "INPUT", "--src 1.2.3.4 -j ACCEPT"],
+  ["filter", "INPUT", "--in-int eth0 -j ACCEPT"],
+  ["filter", "INPUT", "--jump ACCEPT"],
+  ["filter", "INPUT", "--j ACCEPT"],
+  ["filter", "INPUT", "--match comment --comment x -j ACCEPT"],
+  ["filter", "INPUT", "--ma comment --comment x -j ACCEPT"],
+  ["filter", "INPUT", "-j LOG --log-p x"],
+  ["filter", "INPUT", "-j LOG --log-pre x"],
+  ["filter", "INPUT", "-p tcp -m multiport --dport 80 -j ACCEPT"],
+  ["filter", "INPUT", "-p tcp -m multiport --sport 80 -j ACCEPT"],
+  ["filter", "INPUT", "-m comment --comment a -m comment --comm b -j ACCEPT"],
+  ["filter", "INPUT", "--s 1.2.3.4 -j ACCEPT"],
+  ["filter", "INPUT", "--fr -j ACCEPT"],
+  ["filter", "INPUT", "--go INPUT -j ACCEPT"],
+  ["filter", "INPUT", "-j LOG --log x"],
+  ["filter", "INPUT", "-j LOG --log-l 4"],
+  ["filter", "INPUT", "-j LOG --log-le 4"],
+  ["filter", "INPUT", "-p udp --dp 53 -j ACCEPT"],
+  ["filter", "INPUT", "-p udp --d 53 -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctorigdstp 80 -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctorigdst 1.2.3.4 -j ACCEPT"],
+  ["filter", "INPUT", "-m conntrack --ctdi ORIGINAL -j ACCEPT"],
+  ["filter", "INPUT", "-m addrtype --dst LOCAL -j ACCEPT"],
+  ["filter", "INPUT", "-m addrtype --dst-t LOCAL -j ACCEPT"],
+  ["filter", "INPUT", "-m recent --rch --name x -j ACCEPT"],
+  ["nat", "POSTROUTING", "-p tcp -j SNAT --to 1.2.3.4"],
+  ["nat", "POSTROUTING", "-p tcp -j MASQUERADE --to 5"],
+  ["nat", "POSTROUTING", "-p tcp -j MASQUERADE --random-f"],
+  ["nat", "POSTROUTING", "-p tcp -j MASQUERADE --rand"],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp-p"],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp-"],
+  ["filter", "INPUT", '-j REJECT --reject-with ""'],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp-echo-reply"],
+  ["filter", "INPUT", "-j REJECT --reject-with echoreply"],
+  ["filter", "INPUT", "-j REJECT --reject-with P"],
+  ["filter", "INPUT", "-j REJECT --reject-with tcp"],
+  ["filter", "INPUT", '-j LOG --log-prefix ""'],
+  ["filter", "INPUT", '-j NFLOG --nflog-prefix ""'],
+];
+const CUT_SHORT_IPV6: readonly (readonly [table: string, chain: string, body: string])[] = [
+  ["filter", "INPUT", "-j REJECT --reject-with icmp6-a"],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp6-not-neighbour"],
+  ["filter", "INPUT", "-j REJECT --reject-with not-neighbour"],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp6-"],
+  ["filter", "INPUT", "-j REJECT --reject-with a"],
+  ["filter", "INPUT", "-j REJECT --reject-with p"],
+  ["filter", "INPUT", "-j REJECT --reject-with echoreply"],
+  ["filter", "INPUT", "-j REJECT --reject-with icmp6-p"],
+];
+
+kernelTest(
+  "options and reject types cut short: read as the kernel reads them",
+  ["root", "ip", "iptables", "ip6tables"],
+  () => {
+    for (const [table, chain, body] of CUT_SHORT) loadsAsKernel(table, chain, body);
+    for (const [table, chain, body] of CUT_SHORT_IPV6) loadsAsKernel(table, chain, body, "IPv6");
   },
 );

@@ -20,6 +20,7 @@ import { parseAddressSpecUncached } from "../matches/values.js";
 import { matchExtension, targetExtension, UNMODELLED_TARGETS } from "../registry.js";
 import type { TargetExtension } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
+import { AMBIGUOUS, expandAbbreviation, isCoreOption } from "./abbrev.js";
 import { BuildCache } from "./build-cache.js";
 import { SharedValues } from "./shared-values.js";
 
@@ -62,6 +63,33 @@ function canonicalOption(
 ): string | undefined {
   if (Object.hasOwn(owner.options, name)) return name;
   return owner.aliases?.[name];
+}
+
+const DASH = 45;
+
+/**
+ * Long option `w` spelt out if it is cut short (see abbrev.ts): as written if some option has
+ * that name, else the option it starts among iptables' own, the target's and the loaded
+ * modules', then the `-p` protocol's match.
+ */
+function spelledOut(
+  w: string,
+  target: TargetExtension<Target> | undefined,
+  loaded: readonly Loaded[],
+  protocol: Negatable<string> | undefined,
+): string | typeof AMBIGUOUS {
+  if (isCoreOption(w)) return w;
+  if (target !== undefined && canonicalOption(w, target) !== undefined) return w;
+  if (loadedIndex(w, loaded) !== -1) return w;
+  // A module loaded twice is one set of options (its last copy takes them, as spelt out).
+  const owners = [target, ...new Set(loaded.map((l) => l.ext))];
+  const known = expandAbbreviation(w, owners);
+  if (known !== undefined) return known;
+  const implicit =
+    protocol === undefined || protocol.negated ? undefined : implicitModule(protocol.value);
+  const ext = implicit === undefined ? undefined : matchExtension(implicit);
+  if (ext === undefined || canonicalOption(w, ext) !== undefined) return w;
+  return expandAbbreviation(w, [...owners, ext]) ?? w;
 }
 
 /** The loaded module that claims option `name`, or -1. */
@@ -309,8 +337,13 @@ export function parseRuleWords(
   const n = words.length;
   let i = start;
   while (i < n) {
-    const w = words[i] as string;
+    let w = words[i] as string;
     let nextAfterComment = false;
+    if (w.length > 2 && w.charCodeAt(0) === DASH && w.charCodeAt(1) === DASH) {
+      const full = spelledOut(w, targetExt, loaded, protocol);
+      if (full === AMBIGUOUS) bad(`option "${w}" is ambiguous`);
+      w = full;
+    }
     if (w === "!") {
       if (neg) bad(`multiple "!" flags not allowed`);
       neg = true;

@@ -54,7 +54,9 @@ export const logTarget: TargetExtension<Log> = {
     if (prefix !== undefined) {
       // iptables-nft 1.8.9 keeps the first 29 characters of a longer prefix (the kernel's
       // 30-byte field), as saved back; the legacy tool refuses it instead.
-      if (prefix !== "") words.push("--log-prefix", saveString(prefix.slice(0, 29)));
+      // An empty prefix is refused ("Argument must have a minimum length of 1 characters").
+      if (prefix === "") fail(`LOG: --log-prefix must not be empty`);
+      words.push("--log-prefix", saveString(prefix.slice(0, 29)));
     }
     const lv = o.get("--log-level")?.args[0];
     if (lv !== undefined && level(lv) !== 4) words.push("--log-level", `${level(lv)}`);

@@ -25,7 +25,9 @@ export const nflogTarget: TargetExtension<Nflog> = {
     const prefix = o.get("--nflog-prefix")?.args[0];
     if (prefix !== undefined) {
       // iptables-nft 1.8.9 keeps the first 127 characters of a longer prefix, as saved back.
-      if (prefix !== "") words.push("--nflog-prefix", saveString(prefix.slice(0, 127)));
+      // An empty prefix is refused ("Argument must have a minimum length of 1 characters").
+      if (prefix === "") fail(`LOG: --nflog-prefix must not be empty`);
+      words.push("--nflog-prefix", saveString(prefix.slice(0, 127)));
     }
     const g = o.get("--nflog-group")?.args[0];
     const group = g === undefined ? 0 : parseUint(g, 65535, "NFLOG --nflog-group");

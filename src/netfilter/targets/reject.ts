@@ -5,11 +5,17 @@ import type { TargetExtension } from "./extension.js";
 
 type Reject = { readonly kind: "REJECT"; readonly rejectWith?: string };
 
+/**
+ * The reject types with their aliases, in libipt_REJECT's and libip6t_REJECT's order: a
+ * `--reject-with` word names the first type whose name or alias it starts, in any case
+ * (checked on the kernel: `icmp-p` is icmp-proto-unreachable, `P` too, IPv6 `p` is
+ * icmp6-port-unreachable, and an empty word the first type).
+ */
 const V4: readonly (readonly [string, string])[] = [
   ["icmp-net-unreachable", "net-unreach"],
   ["icmp-host-unreachable", "host-unreach"],
-  ["icmp-port-unreachable", "port-unreach"],
   ["icmp-proto-unreachable", "proto-unreach"],
+  ["icmp-port-unreachable", "port-unreach"],
   ["icmp-net-prohibited", "net-prohib"],
   ["icmp-host-prohibited", "host-prohib"],
   ["tcp-reset", "tcp-rst"],
@@ -41,7 +47,9 @@ export const rejectTarget: TargetExtension<Reject> = {
     const w = single(options, "REJECT").get("--reject-with");
     if (w === undefined) return { kind: "REJECT", rejectWith: defaultRejectWith(env.family) };
     const word = (w.args[0] as string).toLowerCase();
-    const row = (env.family === "IPv4" ? V4 : V6).find(([n, a]) => n === word || a === word);
+    const row = (env.family === "IPv4" ? V4 : V6).find(
+      ([n, a]) => n.startsWith(word) || a.startsWith(word),
+    );
     if (row === undefined) fail(`REJECT: unknown reject type "${w.args[0]}"`);
     if (row[0] === "tcp-reset" && (env.protocol?.value !== "tcp" || env.protocol.negated))
       fail(`REJECT: --reject-with tcp-reset is only valid with -p tcp`);
