@@ -119,11 +119,16 @@ describe("match lists shared with recent rules", () => {
 
 describe("BuildCache", () => {
   const word = fc.constantFrom("a", "b", "!", "--x", "--y");
-  const option = fc.record({
-    name: fc.constantFrom("--x", "--y", "--z"),
-    negated: fc.boolean(),
-    args: fc.array(word, { maxLength: 2 }),
-  });
+  // A key decodes only because an option's name fixes how many arguments follow it, as every
+  // extension's option specs do (see build-cache.ts): here --x takes 1, --y none, --z 2.
+  const ARITY: Readonly<Record<string, number>> = { "--x": 1, "--y": 0, "--z": 2 };
+  const option = fc
+    .tuple(
+      fc.constantFrom("--x", "--y", "--z"),
+      fc.boolean(),
+      fc.array(word, { minLength: 2, maxLength: 2 }),
+    )
+    .map(([name, negated, args]) => ({ name, negated, args: args.slice(0, ARITY[name]) }));
   const protocols: (Negatable<string> | undefined)[] = [
     undefined,
     { value: "tcp", negated: false },
@@ -138,9 +143,12 @@ describe("BuildCache", () => {
     .map(([shape, w, v]) => {
       if (shape === 0) return [];
       if (shape === 1) return [opt("--x", false, [w])];
-      if (shape === 2) return [opt("--x", true, [v, w])];
+      if (shape === 2) return [opt("--z", true, [v, w])];
       if (shape === 3) return [opt("--y", false, []), opt("--x", false, [w])];
-      return [opt("--x", false, [w]), opt(w === "a" ? "--y" : "--z", false, [])];
+      return [
+        opt("--x", false, [w]),
+        w === "a" ? opt("--y", false, []) : opt("--z", false, [v, w]),
+      ];
     });
   const lookup = fc.record({
     owner: fc.constantFrom(0, 0, 0, 1),
