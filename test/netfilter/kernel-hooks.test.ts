@@ -302,7 +302,10 @@ kernelTest(
  * sctp, multiport, the NAT targets) and getaddrinfo's decimal services cut to 16 bits (udp,
  * conntrack). `F` stands for the number.
  */
-const PORT_OPTIONS: readonly (readonly [table: string, chain: string, body: string])[] = [
+/** A rule body and where it goes. */
+type Placed = readonly [table: string, chain: string, body: string];
+
+const PORT_OPTIONS: readonly Placed[] = [
   ["filter", "INPUT", "-p tcp -m tcp --sport F -j ACCEPT"],
   ["filter", "INPUT", "-p tcp -m tcp --dport F:65535 -j ACCEPT"],
   ["filter", "INPUT", "-p udp -m udp --sport F -j ACCEPT"],
@@ -520,7 +523,7 @@ kernelTest(
  * Long options cut short (getopt_long takes any unambiguous start of an option known so far),
  * and reject types named by their start.
  */
-const CUT_SHORT: readonly (readonly [table: string, chain: string, body: string])[] = [
+const CUT_SHORT: readonly Placed[] = [
   ["filter", "INPUT", "-p tcp --dpor 80 -j ACCEPT"],
   ["filter", "INPUT", "-p tcp --dp 80 -j ACCEPT"],
   ["filter", "INPUT", "-p tcp --d 80 -j ACCEPT"],
@@ -573,7 +576,7 @@ const CUT_SHORT: readonly (readonly [table: string, chain: string, body: string]
   ["filter", "INPUT", '-j LOG --log-prefix ""'],
   ["filter", "INPUT", '-j NFLOG --nflog-prefix ""'],
 ];
-const CUT_SHORT_IPV6: readonly (readonly [table: string, chain: string, body: string])[] = [
+const CUT_SHORT_IPV6: readonly Placed[] = [
   ["filter", "INPUT", "-j REJECT --reject-with icmp6-a"],
   ["filter", "INPUT", "-j REJECT --reject-with icmp6-not-neighbour"],
   ["filter", "INPUT", "-j REJECT --reject-with not-neighbour"],
