@@ -212,6 +212,39 @@ kernelTest(
 );
 
 /**
+ * `body` in `table`'s `chain`: refused by both, or saved as the same rule. Returns the kernel's
+ * saved rule, or "refused".
+ */
+function loadsAsKernel(
+  table: string,
+  chain: string,
+  body: string,
+  family: IPFamily = "IPv4",
+): string | undefined {
+  const netns = ns as Netns;
+  const tool = family === "IPv4" ? "iptables" : "ip6tables";
+  const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
+  const loaded = netns.run(`${tool}-restore`, [], text).status === 0;
+  const kernel = loaded
+    ? netns
+        .exec(`${tool}-save`, ["-t", table])
+        .split("\n")
+        .find((l) => l.startsWith(`-A ${chain}`))
+    : "refused";
+  let ours: string | undefined;
+  try {
+    ours = formatIptablesSave(parseIptables(text, { family }), { counters: false })
+      .split("\n")
+      .find((l) => l.startsWith(`-A ${chain}`));
+  } catch (e) {
+    if (!(e instanceof IptablesParseError)) throw e;
+    ours = "refused";
+  }
+  expect({ body, rule: ours }).toEqual({ body, rule: kernel });
+  return kernel;
+}
+
+/**
  * Numbers in addresses as libxtables reads them (strtoul base 0: `010` is octal, `0x0a` hex),
  * and ipset (octal, no hex): our canonical text must be the kernel's, not just accepted alike.
  */
@@ -250,17 +283,12 @@ kernelTest(
   ["root", "ip", "iptables", "ip6tables", "ipset"],
   () => {
     const netns = ns as Netns;
-    /** `body` in filter INPUT saves as the kernel saves it. */
+    /** `body` in filter INPUT loads, and saves as the kernel saves it. */
     const savesAsKernel = (family: IPFamily, body: string): void => {
-      const tool = family === "IPv4" ? "iptables" : "ip6tables";
-      const text = `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body} -j ACCEPT\nCOMMIT\n`;
-      netns.exec(`${tool}-restore`, [], text);
-      const kernel = netns.exec(`${tool}-save`, ["-t", "filter"]).split("\n");
-      const ours = formatIptablesSave(parseIptables(text, { family }), { counters: false });
-      expect({ body, rule: ours.split("\n").find((l) => l.startsWith("-A INPUT")) }).toEqual({
+      expect({
         body,
-        rule: kernel.find((l) => l.startsWith("-A INPUT")),
-      });
+        kernel: loadsAsKernel("filter", "INPUT", `${body} -j ACCEPT`, family),
+      }).not.toEqual({ body, kernel: "refused" });
     };
     for (const body of NUMBER_FORMS) savesAsKernel("IPv4", body);
     // IPv6: prefixes read the same way; an embedded dotted quad takes no leading zeros.
@@ -340,35 +368,6 @@ const PORT_NUMBERS = [
   "4294967295",
   "4294967297",
 ];
-
-/** `body` in `table`'s `chain`: refused by both, or saved as the same rule. */
-function loadsAsKernel(
-  table: string,
-  chain: string,
-  body: string,
-  family: IPFamily = "IPv4",
-): void {
-  const netns = ns as Netns;
-  const tool = family === "IPv4" ? "iptables" : "ip6tables";
-  const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
-  const loaded = netns.run(`${tool}-restore`, [], text).status === 0;
-  const kernel = loaded
-    ? netns
-        .exec(`${tool}-save`, ["-t", table])
-        .split("\n")
-        .find((l) => l.startsWith(`-A ${chain}`))
-    : "refused";
-  let ours: string | undefined;
-  try {
-    ours = formatIptablesSave(parseIptables(text, { family }), { counters: false })
-      .split("\n")
-      .find((l) => l.startsWith(`-A ${chain}`));
-  } catch (e) {
-    if (!(e instanceof IptablesParseError)) throw e;
-    ours = "refused";
-  }
-  expect({ body, rule: ours }).toEqual({ body, rule: kernel });
-}
 
 kernelTest(
   "numbers in ports: accepted and saved as the kernel does",

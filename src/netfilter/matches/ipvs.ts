@@ -9,14 +9,7 @@ import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, NEG_FLAG, outcome, single, type MatchExtension } from "./extension.js";
 import { formatCidrNoHost } from "./format-addr.js";
 import { packetHasProtocol, protocolCanonical, protocolNumber } from "./protocol.js";
-import { parseAddressSpec, parsePort } from "./values.js";
-
-/** `--vport`/`--vportctl` (XTTYPE_PORT in libxt_ipvs: read as a service, see PortForm). */
-function servicePort(a: string, what: string): number {
-  const p = parsePort(a, "service");
-  if (p === undefined) fail(`${what}: port "${a}" does not resolve to anything`);
-  return p;
-}
+import { parseAddressSpec, portOf } from "./values.js";
 
 export interface IpvsMatch {
   readonly module: "ipvs";
@@ -61,10 +54,11 @@ export const ipvsMatch: MatchExtension<IpvsMatch> = {
           m.vaddr = { value: parseAddressSpec(a, env.family, "ipvs --vaddr"), negated: n };
           break;
         case "--vport":
-          m.vport = { value: servicePort(a, "ipvs --vport"), negated: n };
+          // XTTYPE_PORT in libxt_ipvs: read as a service (see PortForm).
+          m.vport = { value: portOf(a, "ipvs --vport", "service"), negated: n };
           break;
         case "--vportctl":
-          m.vportctl = { value: servicePort(a, "ipvs --vportctl"), negated: n };
+          m.vportctl = { value: portOf(a, "ipvs --vportctl", "service"), negated: n };
           break;
         case "--vdir": {
           const d = a.toUpperCase();

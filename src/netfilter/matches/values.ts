@@ -131,6 +131,13 @@ export function parsePort(s: string, form: PortForm): number | undefined {
   return asInt < 0 ? undefined : asInt & 0xffff;
 }
 
+/** Port `s` as a module of `form` reads it; fails, in its words, if it refuses it. */
+export function portOf(s: string, what: string, form: PortForm): number {
+  const p = parsePort(s, form);
+  if (p === undefined) badPort(what, s, form);
+  return p;
+}
+
 /** `parsePort`'s complaint about `s`, in the words of the module's `form`. */
 function badPort(what: string, s: string, form: PortForm): never {
   fail(
@@ -158,8 +165,7 @@ export function parsePortSpec(
   if (r === undefined) {
     const colon = s.indexOf(":");
     if (colon === -1) {
-      const p = parsePort(s, form);
-      if (p === undefined) badPort(what, s, form);
+      const p = portOf(s, what, form);
       r = { from: p, to: p };
     } else {
       const left = s.slice(0, colon);

@@ -59,7 +59,8 @@ export const logTarget: TargetExtension<Log> = {
       words.push("--log-prefix", saveString(prefix.slice(0, 29)));
     }
     const lv = o.get("--log-level")?.args[0];
-    if (lv !== undefined && level(lv) !== 4) words.push("--log-level", `${level(lv)}`);
+    const n = lv === undefined ? 4 : level(lv);
+    if (n !== 4) words.push("--log-level", `${n}`);
     for (const f of FLAGS) if (o.has(f)) words.push(f);
     return { kind: "LOG", options: words };
   },

@@ -201,6 +201,36 @@ export function outcomeRecord(
       conntrack,
     };
   }
+  return grownOutcome(
+    verdict,
+    destination,
+    masquerade,
+    probability,
+    path,
+    mark,
+    source,
+    sourcePorts,
+    delivery,
+    conntrack,
+  );
+}
+
+/**
+ * The same outcome grown property by property in the contract's order: the general path, and
+ * the reference `outcomeRecord`'s literals are tested against.
+ */
+export function grownOutcome(
+  verdict: TraceVerdict,
+  destination: string | undefined,
+  masquerade: boolean,
+  probability: number,
+  path: readonly string[],
+  mark: string,
+  source: string | undefined,
+  sourcePorts: string | undefined,
+  delivery: Delivery,
+  conntrack: ConntrackEntry | undefined,
+): TraceOutcome {
   const outcome = { verdict } as Mutable<TraceOutcome>;
   if (destination !== undefined) outcome.destination = destination;
   outcome.masquerade = masquerade;

@@ -5,41 +5,12 @@
  */
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
-import { outcomeRecord } from "../../../src/netfilter/trace/outcomes.js";
+import { grownOutcome as grown, outcomeRecord } from "../../../src/netfilter/trace/outcomes.js";
 import type {
   ConntrackEntry,
   Delivery,
-  TraceOutcome,
   TraceVerdict,
 } from "../../../src/netfilter/trace/result.js";
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** The contract's order, property by property: the general path. */
-function grown(
-  verdict: TraceVerdict,
-  destination: string | undefined,
-  masquerade: boolean,
-  probability: number,
-  path: readonly string[],
-  mark: string,
-  source: string | undefined,
-  sourcePorts: string | undefined,
-  delivery: Delivery,
-  conntrack: ConntrackEntry | undefined,
-): TraceOutcome {
-  const o = { verdict } as Mutable<TraceOutcome>;
-  if (destination !== undefined) o.destination = destination;
-  o.masquerade = masquerade;
-  o.probability = probability;
-  o.path = path;
-  o.mark = mark;
-  if (source !== undefined) o.source = source;
-  if (sourcePorts !== undefined) o.sourcePorts = sourcePorts;
-  o.delivery = delivery;
-  if (conntrack !== undefined) o.conntrack = conntrack;
-  return o;
-}
 
 const conntrack: fc.Arbitrary<ConntrackEntry> = fc.record({
   proto: fc.constantFrom("tcp" as const, "udp" as const),
