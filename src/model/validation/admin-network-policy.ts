@@ -13,7 +13,7 @@ import type {
   AdminNetworkPolicySubject,
   BaselineAdminNetworkPolicy,
 } from "../kinds.js";
-import { formatFieldPath } from "../issue.js";
+import { displayFieldPath } from "../issue.js";
 import {
   invalid,
   required,
@@ -36,14 +36,14 @@ function below(path: FieldPath, v: number, min: number): FieldIssue {
   return invalid(
     path,
     v,
-    `${formatFieldPath(path)} in body should be greater than or equal to ${min}`,
+    `${displayFieldPath(path)} in body should be greater than or equal to ${min}`,
   );
 }
 function above(path: FieldPath, v: number, max: number): FieldIssue {
   return invalid(
     path,
     v,
-    `${formatFieldPath(path)} in body should be less than or equal to ${max}`,
+    `${displayFieldPath(path)} in body should be less than or equal to ${max}`,
   );
 }
 function range(path: FieldPath, v: number | undefined, lo: number, hi: number): FieldIssue[] {
@@ -58,7 +58,9 @@ function exactlyOne(path: FieldPath, obj: object | undefined): FieldIssue[] {
   if (obj === undefined) return [required(path)];
   const n = Object.values(obj).filter((v) => v !== undefined).length;
   if (n === 0)
-    return [invalid(path, 0, `${formatFieldPath(path)} in body should have at least 1 properties`)];
+    return [
+      invalid(path, 0, `${displayFieldPath(path)} in body should have at least 1 properties`),
+    ];
   if (n > 1) return [tooMany(path, n, 1)];
   return [];
 }
@@ -72,7 +74,9 @@ function listBounds(
   const n = list?.length ?? 0;
   if (list === undefined && min > 0) return [required(path)];
   if (n < min)
-    return [invalid(path, n, `${formatFieldPath(path)} in body should have at least ${min} items`)];
+    return [
+      invalid(path, n, `${displayFieldPath(path)} in body should have at least ${min} items`),
+    ];
   if (n > max) return [tooMany(path, n, max)];
   return [];
 }

@@ -11,8 +11,13 @@ import {
   type FieldPath,
 } from "./field-issue.js";
 import { checkIP, nonSpecialIPProblems } from "./ip-fields.js";
-import { validateLabelName, validateObjectMeta } from "./meta.js";
-import { dns1123LabelProblems, dns1123SubdomainProblems, inclusiveRangeError } from "./names.js";
+import { validateLabelName, validateLabels, validateObjectMeta } from "./meta.js";
+import {
+  dns1123LabelProblems,
+  dns1123SubdomainProblems,
+  inclusiveRangeError,
+  labelValueProblems,
+} from "./names.js";
 import { checkProtocol, strictIPs, type ValidationContext } from "./context.js";
 
 const ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"];
@@ -20,6 +25,51 @@ const MAX_ENDPOINTS = 1000;
 const MAX_ADDRESSES = 100;
 const MAX_PORTS = 100;
 const MAX_HINTS = 8;
+const MAX_TOPOLOGY_LABELS = 16;
+
+/** apimachinery `IsFullyQualifiedDomainName` (the first problem only, as upstream returns). */
+function fqdnProblems(path: FieldPath, value: string): FieldIssue[] {
+  if (value === "") return [required(path)];
+  const name = value.endsWith(".") ? value.slice(0, -1) : value;
+  const sub = dns1123SubdomainProblems(name);
+  if (sub.length > 0) return [invalid(path, name, sub.join(","))];
+  const labels = name.split(".");
+  if (labels.length < 2)
+    return [invalid(path, name, "should be a domain with at least two segments separated by dots")];
+  for (const label of labels) {
+    const errs = dns1123LabelProblems(label);
+    if (errs.length > 0) return [invalid(path, label, errs.join(","))];
+  }
+  return [];
+}
+
+/** `validateHints`: at most 8 zone and node hints, names unique and well-formed. */
+function validateHints(
+  hints: { forZones?: { name?: string }[]; forNodes?: { name?: string }[] } | undefined,
+  path: FieldPath,
+): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const lists = [
+    { key: "forZones", rule: labelValueProblems },
+    { key: "forNodes", rule: dns1123SubdomainProblems },
+  ] as const;
+  for (const { key, rule } of lists) {
+    const list = hints?.[key] ?? [];
+    if (list.length > MAX_HINTS) {
+      out.push(tooMany([...path, key], list.length, MAX_HINTS));
+      return out;
+    }
+    const seen = new Set<string>();
+    list.forEach((h, i) => {
+      const np = [...path, key, i, "name"];
+      const name = h.name ?? "";
+      if (seen.has(name)) out.push(duplicate(np, name));
+      else seen.add(name);
+      for (const m of rule(name)) out.push(invalid(np, name, m));
+    });
+  }
+  return out;
+}
 
 function checkEndpointIP(
   ctx: ValidationContext,
@@ -60,22 +110,21 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
         const ap = [...p, "addresses", j];
         if (addressType === "IPv4" || addressType === "IPv6")
           out.push(...checkEndpointIP(ctx, ap, a, addressType));
-        else if (addressType === "FQDN")
-          for (const m of dns1123SubdomainProblems(a.replace(/\.$/, "")))
-            out.push(invalid(ap, a, m));
+        else if (addressType === "FQDN") out.push(...fqdnProblems(ap, a));
       });
+      const topology = ep.deprecatedTopology ?? {};
+      if (Object.keys(topology).length > MAX_TOPOLOGY_LABELS)
+        out.push(
+          tooMany([...p, "deprecatedTopology"], Object.keys(topology).length, MAX_TOPOLOGY_LABELS),
+        );
+      out.push(...validateLabels(topology, [...p, "deprecatedTopology"]));
       if (ep.hostname !== undefined)
         for (const m of dns1123LabelProblems(ep.hostname))
           out.push(invalid([...p, "hostname"], ep.hostname, m));
       if (ep.nodeName !== undefined)
         for (const m of dns1123SubdomainProblems(ep.nodeName))
           out.push(invalid([...p, "nodeName"], ep.nodeName, m));
-      const hints = ep.hints;
-      for (const key of ["forZones", "forNodes"] as const) {
-        const list = hints?.[key] ?? [];
-        if (list.length > MAX_HINTS)
-          out.push(tooMany([...p, "hints", key], list.length, MAX_HINTS));
-      }
+      if (ep.hints !== undefined) out.push(...validateHints(ep.hints, [...p, "hints"]));
     });
   const ports = slice.ports ?? [];
   if (ports.length > MAX_PORTS) out.push(tooMany(["ports"], ports.length, MAX_PORTS));

@@ -17,7 +17,7 @@ import {
   type CIDR,
   type IPAddress,
 } from "../../net/index.js";
-import { formatFieldPath } from "../issue.js";
+import { displayFieldPath } from "../issue.js";
 import { invalid, type FieldIssue, type FieldPath } from "./field-issue.js";
 
 export interface IPCheck {
@@ -46,7 +46,7 @@ export function checkIP(path: FieldPath, value: string, strict: boolean): IPChec
   const p = parseSloppy(value);
   if (p === undefined) return { issues: [invalid(path, value, VALID_IP_MESSAGE)] };
   const issues: FieldIssue[] = [];
-  const where = formatFieldPath(path);
+  const where = displayFieldPath(path);
   if (!p.strict || p.mapped) {
     if (strict) {
       if (!p.strict) issues.push(invalid(path, value, "must not have leading 0s"));
@@ -94,7 +94,7 @@ export function checkCIDR(path: FieldPath, value: string, strict: boolean): CIDR
   const issues: FieldIssue[] = [];
   const leadingZeros = !p.strict || (prefixText.length > 1 && prefixText.startsWith("0"));
   const hostBits = cidr.address.value !== cidr.network.value;
-  const where = formatFieldPath(path);
+  const where = displayFieldPath(path);
   if (strict) {
     if (leadingZeros)
       issues.push(invalid(path, value, "must not have leading 0s in IP or prefix length"));

@@ -8,6 +8,15 @@ import { dns1123LabelProblems, labelKeyProblems, labelValueProblems } from "./na
 
 export type NameRule = (name: string) => string[];
 
+/**
+ * apimachinery's `maskTrailingDash`, used when a name rule checks a `generateName` prefix (a
+ * random suffix follows it, so a trailing '-' is fine). It keeps upstream's quirk of replacing
+ * the last two characters by "a".
+ */
+function maskTrailingDash(name: string): string {
+  return name.length > 1 && name.endsWith("-") ? `${name.slice(0, -2)}a` : name;
+}
+
 export function validateObjectMeta(
   meta: ObjectMeta | undefined,
   namespaced: boolean,
@@ -16,6 +25,10 @@ export function validateObjectMeta(
   const out: FieldIssue[] = [];
   const m = meta ?? {};
   const name = m.name ?? "";
+  const generateName = m.generateName ?? "";
+  if (generateName !== "")
+    for (const msg of nameRule(maskTrailingDash(generateName)))
+      out.push(invalid(["metadata", "generateName"], generateName, msg));
   if (name === "") out.push(required(["metadata", "name"], "name or generateName is required"));
   else for (const msg of nameRule(name)) out.push(invalid(["metadata", "name"], name, msg));
   if (namespaced) {

@@ -15,8 +15,9 @@ import {
   type FieldIssue,
   type FieldPath,
 } from "./field-issue.js";
-import { checkCIDR, checkIP } from "./ip-fields.js";
+import { checkCIDR, checkIP, nonSpecialIPProblems } from "./ip-fields.js";
 import { validateLabels, validateLabelName, validateObjectMeta } from "./meta.js";
+import { labelKeyProblems } from "./names.js";
 import {
   dns1035LabelProblems,
   dns1123LabelProblems,
@@ -34,6 +35,68 @@ const FAMILY_POLICIES = ["PreferDualStack", "RequireDualStack", "SingleStack"];
 const TRAFFIC_POLICIES = ["Cluster", "Local"];
 const TRAFFIC_DISTRIBUTIONS = ["PreferClose", "PreferSameZone", "PreferSameNode"];
 const MAX_CLIENT_IP_TIMEOUT = 86400;
+
+/** core.DeprecatedAnnotationTopologyAwareHints and core.AnnotationTopologyMode. */
+export const TOPOLOGY_AWARE_HINTS_ANNOTATION = "service.kubernetes.io/topology-aware-hints";
+export const TOPOLOGY_MODE_ANNOTATION = "service.kubernetes.io/topology-mode";
+/** core.AnnotationLoadBalancerSourceRangesKey. */
+export const LB_SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges";
+const LB_ONLY = "may only be used when `type` is 'LoadBalancer'";
+
+/** Both topology annotations set: they must agree (ValidateService). */
+function validateTopologyAnnotations(svc: Service): FieldIssue[] {
+  const a = svc.metadata?.annotations ?? {};
+  const hints = a[TOPOLOGY_AWARE_HINTS_ANNOTATION];
+  const mode = a[TOPOLOGY_MODE_ANNOTATION];
+  if (hints === undefined || mode === undefined || hints === mode) return [];
+  return [
+    invalid(
+      ["metadata", "annotations", TOPOLOGY_MODE_ANNOTATION],
+      mode,
+      `must match annotations[${TOPOLOGY_AWARE_HINTS_ANNOTATION}] when both are specified`,
+    ),
+  ];
+}
+
+/**
+ * Source ranges from the field, or else from the annotation (a comma-separated list, checked
+ * entry by entry at the annotation's path); either only on a LoadBalancer.
+ */
+function validateSourceRanges(ctx: ValidationContext, svc: Service, type: string): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const ranges = svc.spec?.loadBalancerSourceRanges ?? [];
+  const annotation = svc.metadata?.annotations?.[LB_SOURCE_RANGES_ANNOTATION];
+  if (ranges.length > 0) {
+    // Upstream reports this field with a capitalised path.
+    const rp = ["spec", "LoadBalancerSourceRanges"];
+    if (type !== "LoadBalancer") out.push(forbidden(rp, LB_ONLY));
+    ranges.forEach((r, i) => out.push(...checkCIDR([...rp, i], r.trim(), strictIPs(ctx)).issues));
+  } else if (annotation !== undefined) {
+    const ap = ["metadata", "annotations", LB_SOURCE_RANGES_ANNOTATION];
+    if (type !== "LoadBalancer") out.push(forbidden(ap, LB_ONLY));
+    const value = annotation.trim();
+    if (value !== "")
+      for (const r of value.split(",")) out.push(...checkCIDR(ap, r.trim(), strictIPs(ctx)).issues);
+  }
+  return out;
+}
+
+/** `validateLoadBalancerClassField` on create: a qualified name, and only on a LoadBalancer. */
+function validateLoadBalancerClass(svc: Service, type: string): FieldIssue[] {
+  const cls = svc.spec?.loadBalancerClass;
+  if (cls === undefined) return [];
+  const path = ["spec", "loadBalancerClass"];
+  if (type !== "LoadBalancer") return [forbidden(path, LB_ONLY)];
+  return labelKeyProblems(cls).map((m) => invalid(path, cls, m));
+}
+
+/** `ValidateLoadBalancerStatus` for one ingress entry's hostname. */
+function validateIngressHostname(hostname: string, path: FieldPath): FieldIssue[] {
+  const out = dns1123SubdomainProblems(hostname).map((m) => invalid(path, hostname, m));
+  if (parseIP(hostname, "lenient") !== undefined)
+    out.push(invalid(path, hostname, "must be a DNS name, not an IP address"));
+  return out;
+}
 
 function portNumProblems(n: number): string[] {
   return n >= 1 && n <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
@@ -171,6 +234,7 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
   const s = svc;
   const spec = s.spec ?? {};
   const out = validateObjectMeta(s.metadata, true, dns1035LabelProblems);
+  out.push(...validateTopologyAnnotations(s));
   const ports = spec.ports ?? [];
   const headless = (spec.clusterIPs ?? [])[0] === "None" || spec.clusterIP === "None";
   const type = spec.type ?? "";
@@ -228,9 +292,15 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
 
   out.push(...validateClusterIPs(ctx, s));
 
-  (spec.externalIPs ?? []).forEach((ip, i) =>
-    out.push(...checkIP(["spec", "externalIPs", i], ip, strictIPs(ctx)).issues),
-  );
+  // A valid external IP must also not be special ("for historical reasons" the API server
+  // applies ValidateEndpointIP here).
+  (spec.externalIPs ?? []).forEach((ip, i) => {
+    const path = ["spec", "externalIPs", i];
+    const r = checkIP(path, ip, strictIPs(ctx));
+    out.push(...r.issues);
+    if (r.ip !== undefined && !r.issues.some((x) => x.severity === "error"))
+      for (const m of nonSpecialIPProblems(r.ip, ip)) out.push(invalid(path, ip, m));
+  });
 
   if (type === "") out.push(required(["spec", "type"]));
   else if (!SERVICE_TYPES.includes(type))
@@ -263,21 +333,10 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
     portKeys.add(key);
   });
 
-  const ranges = spec.loadBalancerSourceRanges ?? [];
-  if (ranges.length > 0) {
-    // Upstream reports this field with a capitalised path.
-    const rp = ["spec", "LoadBalancerSourceRanges"];
-    if (type !== "LoadBalancer")
-      out.push(forbidden(rp, "may only be used when `type` is 'LoadBalancer'"));
-    ranges.forEach((r, i) => out.push(...checkCIDR([...rp, i], r.trim(), true).issues));
-  }
+  out.push(...validateSourceRanges(ctx, s, type));
   if (spec.allocateLoadBalancerNodePorts !== undefined && type !== "LoadBalancer")
-    out.push(
-      forbidden(
-        ["spec", "allocateLoadBalancerNodePorts"],
-        "may only be used when `type` is 'LoadBalancer'",
-      ),
-    );
+    out.push(forbidden(["spec", "allocateLoadBalancerNodePorts"], LB_ONLY));
+  out.push(...validateLoadBalancerClass(s, type));
 
   const etp = spec.externalTrafficPolicy ?? "";
   if (!externallyAccessible(s)) {
@@ -325,6 +384,8 @@ export function validateService(ctx: ValidationContext, svc: ModelService): Fiel
       if ((ing.ip ?? "") === "")
         out.push(forbidden([...p, "ipMode"], "may not be specified when `ip` is not set"));
     }
+    if ((ing.hostname ?? "") !== "")
+      out.push(...validateIngressHostname(ing.hostname ?? "", [...p, "hostname"]));
   });
   return out;
 }

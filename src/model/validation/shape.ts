@@ -7,7 +7,7 @@
  * with `kubectl --validate=warn`; `open` objects accept any field (parts kube-netsim ignores).
  */
 import { isRecord, type PlainRecord } from "../../util/plain.js";
-import { formatFieldPath } from "../issue.js";
+import { displayFieldPath } from "../issue.js";
 import { showValue, type FieldIssue, type FieldPath } from "./field-issue.js";
 
 export type Shape =
@@ -178,7 +178,7 @@ function checkObject(
         out.push({
           code: "unknown-field",
           severity: "warning",
-          message: `unknown field "${formatFieldPath(childPath)}"`,
+          message: `unknown field "${displayFieldPath(childPath)}"`,
           path: childPath,
         });
       continue;

@@ -83,3 +83,34 @@ subsets:
     ]);
   });
 });
+
+describe("EndpointSlice validation, rules the API server has", () => {
+  test.each<[string, string, string[]]>([
+    [
+      "FQDN addresses: at least two labels (IsFullyQualifiedDomainName)",
+      "addressType: FQDN\nendpoints: [{addresses: [db]}, {addresses: [db.example.com.]}, {addresses: [Db.example]}]",
+      [
+        `${S}endpoints[0].addresses[0]: Invalid value: "db": should be a domain with at least two segments separated by dots`,
+        `${S}endpoints[2].addresses[0]: Invalid value: "Db.example": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ],
+    ],
+    [
+      "zone and node hints: unique, well-formed names",
+      "addressType: IPv4\nendpoints: [{addresses: [10.0.0.1], hints: {forZones: [{name: a}, {name: a}, {name: 'b c'}], forNodes: [{name: N1}]}}]",
+      [
+        `${S}endpoints[0].hints.forZones[1].name: Duplicate value: "a"`,
+        `${S}endpoints[0].hints.forZones[2].name: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+        `${S}endpoints[0].hints.forNodes[0].name: Invalid value: "N1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ],
+    ],
+    [
+      "deprecatedTopology holds labels",
+      "addressType: IPv4\nendpoints: [{addresses: [10.0.0.1], deprecatedTopology: {'a b': x}}]",
+      [
+        `${S}endpoints[0].deprecatedTopology: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ],
+    ],
+  ])("%s", (_name, body, expected) => {
+    expect(messages(slice(body))).toEqual(expected);
+  });
+});
