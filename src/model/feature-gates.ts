@@ -14,29 +14,68 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = {
   StrictIPCIDRValidation: false,
 };
 
+/**
+ * Gates that are locked to their default at the modelled version (GA with `LockToDefault` in
+ * pkg/features/versioned_kube_features.go): setting one to the other value is refused, as
+ * component-base's featuregate refuses it in kube-proxy and the API server. The networking
+ * gates this model touches; `since` is the release that locked them.
+ */
+export const LOCKED_FEATURE_GATES: Readonly<Record<string, { value: boolean; since: string }>> = {
+  KubeProxyDrainingTerminatingNodes: { value: true, since: "1.31" },
+  LoadBalancerIPMode: { value: true, since: "1.32" },
+  MultiCIDRServiceAllocator: { value: true, since: "1.33" },
+  NFTablesProxyMode: { value: true, since: "1.33" },
+  ServiceTrafficDistribution: { value: true, since: "1.33" },
+};
+
+/** featuregate's refusal of a locked gate set to the other value, or undefined. */
+export function lockedGateError(name: string, value: boolean): string | undefined {
+  const locked = Object.prototype.hasOwnProperty.call(LOCKED_FEATURE_GATES, name)
+    ? LOCKED_FEATURE_GATES[name]
+    : undefined;
+  if (locked === undefined || locked.value === value) return undefined;
+  return `cannot set feature gate ${name} to ${value}, feature is locked to ${locked.value}`;
+}
+
 export function featureEnabled(gates: FeatureGates | undefined, name: string): boolean {
   return gates?.[name] ?? DEFAULT_FEATURE_GATES[name] ?? false;
 }
 
+/** The spellings Go's strconv.ParseBool accepts. */
+const GO_BOOLS: Readonly<Record<string, boolean>> = {
+  "1": true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  "0": false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
+};
+
 /** Parses `A=true,B=false`; returns an error message for the first bad entry. */
 export function parseFeatureGates(text: string): { gates: FeatureGates } | { error: string } {
   const gates: Record<string, boolean> = {};
-  for (const raw of text.split(",")) {
-    const entry = raw.trim();
+  for (const part of text.split(",")) {
+    const entry = part.trim();
     if (entry === "") continue;
     const eq = entry.indexOf("=");
     if (eq === -1) return { error: `missing bool value for ${entry}` };
     const key = entry.slice(0, eq).trim();
-    const value = entry
-      .slice(eq + 1)
-      .trim()
-      .toLowerCase();
+    const raw = entry.slice(eq + 1).trim();
+    const value = Object.prototype.hasOwnProperty.call(GO_BOOLS, raw) ? GO_BOOLS[raw] : undefined;
     if (key === "") return { error: `missing feature name in "${entry}"` };
-    if (value !== "true" && value !== "false")
+    if (value === undefined)
       return {
-        error: `invalid value of ${key}=${entry.slice(eq + 1).trim()}, err: strconv.ParseBool: parsing "${entry.slice(eq + 1).trim()}": invalid syntax`,
+        error: `invalid value of ${key}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`,
       };
-    gates[key] = value === "true";
+    const locked = lockedGateError(key, value);
+    if (locked !== undefined) return { error: locked };
+    gates[key] = value;
   }
   return { gates };
 }

@@ -7,6 +7,7 @@
  */
 import { parseCIDR } from "../net/index.js";
 import { ConfigReader, type KnownFields } from "./config-document.js";
+import { lockedGateError } from "./feature-gates.js";
 import { ValidationError, type Issue } from "./issue.js";
 import {
   DEFAULT_PROXY_CONFIG,
@@ -164,7 +165,10 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
   const fg = r.record(["featureGates"]);
   for (const k of Object.keys(fg ?? {})) {
     const v = r.boolean(["featureGates", k]);
-    if (v !== undefined) featureGates[k] = v;
+    if (v === undefined) continue;
+    const locked = lockedGateError(k, v);
+    if (locked !== undefined) r.report(["featureGates", k], locked);
+    else featureGates[k] = v;
   }
   r.record(["iptables"]);
   r.record(["ipvs"]);

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
-import { featureEnabled, parseFeatureGates } from "../../src/model/feature-gates.js";
+import {
+  featureEnabled,
+  LOCKED_FEATURE_GATES,
+  lockedGateError,
+  parseFeatureGates,
+} from "../../src/model/feature-gates.js";
 
 describe("feature gates", () => {
   test("Key=bool,... as kube components read it", () => {
@@ -24,5 +29,31 @@ describe("feature gates", () => {
     expect(featureEnabled({}, "StrictIPCIDRValidation")).toBe(false);
     expect(featureEnabled({ SCTPSupport: false }, "SCTPSupport")).toBe(false);
     expect(featureEnabled(undefined, "Nope")).toBe(false);
+  });
+});
+
+describe("locked feature gates (component-base featuregate)", () => {
+  test("a gate locked at the modelled version refuses the other value, accepts its own", () => {
+    expect(parseFeatureGates("LoadBalancerIPMode=false")).toEqual({
+      error: "cannot set feature gate LoadBalancerIPMode to false, feature is locked to true",
+    });
+    expect(parseFeatureGates("LoadBalancerIPMode=true")).toEqual({
+      gates: { LoadBalancerIPMode: true },
+    });
+  });
+
+  test.each(Object.entries(LOCKED_FEATURE_GATES))("%s", (name, { value }) => {
+    expect(lockedGateError(name, !value)).toBe(
+      `cannot set feature gate ${name} to ${!value}, feature is locked to ${value}`,
+    );
+    expect(lockedGateError(name, value)).toBeUndefined();
+  });
+
+  test("strconv.ParseBool spellings, and no others", () => {
+    expect(parseFeatureGates("A=1,B=F,C=True")).toEqual({ gates: { A: true, B: false, C: true } });
+    expect(parseFeatureGates("A=tRuE")).toEqual({
+      error: 'invalid value of A=tRuE, err: strconv.ParseBool: parsing "tRuE": invalid syntax',
+    });
+    expect(parseFeatureGates("A=constructor")).toHaveProperty("error");
   });
 });

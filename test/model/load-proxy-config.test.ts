@@ -105,3 +105,13 @@ iptables: {masqueradeBit: 32, masqueradeAll: "no"}
     }
   });
 });
+
+describe("featureGates in the KubeProxyConfiguration", () => {
+  test("a gate locked at the modelled version is refused as kube-proxy refuses it", () => {
+    expect(
+      errors(`${HEAD}featureGates: {LoadBalancerIPMode: false, NFTablesProxyMode: true}\n`),
+    ).toEqual([
+      "proxy.yaml:3:16: featureGates.LoadBalancerIPMode: cannot set feature gate LoadBalancerIPMode to false, feature is locked to true",
+    ]);
+  });
+});
