@@ -81,7 +81,24 @@ export function loadClusterFromOptions(opts: ManifestOptions, io: CliIO): Cluste
     readStdin: io.readStdin,
   });
   for (const w of cluster.warnings) io.stderr(`${formatIssue(w)}\n`);
+  refuseEmpty(cluster, files);
   return cluster;
+}
+
+/** Objects the input held: every one loaded (all have a source) plus those of other kinds (warned). */
+export function documentCount(cluster: Cluster): number {
+  return (
+    Object.keys(cluster.sources).length +
+    cluster.warnings.filter((w) => w.code === "unknown-kind").length
+  );
+}
+
+/** An input with no objects at all is an error, as kubectl says "no objects passed to apply". */
+export function refuseEmpty(cluster: Cluster, files: readonly string[]): void {
+  if (documentCount(cluster) === 0)
+    throw new CliError(
+      `no objects passed: ${files.map((f) => (f === "-" ? "standard input" : f)).join(", ")} hold${files.length === 1 ? "s" : ""} no Kubernetes objects`,
+    );
 }
 
 export function loadNodeEnvironmentFromOptions(

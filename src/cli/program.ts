@@ -4,7 +4,7 @@
  * (0 ok, 1 a check failed, 2 bad input or usage); only programmer errors show a stack.
  */
 import { Command, CommanderError } from "commander";
-import { ValidationError, errorsOf } from "../model/issue.js";
+import { ValidationError, errorsOf, escapeControl } from "../model/issue.js";
 import { CliError, EXIT_BAD_INPUT } from "./exit.js";
 import { COMMANDS } from "./commands/index.js";
 
@@ -22,10 +22,15 @@ export function buildProgram(io: CliIO): Command {
         "NetworkPolicy verdicts and packet traces, offline and exact.",
     )
     .version("0.1.0")
-    .showHelpAfterError()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      // A usage error is one line (user text escaped), then a hint; not the whole help page.
+      outputError: (message, write) => write(`${usageErrorLine(message)}\n`),
+    })
     .exitOverride();
   for (const register of COMMANDS) register(program, io);
+  addUsageHints(program, "kube-netsim");
   program.addHelpText(
     "after",
     `
@@ -37,6 +42,17 @@ Examples:
   kube-netsim policy check -f examples/sctp-test-plan/ --from default/client --to default/server --port 5000 --protocol SCTP`,
   );
   return program;
+}
+
+/** Commander's message on one line: its own "(Did you mean X?)" suggestion joined, user text escaped. */
+function usageErrorLine(message: string): string {
+  return escapeControl(message.replace(/\n$/, "").replace(/\n\(Did you mean /g, " (Did you mean "));
+}
+
+/** After a usage error, every command names its own help: `(see kube-netsim render iptables --help)`. */
+function addUsageHints(cmd: Command, path: string): void {
+  cmd.showHelpAfterError(`(see ${path} --help)`);
+  for (const sub of cmd.commands) addUsageHints(sub, `${path} ${sub.name()}`);
 }
 
 /** Runs the CLI and returns the exit code (does not call process.exit). */
@@ -73,7 +89,7 @@ export function reportError(e: unknown, io: CliIO): number {
     return errorsOf(e.issues).length > 0 ? EXIT_BAD_INPUT : 0;
   }
   if (e instanceof CliError) {
-    io.stderr(`kube-netsim: ${e.message}\n`);
+    io.stderr(`kube-netsim: ${escapeControl(e.message)}\n`);
     return e.exitCode;
   }
   const err = e instanceof Error ? e : new Error(String(e));

@@ -60,6 +60,38 @@ function parseMarkBit(value: string | undefined): number | undefined {
   return n;
 }
 
+/** Options that only one implementation reads, by the implementation that reads them. */
+const IMPL_OPTIONS: readonly {
+  readonly key: string;
+  readonly flag: string;
+  readonly impl: HostportImpl;
+}[] = [
+  { key: "natInterface", flag: "--nat-interface", impl: "kubenet" },
+  { key: "networkName", flag: "--network-name", impl: "portmap" },
+  { key: "markMasqBit", flag: "--mark-masq-bit", impl: "portmap" },
+  { key: "snat", flag: "--no-snat", impl: "portmap" },
+];
+
+/**
+ * Every option given is honoured or refused: kube-proxy's configuration means nothing to the
+ * hostport manager or portmap, an implementation's options mean nothing to the other one, and
+ * JSON output holds both formats.
+ */
+function refuseUnusedOptions(opts: HostportsOptions, cmd: Command): void {
+  const given = (key: string): boolean => cmd.getOptionValueSource(key) === "cli";
+  if (opts.proxyConfig !== undefined)
+    throw new CliError(
+      "--proxy-config: render hostports does not read a KubeProxyConfiguration (the kubelet hostport manager and CNI portmap do not use kube-proxy's settings)",
+    );
+  for (const o of IMPL_OPTIONS)
+    if (o.impl !== opts.impl && given(o.key))
+      throw new CliError(`${o.flag}: only for --impl ${o.impl} (this is --impl ${opts.impl})`);
+  if (opts.output === "json" && given("format"))
+    throw new CliError(
+      "--format: only for text output (--output json holds both restore and save)",
+    );
+}
+
 export function formatModuleReport(r: ModuleReport): string[] {
   const lines = r.modules.map((m) => `${m.module}\t${m.category}\t${m.neededBy.join(", ")}`);
   for (const u of r.unmapped) lines.push(`?\tunmapped\t${u}`);
@@ -110,7 +142,7 @@ export function registerRenderHostports(render: Command, io: CliIO): void {
         .default("kubenet"),
     )
     .option("--report <parts>", "also report sockets and/or modules (comma-separated)")
-    .option("--output <format>", "text or json", "text")
+    .option("-o, --output <format>", "text or json", "text")
     .addOption(
       new Option(
         "--format <format>",
@@ -131,8 +163,9 @@ Examples:
   kube-netsim render hostports -f examples/sctp-hostport/ --node-env examples/sctp-hostport/node.yaml --impl portmap
   kube-netsim render hostports -f examples/sctp-hostport/ --node-env examples/sctp-hostport/node.yaml --report sockets,modules`,
     )
-    .action((opts: HostportsOptions) => {
+    .action((opts: HostportsOptions, command: Command) => {
       const format = parseOutputFormat(opts.output, ["text", "json"]);
+      refuseUnusedOptions(opts, command);
       const report = parseReport(opts.report);
       const markMasqBit = parseMarkBit(opts.markMasqBit);
       const cluster = loadClusterFromOptions(opts, io);

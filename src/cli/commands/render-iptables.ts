@@ -57,7 +57,7 @@ export function registerRenderIptables(render: Command, io: CliIO): void {
         .choices(["short", "padded"])
         .default("short"),
     )
-    .option("--output <format>", "text or json", "text")
+    .option("-o, --output <format>", "text or json", "text")
     .addHelpText(
       "after",
       `

@@ -86,7 +86,7 @@ export function registerRenderIpvs(render: Command, io: CliIO): void {
         .choices(["save", "list"])
         .default("save"),
     )
-    .option("--output <format>", "text or json", "text")
+    .option("-o, --output <format>", "text or json", "text")
     .addHelpText(
       "after",
       `
@@ -94,8 +94,14 @@ Examples:
   kube-netsim render ipvs -f examples/sctp-nodeport/cluster.yaml --node-env examples/sctp-nodeport/node.yaml --proxy-config examples/sctp-nodeport/proxy-ipvs.yaml
   kube-netsim render ipvs -f examples/sctp-nodeport/cluster.yaml --node-env examples/sctp-nodeport/node.yaml --only ipset | ipset restore`,
     )
-    .action((opts: IpvsOptions) => {
+    .action((opts: IpvsOptions, command: Command) => {
       const format = parseOutputFormat(opts.output, ["text", "json"]);
+      if (
+        command.getOptionValueSource("ipvsFormat") === "cli" &&
+        opts.only !== undefined &&
+        opts.only !== "ipvs"
+      )
+        throw new CliError(`--ipvs-format: only shapes the ipvs section (--only ${opts.only})`);
       const cluster = loadClusterFromOptions(opts, io);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
       const proxyConfig = loadProxyConfigFromOptions(opts, io);

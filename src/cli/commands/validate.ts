@@ -9,7 +9,7 @@ import type { Cluster } from "../../model/cluster.js";
 import { formatFieldPath, formatIssue, ValidationError, type Issue } from "../../model/issue.js";
 import { loadCluster } from "../../model/load-files.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
-import { addManifestOptions, type ManifestOptions } from "../load.js";
+import { addManifestOptions, refuseEmpty, type ManifestOptions } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 
@@ -56,6 +56,7 @@ export function runValidate(opts: ValidateOptions, io: CliIO): number {
       readStdin: io.readStdin,
     });
     issues = cluster.warnings;
+    refuseEmpty(cluster, files);
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     issues = e.issues;
