@@ -89,7 +89,9 @@ export function reportError(e: unknown, io: CliIO): number {
     return errorsOf(e.issues).length > 0 ? EXIT_BAD_INPUT : 0;
   }
   if (e instanceof CliError) {
-    io.stderr(`kube-netsim: ${escapeControl(e.message)}\n`);
+    // One problem, one line: user text in a message cannot start a line of its own.
+    const lines = e.lines ?? [e.message];
+    io.stderr(`kube-netsim: ${lines.map(escapeControl).join("\n")}\n`);
     return e.exitCode;
   }
   const err = e instanceof Error ? e : new Error(String(e));

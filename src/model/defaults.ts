@@ -26,6 +26,16 @@ function ensureRecord(parent: PlainRecord, key: string): PlainRecord {
   return fresh;
 }
 
+/**
+ * Go's zero value for a required field the input left out (or that the shape check removed for
+ * a wrong type): what the API server's Go structs hold, so validation reports what upstream
+ * reports (`Invalid value: 0` for a missing port) and every later stage, which reads these
+ * fields as the Kubernetes types declare them, sees a well-typed object even in warn mode.
+ */
+function zero(rec: PlainRecord, key: string, value: unknown): void {
+  if (rec[key] === undefined || rec[key] === null) rec[key] = value;
+}
+
 function unset(v: unknown): boolean {
   return v === undefined || v === null || v === "";
 }
@@ -62,6 +72,7 @@ export function defaultService(obj: PlainRecord): void {
   }
   if (unset(spec["type"])) spec["type"] = "ClusterIP";
   for (const port of records(spec["ports"])) {
+    zero(port, "port", 0);
     if (unset(port["protocol"])) port["protocol"] = "TCP";
     const tp = port["targetPort"];
     if (tp === undefined || tp === null || tp === 0 || tp === "") port["targetPort"] = port["port"];
@@ -123,6 +134,7 @@ function defaultServiceIPFamilies(spec: PlainRecord): void {
 function defaultContainerPorts(containers: unknown, hostNetwork: boolean): void {
   for (const c of records(containers))
     for (const port of records(c["ports"])) {
+      zero(port, "containerPort", 0);
       if (unset(port["protocol"])) port["protocol"] = "TCP";
       if (hostNetwork && (port["hostPort"] == null || port["hostPort"] === 0))
         port["hostPort"] = port["containerPort"];
@@ -162,6 +174,10 @@ export function defaultPod(obj: PlainRecord): void {
 }
 
 export function defaultNode(obj: PlainRecord): void {
+  for (const a of records(asRecord(obj["status"])?.["addresses"])) {
+    zero(a, "type", "");
+    zero(a, "address", "");
+  }
   const spec = asRecord(obj["spec"]);
   if (spec === undefined) return;
   const podCIDRs = asArray(spec["podCIDRs"]);
@@ -177,6 +193,9 @@ export function defaultNode(obj: PlainRecord): void {
 }
 
 export function defaultEndpointSlice(obj: PlainRecord): void {
+  zero(obj, "addressType", "");
+  zero(obj, "endpoints", []);
+  for (const ep of records(obj["endpoints"])) zero(ep, "addresses", []);
   for (const port of records(obj["ports"])) {
     if (port["name"] == null) port["name"] = "";
     if (unset(port["protocol"])) port["protocol"] = "TCP";
@@ -184,9 +203,14 @@ export function defaultEndpointSlice(obj: PlainRecord): void {
 }
 
 export function defaultEndpoints(obj: PlainRecord): void {
-  for (const subset of records(obj["subsets"]))
-    for (const port of records(subset["ports"]))
+  for (const subset of records(obj["subsets"])) {
+    for (const port of records(subset["ports"])) {
+      zero(port, "port", 0);
       if (unset(port["protocol"])) port["protocol"] = "TCP";
+    }
+    for (const key of ["addresses", "notReadyAddresses"])
+      for (const a of records(subset[key])) zero(a, "ip", "");
+  }
 }
 
 export function defaultNetworkPolicy(obj: PlainRecord): void {
@@ -202,6 +226,19 @@ export function defaultNetworkPolicy(obj: PlainRecord): void {
     spec["policyTypes"] =
       egress !== undefined && egress.length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
   }
+}
+
+/**
+ * ANP and BANP after validation: a CRD has no Go zero values (a missing required field is
+ * "Required value"), so the required `spec`, `subject` and ANP `priority` are filled only once
+ * validation has reported them, for warn mode to keep a well-typed object.
+ */
+export function fillAdminNetworkPolicyRequired(obj: PlainRecord): void {
+  zero(obj, "spec", {});
+  const spec = asRecord(obj["spec"]);
+  if (spec === undefined) return;
+  zero(spec, "subject", {});
+  if (obj["kind"] === "AdminNetworkPolicy") zero(spec, "priority", 0);
 }
 
 /** ANP and BANP: the CRD schema defaults `protocol` to TCP in portNumber and portRange. */

@@ -5,9 +5,8 @@
  */
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
+import { mutate, mutation, paths, validObjects } from "./fuzz-corpus.js";
 import { parseCluster } from "../../src/model/load.js";
 import { ValidationError } from "../../src/model/issue.js";
 
@@ -20,88 +19,6 @@ function loadsOrValidationError(text: string, validation: "strict" | "warn" = "s
     for (const i of e.issues) expect(i.message).not.toBe("");
   }
 }
-
-const EXAMPLES = [
-  "examples/sctp-test-plan",
-  "examples/multi-namespace-app",
-  "examples/nodeport-loadbalancer",
-];
-const validObjects: unknown[] = EXAMPLES.flatMap((dir) =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml"))
-    .flatMap((f) => {
-      const docs = parseAllDocuments(readFileSync(join(dir, f), "utf8"));
-      return Array.isArray(docs) ? docs.map((d) => d.toJS() as unknown) : [];
-    }),
-);
-
-type Path = (string | number)[];
-function paths(v: unknown, prefix: Path = []): Path[] {
-  const out: Path[] = [prefix];
-  if (Array.isArray(v)) v.forEach((x, i) => out.push(...paths(x, [...prefix, i])));
-  else if (v !== null && typeof v === "object")
-    for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...prefix, k]));
-  return out;
-}
-
-type Mutation =
-  | { kind: "set"; value: unknown }
-  | { kind: "delete" }
-  | { kind: "addKey"; key: string; value: unknown };
-
-function mutate(root: unknown, path: Path, m: Mutation): unknown {
-  if (path.length === 0)
-    return m.kind === "set"
-      ? m.value
-      : m.kind === "addKey" && root !== null && typeof root === "object" && !Array.isArray(root)
-        ? { ...root, [m.key]: m.value }
-        : null;
-  const copy: unknown = structuredClone(root);
-  let cur = copy as Record<string | number, unknown>;
-  for (const p of path.slice(0, -1)) cur = cur[p] as Record<string | number, unknown>;
-  const last = path[path.length - 1]!;
-  if (m.kind === "set") cur[last] = m.value;
-  else if (m.kind === "delete") {
-    if (Array.isArray(cur)) cur.splice(last as number, 1);
-    else delete cur[last];
-  } else {
-    const target = cur[last];
-    if (target !== null && typeof target === "object" && !Array.isArray(target))
-      (target as Record<string, unknown>)[m.key] = m.value;
-    else cur[last] = { [m.key]: m.value };
-  }
-  return copy;
-}
-
-const interestingValue = fc.oneof(
-  fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(
-    "SCTP",
-    "None",
-    "",
-    "::ffff:1.2.3.4",
-    "010.0.0.1",
-    "10.0.0.0/33",
-    -1,
-    0,
-    65536,
-    2 ** 31,
-    1.5,
-    true,
-    null,
-    [],
-    {},
-  ),
-);
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant("set" as const), value: interestingValue }),
-  fc.constant({ kind: "delete" as const }),
-  fc.record({
-    kind: fc.constant("addKey" as const),
-    key: fc.constantFrom("__proto__", "constructor", "spec", "x", "ports", "podSelector"),
-    value: interestingValue,
-  }),
-);
 
 describe("loader fuzz", () => {
   it.prop(

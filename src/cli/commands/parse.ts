@@ -7,8 +7,9 @@
 import type { Command } from "commander";
 import type { IPFamily } from "../../net/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
-import { IptablesParseError } from "../../netfilter/parse/errors.js";
+import { formatIptablesIssue, IptablesParseError } from "../../netfilter/parse/errors.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
+import { escapeControl } from "../../model/issue.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
 import { readUtf8 } from "../read-text.js";
 import type { CliIO } from "../program.js";
@@ -42,7 +43,9 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
     return EXIT_OK;
   } catch (e) {
     if (!(e instanceof IptablesParseError)) throw e;
-    io.stderr(`${e.message}\n`);
+    // In line order, whatever order the checks found them in; user text escaped.
+    const sorted = [...e.issues].sort((a, b) => a.line - b.line);
+    for (const i of sorted) io.stderr(`${escapeControl(formatIptablesIssue(i))}\n`);
     return EXIT_BAD_INPUT;
   }
 }

@@ -24,6 +24,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { withRenderInputErrors } from "../render-errors.js";
 
 type ReportPart = "sockets" | "modules";
 
@@ -170,15 +171,17 @@ Examples:
       const markMasqBit = parseMarkBit(opts.markMasqBit);
       const cluster = loadClusterFromOptions(opts, io);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
-      const result = hostportRulesForNode(cluster, node, {
-        impl: opts.impl,
-        natInterfaceName: opts.natInterface,
-        portmap: {
-          name: opts.networkName,
-          snat: opts.snat,
-          ...(markMasqBit !== undefined ? { markMasqBit } : {}),
-        },
-      });
+      const result = withRenderInputErrors(opts, cluster, () =>
+        hostportRulesForNode(cluster, node, {
+          impl: opts.impl,
+          natInterfaceName: opts.natInterface,
+          portmap: {
+            name: opts.networkName,
+            snat: opts.snat,
+            ...(markMasqBit !== undefined ? { markMasqBit } : {}),
+          },
+        }),
+      );
       for (const p of result.pods)
         if (p.error !== undefined)
           io.stderr(

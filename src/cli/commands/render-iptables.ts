@@ -18,6 +18,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { withRenderInputErrors } from "../render-errors.js";
 
 interface IptablesOptions extends ManifestOptions, NodeOptions {
   readonly format: "restore" | "save";
@@ -76,11 +77,13 @@ Examples:
         throw new CliError(
           `--family ${opts.family}: the node's families are ${node.ipFamilies.join(", ")}`,
         );
-      const result = renderIptables(cluster, {
-        node,
-        proxyConfig,
-        masqueradeMarkFormat: opts.markFormat,
-      });
+      const result = withRenderInputErrors(opts, cluster, () =>
+        renderIptables(cluster, {
+          node,
+          proxyConfig,
+          masqueradeMarkFormat: opts.markFormat,
+        }),
+      );
       const families = result.families.filter(
         (f) => opts.family === undefined || f.family === opts.family,
       );

@@ -20,6 +20,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { withRenderInputErrors } from "../render-errors.js";
 
 type Section = "ipvs" | "ipset" | "iptables" | "ip6tables" | "addresses";
 
@@ -107,7 +108,9 @@ Examples:
       const proxyConfig = loadProxyConfigFromOptions(opts, io);
       let result: IpvsRender;
       try {
-        result = renderIpvs(cluster, { node, proxyConfig });
+        result = withRenderInputErrors(opts, cluster, () =>
+          renderIpvs(cluster, { node, proxyConfig }),
+        );
       } catch (e) {
         if (e instanceof IpvsUnavailableError) throw new CliError(e.message);
         throw e;

@@ -5,6 +5,7 @@
  * `validateObject` runs after defaulting, as the API server does.
  */
 import { assertNever } from "../../util/assert-never.js";
+import { fillAdminNetworkPolicyRequired } from "../defaults.js";
 import type { PlainRecord } from "../../util/plain.js";
 import type {
   AdminNetworkPolicy,
@@ -38,6 +39,15 @@ export function checkShape(kind: KindName, obj: PlainRecord): FieldIssue[] {
   return checkObjectShape(obj, KIND_SHAPES[kind]);
 }
 
+function afterwards(issues: FieldIssue[], then: () => void): FieldIssue[] {
+  then();
+  return issues;
+}
+
+/**
+ * Validates an object after defaulting. For the CRD kinds it then fills the required fields a
+ * warn-mode load may keep missing (see fillAdminNetworkPolicyRequired).
+ */
 export function validateObject(
   kind: KindName,
   obj: PlainRecord,
@@ -60,9 +70,14 @@ export function validateObject(
     case "NetworkPolicy":
       return validateNetworkPolicy(ctx, o as NetworkPolicy);
     case "AdminNetworkPolicy":
-      return validateAdminNetworkPolicy(ctx, o as AdminNetworkPolicy);
+      return afterwards(validateAdminNetworkPolicy(ctx, o as AdminNetworkPolicy), () =>
+        fillAdminNetworkPolicyRequired(obj),
+      );
     case "BaselineAdminNetworkPolicy":
-      return validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy);
+      return afterwards(
+        validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy),
+        () => fillAdminNetworkPolicyRequired(obj),
+      );
     default:
       return assertNever(kind);
   }

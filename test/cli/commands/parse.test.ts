@@ -33,13 +33,13 @@ describe("kube-netsim parse", () => {
     const r = await run(["parse", "--check", "examples/netfilter/kube-proxy.rules"]);
     expect(r).toEqual({ code: 0, out: "", err: "" });
   });
-  test("errors are FILE:LINE: message, exit 2", async () => {
+  test("errors are FILE:LINE: message in line order, exit 2", async () => {
     const r = await run(["parse", "examples/netfilter/broken.rules"]);
     expect(r.code).toBe(2);
     expect(r.err.split("\n").filter((l) => l !== "")).toEqual([
+      'examples/netfilter/broken.rules:3: chain "NOPE" does not exist (jump from chain "X")',
       'examples/netfilter/broken.rules:4: unknown match "foo" (not modelled by kube-netsim)',
       'examples/netfilter/broken.rules:5: unknown option "--bogus"',
-      'examples/netfilter/broken.rules:3: chain "NOPE" does not exist (jump from chain "X")',
     ]);
   });
   test("--family ipv6 and a bad family", async () => {
