@@ -17,9 +17,12 @@ import type { NodeEnvironment } from "../model/node-environment.js";
 import { DEFAULT_PROXY_CONFIG, type KubeProxyConfiguration } from "../model/proxy-config.js";
 import { CliError } from "./exit.js";
 import type { CliIO } from "./program.js";
+import type { Progress } from "./progress.js";
 
 export interface ManifestOptions {
   readonly filename?: readonly string[];
+  /** No progress on stderr (it is shown only on a terminal anyway). */
+  readonly quiet?: boolean;
   readonly validation?: ValidationMode;
   readonly featureGates?: FeatureGates;
 }
@@ -59,7 +62,8 @@ export function addManifestOptions(cmd: Command): Command {
       "--feature-gates <gates>",
       "Kubernetes feature gates, Key=bool,... (e.g. SCTPSupport=false)",
       parseGatesOption,
-    );
+    )
+    .option("-q, --quiet", "no progress on stderr (shown only when stderr is a terminal)");
 }
 
 export function addNodeOptions(cmd: Command): Command {
@@ -72,14 +76,24 @@ export function addNodeOptions(cmd: Command): Command {
     );
 }
 
-export function loadClusterFromOptions(opts: ManifestOptions, io: CliIO): Cluster {
+export function loadClusterFromOptions(
+  opts: ManifestOptions,
+  io: CliIO,
+  progress?: Progress,
+): Cluster {
   const files = opts.filename ?? [];
   if (files.length === 0) throw new CliError("no manifests given: use -f FILE, -f DIR or -f -");
-  const cluster = loadCluster(files, {
-    validation: opts.validation ?? "strict",
-    featureGates: opts.featureGates ?? {},
-    readStdin: io.readStdin,
-  });
+  progress?.phase("loading manifests");
+  let cluster: Cluster;
+  try {
+    cluster = loadCluster(files, {
+      validation: opts.validation ?? "strict",
+      featureGates: opts.featureGates ?? {},
+      readStdin: io.readStdin,
+    });
+  } finally {
+    progress?.end();
+  }
   for (const w of cluster.warnings) io.stderr(`${formatIssue(w)}\n`);
   refuseEmpty(cluster, files);
   return cluster;

@@ -14,6 +14,7 @@ runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   readStdin: () => readUtf8(0),
+  stderrIsTTY: process.stderr.isTTY,
 })
   .then((code) => {
     process.exitCode = code;

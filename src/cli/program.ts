@@ -13,6 +13,8 @@ export interface CliIO {
   readonly stderr: (s: string) => void;
   /** Reads stdin (for `-f -`). */
   readonly readStdin: () => string;
+  /** stderr is a terminal: progress may be shown there (src/cli/progress.ts). */
+  readonly stderrIsTTY?: boolean;
 }
 
 export function buildProgram(io: CliIO): Command {

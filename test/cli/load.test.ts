@@ -19,8 +19,18 @@ function io(): { io: CliIO; err: () => string } {
   };
 }
 
+/** Commander's own error output, captured so a passing run prints nothing. */
+let commanderErr = "";
+
 function parse(args: string[]): Record<string, unknown> {
-  const cmd = addNodeOptions(addManifestOptions(new Command("x").exitOverride()));
+  const cmd = addNodeOptions(
+    addManifestOptions(
+      new Command("x").exitOverride().configureOutput({
+        writeOut: () => undefined,
+        writeErr: (s) => (commanderErr += s),
+      }),
+    ),
+  );
   cmd.parse(args, { from: "user" });
   return cmd.opts();
 }
@@ -43,7 +53,11 @@ describe("shared CLI options", () => {
       validation: "strict",
       featureGates: { A: true, B: false },
     });
+    commanderErr = "";
     expect(() => parse(["--validation", "lax"])).toThrow();
+    expect(commanderErr).toBe(
+      "error: option '--validation <mode>' argument 'lax' is invalid. Allowed choices are strict, warn.\n",
+    );
     expect(() => parse(["--feature-gates", "A"])).toThrow(CliError);
   });
 

@@ -24,6 +24,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress } from "../progress.js";
 import { withRenderInputErrors } from "../render-errors.js";
 
 type ReportPart = "sockets" | "modules";
@@ -169,19 +170,25 @@ Examples:
       refuseUnusedOptions(opts, command);
       const report = parseReport(opts.report);
       const markMasqBit = parseMarkBit(opts.markMasqBit);
-      const cluster = loadClusterFromOptions(opts, io);
+      const progress = startProgress(io, opts);
+      const cluster = loadClusterFromOptions(opts, io, progress);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
-      const result = withRenderInputErrors(opts, cluster, () =>
-        hostportRulesForNode(cluster, node, {
-          impl: opts.impl,
-          natInterfaceName: opts.natInterface,
-          portmap: {
-            name: opts.networkName,
-            snat: opts.snat,
-            ...(markMasqBit !== undefined ? { markMasqBit } : {}),
-          },
-        }),
-      );
+      progress.phase("rendering hostport rules");
+      const result = withRenderInputErrors(opts, cluster, () => {
+        try {
+          return hostportRulesForNode(cluster, node, {
+            impl: opts.impl,
+            natInterfaceName: opts.natInterface,
+            portmap: {
+              name: opts.networkName,
+              snat: opts.snat,
+              ...(markMasqBit !== undefined ? { markMasqBit } : {}),
+            },
+          });
+        } finally {
+          progress.end();
+        }
+      });
       for (const p of result.pods)
         if (p.error !== undefined)
           io.stderr(

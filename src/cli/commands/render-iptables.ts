@@ -18,6 +18,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress } from "../progress.js";
 import { withRenderInputErrors } from "../render-errors.js";
 
 interface IptablesOptions extends ManifestOptions, NodeOptions {
@@ -70,20 +71,26 @@ Examples:
     )
     .action((opts: IptablesOptions) => {
       const output = parseOutputFormat(opts.output, ["text", "json"]);
-      const cluster = loadClusterFromOptions(opts, io);
+      const progress = startProgress(io, opts);
+      const cluster = loadClusterFromOptions(opts, io, progress);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
       const proxyConfig = loadProxyConfigFromOptions(opts, io);
       if (opts.family !== undefined && !node.ipFamilies.includes(opts.family))
         throw new CliError(
           `--family ${opts.family}: the node's families are ${node.ipFamilies.join(", ")}`,
         );
-      const result = withRenderInputErrors(opts, cluster, () =>
-        renderIptables(cluster, {
-          node,
-          proxyConfig,
-          masqueradeMarkFormat: opts.markFormat,
-        }),
-      );
+      progress.phase("rendering iptables rules");
+      const result = withRenderInputErrors(opts, cluster, () => {
+        try {
+          return renderIptables(cluster, {
+            node,
+            proxyConfig,
+            masqueradeMarkFormat: opts.markFormat,
+          });
+        } finally {
+          progress.end();
+        }
+      });
       const families = result.families.filter(
         (f) => opts.family === undefined || f.family === opts.family,
       );

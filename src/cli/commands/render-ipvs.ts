@@ -20,6 +20,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress } from "../progress.js";
 import { withRenderInputErrors } from "../render-errors.js";
 
 type Section = "ipvs" | "ipset" | "iptables" | "ip6tables" | "addresses";
@@ -103,7 +104,8 @@ Examples:
         opts.only !== "ipvs"
       )
         throw new CliError(`--ipvs-format: only shapes the ipvs section (--only ${opts.only})`);
-      const cluster = loadClusterFromOptions(opts, io);
+      const progress = startProgress(io, opts);
+      const cluster = loadClusterFromOptions(opts, io, progress);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
       const proxyConfig = loadProxyConfigFromOptions(opts, io);
       let result: IpvsRender;
@@ -114,6 +116,8 @@ Examples:
       } catch (e) {
         if (e instanceof IpvsUnavailableError) throw new CliError(e.message);
         throw e;
+      } finally {
+        progress.end();
       }
       if (format === "json") {
         const sections = ipvsSections(result, opts.ipvsFormat).filter(

@@ -12,6 +12,7 @@ import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
 import { addManifestOptions, refuseEmpty, type ManifestOptions } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress } from "../progress.js";
 
 interface ValidateOptions extends ManifestOptions {
   readonly output: string;
@@ -49,6 +50,8 @@ export function runValidate(opts: ValidateOptions, io: CliIO): number {
   if (files.length === 0) throw new CliError("no manifests given: use -f FILE, -f DIR or -f -");
   let cluster: Cluster | undefined;
   let issues: readonly Issue[];
+  const progress = startProgress(io, opts);
+  progress.phase("loading manifests");
   try {
     cluster = loadCluster(files, {
       validation: opts.validation ?? "strict",
@@ -60,6 +63,8 @@ export function runValidate(opts: ValidateOptions, io: CliIO): number {
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     issues = e.issues;
+  } finally {
+    progress.end();
   }
   const errors = issues.filter((i) => i.severity === "error").length;
   const valid = errors === 0;
