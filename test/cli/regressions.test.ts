@@ -90,3 +90,19 @@ spec: {ports: [{port: 80}], "k\\n\\u0000": 1}
     expect(r.err).toBe('<stdin>:2: unknown or unsupported command "bad\\x1b[2J"\n');
   });
 });
+
+describe("parse prints comments as iptables-save prints them", () => {
+  // Golden from the kernel: iptables-restore of these lines in a fresh namespace, then
+  // iptables-save (iptables 1.8, nf_tables): control characters inside a quoted comment are
+  // printed raw, only `"`, `\` and `'` are backslash-escaped (xtables_save_string).
+  test("control characters stay as they are in the rules output", async () => {
+    const r = await run(
+      ["parse", "-"],
+      '*filter\n:X - [0:0]\n-A X -m comment --comment "a\u001bb\u0007c\u007fd" -j ACCEPT\n-A X -m comment --comment "tab\there" -j ACCEPT\nCOMMIT\n',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      '-A X -m comment --comment "a\u001bb\u0007c\u007fd" -j ACCEPT\n-A X -m comment --comment "tab\there" -j ACCEPT\n',
+    );
+  });
+});
