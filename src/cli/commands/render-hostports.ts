@@ -13,6 +13,7 @@ import {
   type ModuleReport,
   type NodeHostports,
 } from "../../hostports/index.js";
+import { escapeControl } from "../../model/issue.js";
 import { CliError } from "../exit.js";
 import {
   addManifestOptions,
@@ -192,7 +193,7 @@ Examples:
       for (const p of result.pods)
         if (p.error !== undefined)
           io.stderr(
-            `kube-netsim: warning: pod ${p.namespace}/${p.name} (${p.family}): ${p.error}\n`,
+            `kube-netsim: warning: ${escapeControl(`pod ${p.namespace}/${p.name} (${p.family}): ${p.error}`)}\n`,
           );
       const modules = report.includes("modules") ? nodeModuleReport(result) : undefined;
       if (format === "json") {

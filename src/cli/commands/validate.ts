@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import type { Cluster } from "../../model/cluster.js";
-import { formatFieldPath, formatIssue, ValidationError, type Issue } from "../../model/issue.js";
+import { displayFieldPath, formatIssue, ValidationError, type Issue } from "../../model/issue.js";
 import { loadCluster } from "../../model/load-files.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
 import { addManifestOptions, refuseEmpty, type ManifestOptions } from "../load.js";
@@ -39,7 +39,7 @@ function issueJson(i: Issue): Record<string, unknown> {
       ? { file: i.source.file, line: i.source.line, col: i.source.col }
       : {}),
     ...(i.object !== undefined ? { object: i.object } : {}),
-    ...(i.path.length > 0 ? { field: formatFieldPath(i.path) } : {}),
+    ...(i.path.length > 0 ? { field: displayFieldPath(i.path) } : {}),
     message: i.message,
   };
 }
