@@ -3,8 +3,8 @@ import { describe, expect, test } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
 import { displayFieldPath, escapeControl, formatIssue } from "../../src/model/issue.js";
 
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const text = fc.string({ unit: "binary", maxLength: 20 });
 
