@@ -164,7 +164,7 @@ export function lintPolicies(
   cluster: Cluster | CompiledPolicies,
   options?: Partial<PolicyOptions>,
 ): PolicyLintWarning[] {
-  const cp = toCompiled(cluster);
+  const cp = toCompiled(cluster, options);
   const opts = completeOptions(options);
   const out: PolicyLintWarning[] = [];
   const pods = cp.facts.pods;

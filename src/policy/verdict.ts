@@ -3,12 +3,13 @@
  * a connection is allowed iff the source's egress and the destination's ingress both allow it
  * (spec netpol.md §1.11). `explain.ts` follows the same steps and records them.
  */
-import type {
-  AdminRule,
-  CompiledAdminPolicy,
-  CompiledPolicies,
-  Direction,
-  NetworkPolicyRule,
+import {
+  isAccept,
+  type AdminRule,
+  type CompiledAdminPolicy,
+  type CompiledPolicies,
+  type Direction,
+  type NetworkPolicyRule,
 } from "./compiled.js";
 import {
   connectionAddresses,
@@ -82,7 +83,7 @@ export function directionAllowed(
   opts: PolicyOptions,
 ): boolean {
   const admin = firstAdminAction(selected.admin, ctx);
-  if (admin === "Allow") return true;
+  if (admin === "Allow" || admin === "Accept") return true;
   if (admin === "Deny") return false;
   // No ANP decision, or Pass: NetworkPolicy, then (only if no NetworkPolicy isolates) BANP.
   if (selected.network.length > 0) {
@@ -204,7 +205,7 @@ export function directionMask(
     const { port, protocol } = probes[k] as (typeof probes)[number];
     const admin = adminHits.length > 0 ? firstAdmin(adminHits, port, protocol) : undefined;
     let allowed: boolean;
-    if (admin !== undefined && admin.action !== "Pass") allowed = admin.action === "Allow";
+    if (admin !== undefined && admin.action !== "Pass") allowed = isAccept(admin.action);
     else if (isolated) {
       allowed = false;
       for (const ports of npHits) {

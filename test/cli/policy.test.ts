@@ -109,16 +109,17 @@ describe("policy matrix", () => {
       "TCP,SCTP",
     );
     expect(r.code).toBe(0);
+    // sorted by (from, to, port, protocol)
     expect(r.out.split("\n")).toEqual([
       "from\tto\tport\tprotocol\tallowed",
-      "default/client\tdefault/client\t5000\tTCP\ttrue",
-      "default/client\tdefault/server\t5000\tTCP\tfalse",
-      "default/server\tdefault/client\t5000\tTCP\ttrue",
-      "default/server\tdefault/server\t5000\tTCP\ttrue",
       "default/client\tdefault/client\t5000\tSCTP\ttrue",
+      "default/client\tdefault/client\t5000\tTCP\ttrue",
       "default/client\tdefault/server\t5000\tSCTP\ttrue",
+      "default/client\tdefault/server\t5000\tTCP\tfalse",
       "default/server\tdefault/client\t5000\tSCTP\ttrue",
+      "default/server\tdefault/client\t5000\tTCP\ttrue",
       "default/server\tdefault/server\t5000\tSCTP\ttrue",
+      "default/server\tdefault/server\t5000\tTCP\ttrue",
       "",
     ]);
   });
@@ -136,7 +137,15 @@ describe("policy matrix", () => {
       "--output",
       "text",
     );
-    const lines = r.out.split("\n");
+    const all = r.out.split("\n");
+    // a legend (symbols and axes) above the grids, then a blank line
+    expect(all[0]).toContain("rows: from");
+    expect(all[0]).toContain("columns: to");
+    expect(all[1]).toContain(". allowed");
+    expect(all[1]).toContain("X denied");
+    expect(all[1]).toContain("? unknown");
+    expect(all[2]).toBe("");
+    const lines = all.slice(3);
     expect(lines[0]).toBe("TCP/80:");
     expect(lines[1]).toBe("-\tx/a\tx/b\tx/c\ty/a\ty/b\ty/c\tz/a\tz/b\tz/c");
     expect(lines[2]).toBe("x/a\t.\tX\tX\t.\t.\t.\t.\t.\t.");

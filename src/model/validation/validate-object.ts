@@ -9,6 +9,7 @@ import type { PlainRecord } from "../../util/plain.js";
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
+  ClusterNetworkPolicy,
   EndpointSlice,
   Endpoints,
   KindName,
@@ -22,6 +23,7 @@ import {
   validateAdminNetworkPolicy,
   validateBaselineAdminNetworkPolicy,
 } from "./admin-network-policy.js";
+import { validateClusterNetworkPolicy } from "./cluster-network-policy.js";
 import type { ValidationContext } from "./context.js";
 import { validateEndpointSlice, validateEndpoints } from "./endpoint-slice.js";
 import type { FieldIssue } from "./field-issue.js";
@@ -63,6 +65,8 @@ export function validateObject(
       return validateAdminNetworkPolicy(ctx, o as AdminNetworkPolicy);
     case "BaselineAdminNetworkPolicy":
       return validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy);
+    case "ClusterNetworkPolicy":
+      return validateClusterNetworkPolicy(ctx, o as ClusterNetworkPolicy);
     default:
       return assertNever(kind);
   }
