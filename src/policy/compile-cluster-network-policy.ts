@@ -11,6 +11,7 @@ import type {
   ClusterNetworkPolicyEgressPeer,
   ClusterNetworkPolicyProtocol,
 } from "../model/kinds.js";
+import { ingressPeerFields } from "../model/validation/cluster-network-policy.js";
 import { isValidPort, type Protocol } from "../net/port.js";
 import { compileSelector } from "./label-selector.js";
 import { adminPeer } from "./compile-admin-policy.js";
@@ -152,7 +153,11 @@ export function compileClusterNetworkPolicy(
       cx,
       ref,
       "Ingress",
-      (spec.ingress ?? []).map((r) => ({ ...r, peers: r.from ?? [] })),
+      // Only namespaces/pods exist on ingress peers (the API server prunes anything else).
+      (spec.ingress ?? []).map((r) => ({
+        ...r,
+        peers: (r.from ?? []).map(ingressPeerFields),
+      })),
     ),
     egress: compileRules(
       cx,

@@ -80,7 +80,7 @@ function validateNamespacedPod(pod: ClusterNetworkPolicyNamespacedPod, p: FieldP
 }
 
 function validateSubject(s: ClusterNetworkPolicySubject | undefined, p: FieldPath): FieldIssue[] {
-  const out = exactlyOne(p, s);
+  const out = exactlyOne(p, s === undefined ? s : { namespaces: s.namespaces, pods: s.pods });
   if (s?.namespaces !== undefined)
     out.push(...validateLabelSelector(s.namespaces, [...p, "namespaces"]));
   if (s?.pods !== undefined) out.push(...validateNamespacedPod(s.pods, [...p, "pods"]));
@@ -95,14 +95,36 @@ function validateCIDR(text: string, p: FieldPath): FieldIssue[] {
     : [];
 }
 
+/** The fields an ingress peer has in the schema (anything else is pruned by the API server). */
+export function ingressPeerFields(
+  p: ClusterNetworkPolicyIngressPeer,
+): ClusterNetworkPolicyIngressPeer {
+  return {
+    ...(p.namespaces !== undefined ? { namespaces: p.namespaces } : {}),
+    ...(p.pods !== undefined ? { pods: p.pods } : {}),
+  };
+}
+
 function validatePeer(
   ctx: ValidationContext,
   peer: ClusterNetworkPolicyIngressPeer | ClusterNetworkPolicyEgressPeer,
   p: FieldPath,
+  dir: "ingress" | "egress",
 ): FieldIssue[] {
   const experimental = featureEnabled(ctx.featureGates, CNP_EXPERIMENTAL_GATE);
-  const out = validateSubject(peer, p);
-  const eg = peer as ClusterNetworkPolicyEgressPeer;
+  // The API server prunes fields the schema does not have (an ingress peer has only namespaces
+  // and pods; the shape check warns about the rest), so only the schema's fields count here.
+  const eg: ClusterNetworkPolicyEgressPeer = dir === "egress" ? peer : ingressPeerFields(peer);
+  const out = exactlyOne(p, {
+    namespaces: eg.namespaces,
+    pods: eg.pods,
+    nodes: eg.nodes,
+    networks: eg.networks,
+    domainNames: eg.domainNames,
+  });
+  if (eg.namespaces !== undefined)
+    out.push(...validateLabelSelector(eg.namespaces, [...p, "namespaces"]));
+  if (eg.pods !== undefined) out.push(...validateNamespacedPod(eg.pods, [...p, "pods"]));
   if (eg.nodes !== undefined) {
     if (!experimental) out.push(experimentalOnly([...p, "nodes"], "nodes"));
     out.push(...validateLabelSelector(eg.nodes, [...p, "nodes"]));
@@ -191,7 +213,9 @@ function validateRules(
     const peersKey = dir === "ingress" ? "from" : "to";
     const peers = dir === "ingress" ? rule.from : rule.to;
     out.push(...listBounds([...rp, peersKey], peers, 1, CNP_MAX_ITEMS));
-    (peers ?? []).forEach((peer, j) => out.push(...validatePeer(ctx, peer, [...rp, peersKey, j])));
+    (peers ?? []).forEach((peer, j) =>
+      out.push(...validatePeer(ctx, peer, [...rp, peersKey, j], dir)),
+    );
     out.push(...validateProtocols(rule.protocols, [...rp, "protocols"]));
     const named = (rule.protocols ?? []).some((x) => x.destinationNamedPort !== undefined);
     const ipPeer = (rule.to ?? []).some(
