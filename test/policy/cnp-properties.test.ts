@@ -29,7 +29,7 @@ const RUNS = { numRuns: 50, seed: SEED };
 function cnps(max = 3): fc.Arbitrary<ClusterNetworkPolicy[]> {
   return fc
     .integer({ min: 0, max })
-    .chain((n) =>
+    .chain((n): fc.Arbitrary<readonly ClusterNetworkPolicy[]> =>
       n === 0
         ? fc.constant([])
         : fc.tuple(...Array.from({ length: n }, (_, i) => arbClusterNetworkPolicy({ index: i }))),
