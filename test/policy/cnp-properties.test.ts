@@ -18,7 +18,7 @@ import { parseCluster } from "../../src/model/load.js";
 import { convertToV1alpha2 } from "../../src/policy/convert.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import { matrixRows, type PolicyMatrix } from "../../src/policy/matrix.js";
-import { clone, cluster, naiveTable, permute, same, table } from "./helpers.js";
+import { clone, cluster, lost, naiveTable, permute, same, table } from "./helpers.js";
 
 type Objects = PolicyClusterObjects & { clusterNetworkPolicies: ClusterNetworkPolicy[] };
 
@@ -170,6 +170,14 @@ describe("random ClusterNetworkPolicies", () => {
       expect(same(table(o), table(after))).toBe(true);
     },
   );
+
+  test.prop([full], RUNS)("removing Deny-only CNPs can only allow more (either tier)", (o) => {
+    const denyOnly = (p: ClusterNetworkPolicy): boolean =>
+      [...(p.spec.ingress ?? []), ...(p.spec.egress ?? [])].every((r) => r.action === "Deny");
+    const after = clone(o);
+    after.clusterNetworkPolicies = after.clusterNetworkPolicies.filter((p) => !denyOnly(p));
+    expect(lost(table(o), table(after))).toEqual([]);
+  });
 
   test.prop([full], RUNS)("the order of the CNP objects does not matter", (o) => {
     const shuffled = clone(o);
