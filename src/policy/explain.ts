@@ -31,7 +31,26 @@ import type {
 import type { PodFacts } from "./facts.js";
 import { makeDirectionContext, type DirectionContext } from "./match.js";
 import type { PolicyOptions } from "./options.js";
-import { rulesFor, selectPolicies } from "./select.js";
+import {
+  rulesFor,
+  selectPolicies,
+  withoutClusterNetworkPolicies,
+  type SubjectPolicies,
+} from "./select.js";
+
+/** The policies that apply; none of the CNPs when the pod reaches its own IP (spec §3.5). */
+function selectFor(
+  cp: CompiledPolicies,
+  opts: PolicyOptions,
+  direction: Direction,
+  subject: PodFacts,
+  peer: Party,
+): SubjectPolicies {
+  const sel = selectPolicies(cp, opts, direction, subject);
+  return peer.kind === "pod" && peer.pod.id === subject.id
+    ? withoutClusterNetworkPolicies(sel)
+    : sel;
+}
 import { isLocalNodeIngress } from "./verdict.js";
 import { adminDecision, traceAdmin, traceNetworkRule } from "./explain-trace.js";
 import { noteCommonChoices } from "./explain-choices.js";
@@ -52,7 +71,7 @@ function explainDecidedDirection(
   choices: ImplementationChoice[],
 ): DirectionExplanation {
   const base = { direction, subject: subject.id, peer: partyText(peer) };
-  const sel = selectPolicies(cp, opts, direction, subject);
+  const sel = selectFor(cp, opts, direction, subject, peer);
   const empty = {
     adminPolicies: [],
     networkPolicies: [],
@@ -210,7 +229,7 @@ function explainDirection(
   if (!cp.undecidable || ex.decision.kind === "not-a-subject" || ex.decision.kind === "local-node")
     return ex;
   const undecided: UndecidedRule[] = [];
-  const sel = selectPolicies(cp, opts, direction, subject);
+  const sel = selectFor(cp, opts, direction, subject, peer);
   if (directionVerdict(sel, ctx, opts, undecided) !== "unknown") return ex;
   const rules = undecided.map(({ policy, rule }) => ({
     tier: policy.tier,

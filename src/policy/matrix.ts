@@ -149,6 +149,9 @@ export function computePolicyMatrix(
     );
   };
   const verdicts = new Uint8Array(n * n * P);
+  const hasCnp = [...cp.adminPolicies, ...cp.baselinePolicies].some(
+    (p) => p.tier === "ClusterNetworkPolicy",
+  );
   for (let i = 0; i < n; i++) {
     const se = egress.classOf[i] as number;
     const pi = peers.classOf[i] as number;
@@ -157,6 +160,18 @@ export function computePolicyMatrix(
       const out = (i * n + j) * P;
       if (i === j && opts.selfTraffic === "allow") {
         verdicts.fill(1, out, out + P);
+        continue;
+      }
+      if (i === j && hasCnp) {
+        // Own IP: no CNP applies (spec §3.5), which the per-class tables cannot express.
+        for (let k = 0; k < P; k++)
+          verdicts[out + k] = byteOf(
+            connectionVerdict(
+              cp,
+              conn(pods[i] as PodFacts, pods[i] as PodFacts, probes[k] as MatrixProbe),
+              opts,
+            ),
+          );
         continue;
       }
       const si = ingress.classOf[j] as number;

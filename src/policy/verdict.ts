@@ -31,7 +31,12 @@ import {
 } from "./match.js";
 import type { Protocol } from "../net/port.js";
 import type { PolicyOptions } from "./options.js";
-import { rulesFor, selectPolicies, type SubjectPolicies } from "./select.js";
+import {
+  rulesFor,
+  selectPolicies,
+  withoutClusterNetworkPolicies,
+  type SubjectPolicies,
+} from "./select.js";
 
 export function adminRuleMatches(r: AdminRule, ctx: DirectionContext): boolean {
   let peer = false;
@@ -110,7 +115,12 @@ export function connectionAllowed(
   opts: PolicyOptions,
   select: PolicySelector = (dir, pod) => selectPolicies(cp, opts, dir, pod),
 ): boolean {
-  if (opts.selfTraffic === "allow" && isLoopback(conn)) return true;
+  const loopback = isLoopback(conn);
+  if (opts.selfTraffic === "allow" && loopback) return true;
+  if (loopback) {
+    const all = select;
+    select = (dir, pod) => withoutClusterNetworkPolicies(all(dir, pod));
+  }
   const { srcIP, dstIP } = connectionAddresses(conn.src, conn.dst);
   if (conn.src.kind === "pod") {
     const sel = select("Egress", conn.src.pod);

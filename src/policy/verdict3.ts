@@ -19,7 +19,12 @@ import {
   type DirectionContext,
 } from "./match.js";
 import type { PolicyOptions } from "./options.js";
-import { rulesFor, selectPolicies, type SubjectPolicies } from "./select.js";
+import {
+  rulesFor,
+  selectPolicies,
+  withoutClusterNetworkPolicies,
+  type SubjectPolicies,
+} from "./select.js";
 import { isLocalNodeIngress, networkPolicyRuleMatches, type PolicySelector } from "./verdict.js";
 
 export type Verdict = "allowed" | "denied" | "unknown";
@@ -115,7 +120,12 @@ export function connectionVerdict(
   opts: PolicyOptions,
   select: PolicySelector = (dir, pod) => selectPolicies(cp, opts, dir, pod),
 ): Verdict {
-  if (opts.selfTraffic === "allow" && isLoopback(conn)) return "allowed";
+  const loopback = isLoopback(conn);
+  if (opts.selfTraffic === "allow" && loopback) return "allowed";
+  if (loopback) {
+    const all = select;
+    select = (dir, pod) => withoutClusterNetworkPolicies(all(dir, pod));
+  }
   const { srcIP, dstIP } = connectionAddresses(conn.src, conn.dst);
   let egress: Verdict = "allowed";
   if (conn.src.kind === "pod") {

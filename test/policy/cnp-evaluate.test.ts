@@ -275,6 +275,18 @@ describe("peers, ports and special traffic", () => {
     );
     expect(v(c, "a/x", "10.0.0.1", 80)).toBe("allowed");
     expect(v(c, "a/x", "b/y", 80)).toBe("denied");
+    // also when self traffic is evaluated (NetworkPolicy and v1alpha1 ANP still see it)
+    expect(v(c, "a/x", "a/x", 80, "TCP", { selfTraffic: "evaluate" })).toBe("allowed");
+    const m = computePolicyMatrix(c, { ports: [80], protocols: ["TCP"], selfTraffic: "evaluate" });
+    expect(matrixVerdict(m, "a/x", "a/x", 80, "TCP")).toBe(true);
+    expect(matrixVerdict(m, "a/x", "b/y", 80, "TCP")).toBe(false);
+    const anp = world(`---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: deny}
+spec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Deny, to: [{networks: [0.0.0.0/0]}]}]}
+`);
+    expect(v(anp, "a/x", "a/x", 80, "TCP", { selfTraffic: "evaluate" })).toBe("denied");
   });
 
   test("networks: host bits are masked", () => {

@@ -124,26 +124,37 @@ describe("random ClusterNetworkPolicies", () => {
     },
   );
 
-  test.prop([withCnps(withTwinPods(policyClusterObjects({ hostNetwork: true })))], {
-    numRuns: 150,
-    seed: SEED,
-  })("the class-based matrix equals the naive (three-valued) evaluation", (o) => {
-    expect(same(table(o), naiveTable(o))).toBe(true);
+  const options = fc.record({
+    selfTraffic: fc.constantFrom("allow" as const, "evaluate" as const),
+    hostNetwork: fc.constantFrom("as-node" as const, "as-pod" as const),
+    localNodeIngress: fc.constantFrom("allow" as const, "evaluate" as const),
+    ipBlockMatchesPods: fc.boolean(),
   });
 
-  test.prop([hostNet], { numRuns: 15, seed: SEED })(
+  test.prop([withCnps(withTwinPods(policyClusterObjects({ hostNetwork: true }))), options], {
+    numRuns: 150,
+    seed: SEED,
+  })("the class-based matrix equals the naive (three-valued) evaluation", (o, opts) => {
+    expect(same(table(o, opts), naiveTable(o, opts))).toBe(true);
+  });
+
+  test.prop([hostNet, options], { numRuns: 15, seed: SEED })(
     "evaluatePolicy (explaining path) agrees with the matrix",
-    (o) => {
+    (o, opts) => {
       const c = cluster(o);
-      const rows = [...matrixRows(table(c))];
+      const rows = [...matrixRows(table(c, opts))];
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) {
-        const v = evaluatePolicy(c, {
-          from: row.from,
-          to: row.to,
-          port: row.port,
-          protocol: row.protocol,
-        });
+        const v = evaluatePolicy(
+          c,
+          {
+            from: row.from,
+            to: row.to,
+            port: row.port,
+            protocol: row.protocol,
+          },
+          opts,
+        );
         expect({ ...row, allowed: v.allowed }).toEqual(row);
       }
     },
