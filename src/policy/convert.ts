@@ -4,7 +4,8 @@
  * `tier`, `Allow` -> `Accept`, `ports` -> `protocols` (the defaulted protocol becomes the key),
  * `portRange` -> `range` (a one-port range becomes `number`, as the v1alpha2 CEL demands),
  * `namedPort` -> `destinationNamedPort`. The BANP gets a priority (`baselinePriority`, default
- * 1000, the last one checked: where the BANP sat) and keeps its name unless an ANP has it.
+ * 1000, the last one checked: where the BANP sat). Names are kept unless taken by a CNP already
+ * in the input (then `admin-NAME`) or, for the BANP, by an ANP or CNP (then `baseline-NAME`).
  * Lists over the v1alpha2 cap of 25 are split without changing meaning: peers (ORed) and
  * protocol entries (ORed) into consecutive copies of the rule; more than 25 rules cannot be split
  * inside one policy without changing order guarantees, so that is a problem to report.
@@ -148,14 +149,17 @@ export function convertToV1alpha2(
     | {
         readonly adminNetworkPolicies: readonly AdminNetworkPolicy[];
         readonly baselineAdminNetworkPolicies: readonly BaselineAdminNetworkPolicy[];
+        readonly clusterNetworkPolicies?: readonly ClusterNetworkPolicy[];
       },
   options: ConvertOptions = {},
 ): ConvertResult {
   const problems: string[] = [];
   const policies: ClusterNetworkPolicy[] = [];
-  const taken = new Set<string>();
+  // CNP names must stay unique next to the CNPs the input already has.
+  const taken = new Set((input.clusterNetworkPolicies ?? []).map((p) => p.metadata?.name ?? ""));
   for (const anp of input.adminNetworkPolicies) {
-    const name = anp.metadata?.name ?? "";
+    const own = anp.metadata?.name ?? "";
+    const name = taken.has(own) ? `admin-${own}` : own;
     taken.add(name);
     policies.push(
       convertOne(

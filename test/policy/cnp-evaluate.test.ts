@@ -12,6 +12,7 @@ import { formatMatrixGrid } from "../../src/policy/matrix-format.js";
 import { formatExplanation } from "../../src/policy/explanation-text.js";
 import { lintPolicies } from "../../src/policy/lint.js";
 import { parseDnsMap, domainNameMatches } from "../../src/policy/dns-map.js";
+import { convertToV1alpha2 } from "../../src/policy/convert.js";
 
 const WORKLOADS = `
 apiVersion: v1
@@ -361,5 +362,75 @@ spec: {priority: 1, subject: {namespaces: {}}, egress: [{action: Deny, to: [{net
     const m = computePolicyMatrix(c, { ports: [80, 8080, 53], protocols: ["TCP", "UDP", "SCTP"] });
     const n = naivePolicyMatrix(c, { ports: [80, 8080, 53], protocols: ["TCP", "UDP", "SCTP"] });
     expect(Buffer.from(m.verdicts).equals(Buffer.from(n.verdicts))).toBe(true);
+  });
+});
+
+describe("convertToV1alpha2", () => {
+  test("names stay unique beside existing CNPs; one-port ranges become numbers; Allow is Accept", () => {
+    const c = world(
+      `---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: AdminNetworkPolicy
+metadata: {name: keep}
+spec:
+  priority: 3
+  subject: {namespaces: {}}
+  egress:
+  - action: Allow
+    to: [{namespaces: {}}]
+    ports: [{portRange: {protocol: SCTP, start: 9000, end: 9000}}, {portNumber: {port: 80}}, {namedPort: web}]
+---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec: {subject: {namespaces: {}}, ingress: [{action: Deny, from: [{namespaces: {}}]}]}
+` + cnp("keep", "Admin", 1, "subject: {namespaces: {}}"),
+      "warn", // this loader's ANP check also rejects the one-port range
+    );
+    const { policies, problems } = convertToV1alpha2(c, { baselinePriority: 999 });
+    expect(problems).toEqual([]);
+    expect(policies.map((p) => [p.metadata?.name, p.spec.tier, p.spec.priority])).toEqual([
+      ["admin-keep", "Admin", 3],
+      ["default", "Baseline", 999],
+    ]);
+    expect(policies[0]?.spec.egress?.[0]).toEqual({
+      action: "Accept",
+      to: [{ namespaces: {} }],
+      protocols: [
+        { sctp: { destinationPort: { number: 9000 } } },
+        { tcp: { destinationPort: { number: 80 } } },
+        { destinationNamedPort: "web" },
+      ],
+    });
+  });
+
+  test("more than 25 peers split into consecutive rules; more than 25 rules is a problem", () => {
+    const peers = Array.from({ length: 30 }, (_, i) => ({ networks: [`10.9.${i}.0/24`] }));
+    const rule = { action: "Deny" as const, to: peers };
+    const { policies } = convertToV1alpha2({
+      adminNetworkPolicies: [
+        {
+          metadata: { name: "big" },
+          spec: { priority: 1, subject: { namespaces: {} }, egress: [rule] },
+        },
+      ],
+      baselineAdminNetworkPolicies: [],
+    });
+    expect(policies[0]?.spec.egress?.map((r) => r.to.length)).toEqual([25, 5]);
+    const many = convertToV1alpha2({
+      adminNetworkPolicies: [
+        {
+          metadata: { name: "many" },
+          spec: {
+            priority: 1,
+            subject: { namespaces: {} },
+            egress: Array.from({ length: 26 }, () => rule),
+          },
+        },
+      ],
+      baselineAdminNetworkPolicies: [],
+    });
+    expect(many.problems).toHaveLength(1);
+    expect(many.problems[0]).toContain("more than the v1alpha2 limit of 25");
   });
 });
