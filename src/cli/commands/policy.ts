@@ -261,8 +261,10 @@ function registerDiff(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("diff")
     .description(
-      "connections whose verdict changes from the -f set to the --against set; exit 1 if any.\n" +
-        "When the --against files hold no Pods, the pods, namespaces and nodes of -f are used.",
+      "connections whose verdict changes from the -f set to each --against variant; exit 1 if any.\n" +
+        "Every --against file, and every manifest file in an --against directory, is a variant of\n" +
+        "its own (one section each). When a variant holds no Pods, the pods, namespaces and nodes\n" +
+        "of -f are used with its policies.",
     )
     .requiredOption(
       "--against <path>",
