@@ -7,6 +7,7 @@ import { freeze } from "immer";
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
+  ClusterNetworkPolicy,
   EndpointSlice,
   Namespace,
   NetworkPolicy,
@@ -27,6 +28,8 @@ export interface Cluster {
   readonly networkPolicies: readonly NetworkPolicy[];
   readonly adminNetworkPolicies: readonly AdminNetworkPolicy[];
   readonly baselineAdminNetworkPolicies: readonly BaselineAdminNetworkPolicy[];
+  /** policy.networking.k8s.io/v1alpha2, both tiers. */
+  readonly clusterNetworkPolicies: readonly ClusterNetworkPolicy[];
   /** Where each object came from, keyed by `objectKey`. */
   readonly sources: Readonly<Record<string, SourcePosition>>;
   /** Warnings found while loading (unknown kinds, unknown fields, cross-object checks). */
@@ -48,6 +51,7 @@ export interface ClusterObjects {
   networkPolicies?: readonly NetworkPolicy[];
   adminNetworkPolicies?: readonly AdminNetworkPolicy[];
   baselineAdminNetworkPolicies?: readonly BaselineAdminNetworkPolicy[];
+  clusterNetworkPolicies?: readonly ClusterNetworkPolicy[];
 }
 
 export function objectKey(kind: string, namespace: string | undefined, name: string): string {
@@ -75,6 +79,7 @@ export function makeCluster(
       networkPolicies: [...(objects.networkPolicies ?? [])],
       adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
       baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
+      clusterNetworkPolicies: [...(objects.clusterNetworkPolicies ?? [])],
       sources: { ...(extra.sources ?? {}) },
       warnings: [...(extra.warnings ?? [])],
       ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),

@@ -12,6 +12,13 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = {
    * they are warnings, as the API server of the modelled version returns them.
    */
   StrictIPCIDRValidation: false,
+  /**
+   * kube-netsim's own switch between the two ClusterNetworkPolicy CRD channels (network-policy-api
+   * v0.2.0): true = experimental (adds `nodes`/`domainNames` egress peers and the named-port CEL
+   * rule), false = standard. Default experimental, which accepts every feature upstream's
+   * conformance suite tests.
+   */
+  ClusterNetworkPolicyExperimental: true,
 };
 
 /**

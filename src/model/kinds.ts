@@ -133,6 +133,75 @@ export interface BaselineAdminNetworkPolicy {
   };
 }
 
+// ---- policy.networking.k8s.io/v1alpha2 (network-policy-api v0.2.0) ----
+
+export type ClusterNetworkPolicyTier = "Admin" | "Baseline";
+export type ClusterNetworkPolicyRuleAction = "Accept" | "Deny" | "Pass";
+
+/** v1alpha2: `namespaceSelector` is optional (absent = all namespaces). */
+export interface ClusterNetworkPolicyNamespacedPod {
+  namespaceSelector?: LabelSelector;
+  podSelector: LabelSelector;
+}
+export interface ClusterNetworkPolicySubject {
+  namespaces?: LabelSelector;
+  pods?: ClusterNetworkPolicyNamespacedPod;
+}
+export interface ClusterNetworkPolicyIngressPeer {
+  namespaces?: LabelSelector;
+  pods?: ClusterNetworkPolicyNamespacedPod;
+}
+export interface ClusterNetworkPolicyEgressPeer {
+  namespaces?: LabelSelector;
+  pods?: ClusterNetworkPolicyNamespacedPod;
+  /** Experimental channel. */
+  nodes?: LabelSelector;
+  networks?: string[];
+  /** Experimental channel. */
+  domainNames?: string[];
+}
+export interface ClusterNetworkPolicyPortRange {
+  start: number;
+  end: number;
+}
+export interface ClusterNetworkPolicyPort {
+  number?: number;
+  range?: ClusterNetworkPolicyPortRange;
+}
+export interface ClusterNetworkPolicyProtocolPort {
+  destinationPort?: ClusterNetworkPolicyPort;
+}
+export interface ClusterNetworkPolicyProtocol {
+  tcp?: ClusterNetworkPolicyProtocolPort;
+  udp?: ClusterNetworkPolicyProtocolPort;
+  sctp?: ClusterNetworkPolicyProtocolPort;
+  destinationNamedPort?: string;
+}
+export interface ClusterNetworkPolicyIngressRule {
+  name?: string;
+  action: ClusterNetworkPolicyRuleAction;
+  from: ClusterNetworkPolicyIngressPeer[];
+  protocols?: ClusterNetworkPolicyProtocol[];
+}
+export interface ClusterNetworkPolicyEgressRule {
+  name?: string;
+  action: ClusterNetworkPolicyRuleAction;
+  to: ClusterNetworkPolicyEgressPeer[];
+  protocols?: ClusterNetworkPolicyProtocol[];
+}
+export interface ClusterNetworkPolicy {
+  apiVersion?: string;
+  kind?: "ClusterNetworkPolicy";
+  metadata?: ObjectMeta;
+  spec: {
+    tier: ClusterNetworkPolicyTier;
+    priority: number;
+    subject: ClusterNetworkPolicySubject;
+    ingress?: ClusterNetworkPolicyIngressRule[];
+    egress?: ClusterNetworkPolicyEgressRule[];
+  };
+}
+
 export type KindName =
   | "Namespace"
   | "Node"
@@ -142,11 +211,13 @@ export type KindName =
   | "Endpoints"
   | "NetworkPolicy"
   | "AdminNetworkPolicy"
-  | "BaselineAdminNetworkPolicy";
+  | "BaselineAdminNetworkPolicy"
+  | "ClusterNetworkPolicy";
 
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
   "Namespace",
   "Node",
   "AdminNetworkPolicy",
   "BaselineAdminNetworkPolicy",
+  "ClusterNetworkPolicy",
 ]);

@@ -32,6 +32,7 @@ import {
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
+  ClusterNetworkPolicy,
   EndpointSlice,
   Endpoints,
   KindName,
@@ -67,6 +68,7 @@ const API_VERSIONS: Readonly<Record<KindName, string>> = {
   NetworkPolicy: "networking.k8s.io/v1",
   AdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
   BaselineAdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
+  ClusterNetworkPolicy: "policy.networking.k8s.io/v1alpha2",
 };
 
 const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
@@ -79,6 +81,8 @@ const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
   NetworkPolicy: defaultNetworkPolicy,
   AdminNetworkPolicy: defaultAdminNetworkPolicy,
   BaselineAdminNetworkPolicy: defaultAdminNetworkPolicy,
+  // The v1alpha2 CRD has no `default:` markers: nothing to fill in.
+  ClusterNetworkPolicy: () => undefined,
 };
 
 /**
@@ -306,6 +310,7 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
     networkPolicies: bucket<NetworkPolicy>("NetworkPolicy"),
     adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
     baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>("BaselineAdminNetworkPolicy"),
+    clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
   };
   issues.push(...crossObjectWarnings(objects, loaded));
 

@@ -11,6 +11,7 @@ import type {
 import type { CIDR } from "../net/cidr.js";
 import { isValidPort } from "../net/port.js";
 import { compileSelector } from "./label-selector.js";
+import { resolveDomainNames } from "./dns-map.js";
 import type {
   AdminAction,
   AdminPeer,
@@ -107,6 +108,7 @@ export function compileAdminPolicy(
     });
   return {
     tier,
+    level: tier === "AdminNetworkPolicy" ? "Admin" : "Baseline",
     name,
     priority,
     subject,
@@ -121,12 +123,16 @@ export function compileAdminPolicy(
   };
 }
 
-function adminPeer(
+/** One peer of either API version (v1alpha2 only relaxes `pods.namespaceSelector`). */
+export function adminPeer(
   cx: CompileContext,
   ref: ObjectRef,
   path: Path,
-  p: AdminNetworkPolicyEgressPeer,
+  p: Omit<AdminNetworkPolicyEgressPeer, "pods"> & {
+    pods?: { namespaceSelector?: LabelSelector; podSelector: LabelSelector };
+  },
   index: number,
+  hostBits: "warn" | "accept" = "warn",
 ): AdminPeer {
   const set = (["namespaces", "pods", "nodes", "networks", "domainNames"] as const).filter(
     (k) => p[k] !== undefined,
@@ -159,12 +165,21 @@ function adminPeer(
   if (p.networks !== undefined) {
     const cidrs: CIDR[] = [];
     for (const [i, t] of p.networks.entries()) {
-      const c = cx.cidr(ref, [...path, "networks", i], t);
+      const c = cx.cidr(ref, [...path, "networks", i], t, hostBits);
       if (c !== undefined) cidrs.push(c);
     }
     return { kind: "networks", index, cidrs };
   }
-  if (p.domainNames !== undefined) return { kind: "domainNames", index, names: [...p.domainNames] };
+  if (p.domainNames !== undefined) {
+    const r = resolveDomainNames(cx.dnsMap, p.domainNames);
+    return {
+      kind: "domainNames",
+      index,
+      names: [...p.domainNames],
+      addresses: r.addresses,
+      unresolved: r.unresolved,
+    };
+  }
   return { kind: "unknown", index };
 }
 

@@ -8,6 +8,7 @@ import { parseCIDR, formatCIDR, type CIDR } from "../net/cidr.js";
 import { parseProtocol, type Protocol } from "../net/port.js";
 import { compileSelector, type CompiledSelector } from "./label-selector.js";
 import type { ClusterFacts } from "./facts.js";
+import type { DnsMap } from "./dns-map.js";
 
 export type Path = readonly (string | number)[];
 
@@ -15,7 +16,10 @@ export class CompileContext {
   readonly issues: Issue[] = [];
   readonly cidrs = new Map<string, CIDR>();
 
-  constructor(readonly facts: ClusterFacts) {}
+  constructor(
+    readonly facts: ClusterFacts,
+    readonly dnsMap?: DnsMap,
+  ) {}
 
   issue(
     object: ObjectRef,
@@ -32,7 +36,16 @@ export class CompileContext {
     return c;
   }
 
-  cidr(object: ObjectRef, path: Path, text: string | undefined): CIDR | undefined {
+  /**
+   * `hostBits: "accept"`: the CIDR's host bits are legal (CEL isCIDR in v1alpha2) and simply
+   * masked, without the canonical-form warning.
+   */
+  cidr(
+    object: ObjectRef,
+    path: Path,
+    text: string | undefined,
+    hostBits: "warn" | "accept" = "warn",
+  ): CIDR | undefined {
     if (text === undefined || text === "") {
       this.issue(object, path, "Required value");
       return undefined;
@@ -43,7 +56,7 @@ export class CompileContext {
       this.issue(object, path, `Invalid value: "${text}": must be a valid CIDR value`);
       return undefined;
     }
-    if (strict === undefined || c.address.value !== c.network.value)
+    if (strict === undefined || (hostBits === "warn" && c.address.value !== c.network.value))
       this.issue(
         object,
         path,

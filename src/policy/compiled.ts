@@ -2,6 +2,7 @@
  * Policies compiled into matchers (cyclonus' "compile once, evaluate many times"): every API
  * shape becomes its own matcher kind here, and evaluation never reads the raw objects again.
  */
+import type { IPAddress } from "../net/address.js";
 import type { CIDR } from "../net/cidr.js";
 import type { Protocol } from "../net/port.js";
 import type { Issue } from "../model/issue.js";
@@ -85,8 +86,19 @@ export type AdminPeer =
       readonly addresses: ReadonlySet<string>;
     }
   | { readonly kind: "networks"; readonly index: number; readonly cidrs: readonly CIDR[] }
-  /** Not modelled (no DNS): matches no connection; flagged. */
-  | { readonly kind: "domainNames"; readonly index: number; readonly names: readonly string[] }
+  /**
+   * Resolved through the `dnsMap` option when every name has an entry there (`addresses`);
+   * otherwise undecidable offline (`addresses` undefined): the verdict is "unknown" when it
+   * depends on this peer (spec cluster-network-policy.md §2.4, O4).
+   */
+  | {
+      readonly kind: "domainNames";
+      readonly index: number;
+      readonly names: readonly string[];
+      readonly addresses: readonly IPAddress[] | undefined;
+      /** Names without an entry in the DNS map (all of them when no map is given). */
+      readonly unresolved: readonly string[];
+    }
   /** No known field set: "fail closed" (Allow matches nothing, Deny/Pass match everything). */
   | { readonly kind: "unknown"; readonly index: number };
 
@@ -99,10 +111,21 @@ export type AdminPort =
       readonly to: number;
     }
   | { readonly kind: "named"; readonly index: number; readonly name: string }
-  | { readonly kind: "invalid"; readonly index: number };
+  | { readonly kind: "invalid"; readonly index: number }
+  /** A CNP protocol entry with no known field in a Deny/Pass rule: fails closed (matches all). */
+  | { readonly kind: "any"; readonly index: number };
 
-export type AdminAction = "Allow" | "Deny" | "Pass";
-export type AdminTier = "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy";
+/** `Allow` (v1alpha1) and `Accept` (v1alpha2) mean the same: see `isAccept`. */
+export type AdminAction = "Allow" | "Accept" | "Deny" | "Pass";
+/** The policy's kind (the field keeps its v1alpha1 name; see `CompiledAdminPolicy.level`). */
+export type AdminTier =
+  "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy" | "ClusterNetworkPolicy";
+/** The tier a policy sits in: ANP and Admin CNPs, or BANP and Baseline CNPs. */
+export type AdminLevel = "Admin" | "Baseline";
+
+export function isAccept(a: AdminAction): boolean {
+  return a === "Allow" || a === "Accept";
+}
 
 export interface AdminRule {
   readonly index: number;
@@ -114,8 +137,9 @@ export interface AdminRule {
 
 export interface CompiledAdminPolicy {
   readonly tier: AdminTier;
+  readonly level: AdminLevel;
   readonly name: string;
-  /** ANP only; BANP has none. */
+  /** ANP and CNP; BANP has none. */
   readonly priority: number | undefined;
   readonly subject:
     | { readonly kind: "namespaces"; readonly namespaces: CompiledSelector }
@@ -133,10 +157,15 @@ export interface CompiledPolicies {
   /** By namespace, in input order. */
   readonly networkPolicies: ReadonlyMap<string, readonly CompiledNetworkPolicy[]>;
   readonly allNetworkPolicies: readonly CompiledNetworkPolicy[];
-  /** Sorted by (priority, name): equal priorities are undefined upstream; we break ties by name. */
+  /**
+   * ANPs and Admin-tier CNPs sorted by (priority, API, name): equal priorities are undefined
+   * upstream; at equal priority a CNP comes before an ANP, then names decide (lint warns).
+   */
   readonly adminPolicies: readonly CompiledAdminPolicy[];
-  /** Sorted by name (the API allows only `default`). */
+  /** Baseline-tier CNPs by (priority, name), then the BANP (by name; the API allows `default`). */
   readonly baselinePolicies: readonly CompiledAdminPolicy[];
+  /** Some domainNames peer has no resolution: verdicts may be "unknown" (see `verdict3.ts`). */
+  readonly undecidable: boolean;
   /** Every CIDR any policy mentions (ipBlock cidr/except, ANP networks): IP-block classes. */
   readonly cidrs: readonly CIDR[];
   /** Problems found while compiling (the loader's validation normally catches them first). */

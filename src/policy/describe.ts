@@ -1,4 +1,5 @@
 /** Short human descriptions of compiled peers and ports, for explanations and lint messages. */
+import { formatIP } from "../net/address.js";
 import { formatCIDR } from "../net/cidr.js";
 import { assertNever } from "../util/assert-never.js";
 import type { AdminPeer, AdminPort, NetworkPolicyPeer, PolicyPort } from "./compiled.js";
@@ -32,6 +33,8 @@ export function describeAdminPort(p: AdminPort): string {
       return `namedPort ${p.name}`;
     case "invalid":
       return "(invalid port)";
+    case "any":
+      return "(protocol entry with no known field: fails closed, matches all)";
     default:
       return assertNever(p);
   }
@@ -66,7 +69,7 @@ export function describeAdminPeer(p: AdminPeer): string {
     case "networks":
       return `networks ${p.cidrs.map(formatCIDR).join(", ")}`;
     case "domainNames":
-      return `domainNames ${p.names.join(", ")}`;
+      return `domainNames ${p.names.join(", ")}${p.addresses === undefined ? " (unresolved)" : ` (= ${p.addresses.map(formatIP).join(", ")})`}`;
     case "unknown":
       return "(peer with no known field)";
     default:

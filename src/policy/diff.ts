@@ -10,6 +10,9 @@ import { toCompiled } from "./evaluate.js";
 import {
   computePolicyMatrix,
   matrixProbes,
+  ALLOWED,
+  UNKNOWN,
+  type MatrixCell,
   type MatrixOptions,
   type MatrixProbe,
 } from "./matrix.js";
@@ -19,8 +22,8 @@ export interface PolicyDiffRow {
   readonly to: string;
   readonly port: number;
   readonly protocol: Protocol;
-  readonly before: boolean;
-  readonly after: boolean;
+  readonly before: MatrixCell;
+  readonly after: MatrixCell;
 }
 
 function unionProbes(a: readonly MatrixProbe[], b: readonly MatrixProbe[]): MatrixProbe[] {
@@ -52,9 +55,11 @@ export function policyDiff(
       const ja = indexA.get(mb.pods[j] as string);
       if (ja === undefined) continue;
       for (let k = 0; k < P; k++) {
-        const vb = mb.verdicts[(i * mb.pods.length + j) * P + k] === 1;
-        const va = ma.verdicts[(ia * ma.pods.length + ja) * P + k] === 1;
-        if (vb !== va) {
+        const bb = mb.verdicts[(i * mb.pods.length + j) * P + k];
+        const ba = ma.verdicts[(ia * ma.pods.length + ja) * P + k];
+        if (bb !== ba) {
+          const vb = bb === UNKNOWN ? "unknown" : bb === ALLOWED;
+          const va = ba === UNKNOWN ? "unknown" : ba === ALLOWED;
           const probe = mb.probes[k] as MatrixProbe;
           rows.push({
             from: mb.pods[i] as string,

@@ -34,7 +34,12 @@ function resolvePod(facts: ClusterFacts, ref: string): ResolvedEndpoint {
 
 function resolveIP(facts: ClusterFacts, text: string): ResolvedEndpoint {
   const ip = parseIP(text, "strict");
-  if (ip === undefined) throw new PolicyInputError(`"${text}": not a valid IP address`);
+  if (ip === undefined) {
+    const named = facts.pods.filter((p) => p.name === text).map((p) => p.id);
+    throw new PolicyInputError(
+      `"${text}": not a valid IP address; a pod is given as NAMESPACE/POD (with its namespace), e.g. ${named.length > 0 ? named.join(" or ") : `default/${text}`}, or give an IP address`,
+    );
+  }
   const canon = formatIP(ip);
   const pod = (facts.podsByIP.get(canon) ?? []).find((p) => !p.hostNetwork);
   if (pod !== undefined) return { party: { kind: "pod", pod }, viaIP: canon };

@@ -7,6 +7,7 @@ import type { Connection } from "./connection.js";
 import { PolicyInputError, resolveEndpoint, type EndpointSpec } from "./endpoint.js";
 import { explainConnection } from "./explain.js";
 import type { PolicyExplanation } from "./explanation.js";
+import type { Verdict } from "./verdict3.js";
 import { completeOptions, type PolicyOptions } from "./options.js";
 
 export interface PolicyQuery {
@@ -19,7 +20,10 @@ export interface PolicyQuery {
 }
 
 export interface PolicyVerdict {
+  /** `verdict === "allowed"`. */
   readonly allowed: boolean;
+  /** "unknown": the verdict depends on domainNames that cannot be resolved offline. */
+  readonly verdict: Verdict;
   readonly explanation: PolicyExplanation;
 }
 
@@ -27,8 +31,11 @@ export function isCompiled(x: Cluster | CompiledPolicies): x is CompiledPolicies
   return "facts" in x;
 }
 
-export function toCompiled(x: Cluster | CompiledPolicies): CompiledPolicies {
-  return isCompiled(x) ? x : compilePolicies(x);
+export function toCompiled(
+  x: Cluster | CompiledPolicies,
+  options?: Partial<PolicyOptions>,
+): CompiledPolicies {
+  return isCompiled(x) ? x : compilePolicies(x, options?.dnsMap);
 }
 
 /** Builds the Connection for a query; throws PolicyInputError on bad input. */
@@ -62,7 +69,7 @@ export function evaluatePolicy(
   query: PolicyQuery,
   options?: Partial<PolicyOptions>,
 ): PolicyVerdict {
-  const cp = toCompiled(cluster);
+  const cp = toCompiled(cluster, options);
   const opts = completeOptions(options);
   const { conn, notes } = queryConnection(cp, query);
   const ex = explainConnection(cp, conn, opts);
@@ -76,5 +83,5 @@ export function evaluatePolicy(
             ...ex.choices,
           ],
         };
-  return { allowed: explanation.allowed, explanation };
+  return { allowed: explanation.allowed, verdict: explanation.verdict, explanation };
 }

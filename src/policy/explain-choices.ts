@@ -64,15 +64,19 @@ export function noteCommonChoices(
         (a) => a.name === t.policy && a.tier === t.tier,
       );
       if (p === undefined) continue;
-      for (const r of rulesFor(p, d.direction))
-        if (
-          r.peers.some((x) => x.kind === "domainNames") &&
-          t.rules.some((x) => x.index === r.index)
-        )
-          choices.push({
-            kind: "domain-names",
-            message: `${t.policy} rule ${r.index} has domainNames peers, which are not modelled (no DNS): they match nothing`,
-          });
+      for (const r of rulesFor(p, d.direction)) {
+        if (!r.peers.some((x) => x.kind === "domainNames")) continue;
+        if (!t.rules.some((x) => x.index === r.index)) continue;
+        const unresolved = r.peers.flatMap((x) => (x.kind === "domainNames" ? x.unresolved : []));
+        choices.push({
+          kind: "domain-names",
+          option: "dnsMap",
+          message:
+            unresolved.length === 0
+              ? `${t.policy} rule ${r.index}: domainNames resolved through the DNS map`
+              : `${t.policy} rule ${r.index}: domainNames ${unresolved.join(", ")} cannot be resolved offline (no --dns-map entry)${d.verdict === "unknown" ? "" : "; the verdict is the same whether they match or not"}`,
+        });
+      }
     }
   const dstPod = conn.dst.kind === "pod" ? conn.dst.pod : undefined;
   if (dstPod !== undefined) {

@@ -99,6 +99,7 @@ export function traceAdmin(
     const rules: RuleTrace[] = [];
     const head = {
       tier: p.tier,
+      ...(p.tier === "ClusterNetworkPolicy" ? { level: p.level } : {}),
       policy: p.name,
       ...(p.priority !== undefined ? { priority: p.priority } : {}),
     };
@@ -117,11 +118,12 @@ export function traceAdmin(
 
 export function adminDecision(
   hit: { policy: CompiledAdminPolicy; rule: AdminRule },
-  action: "Allow" | "Deny",
+  action: "Allow" | "Accept" | "Deny",
 ): Decision {
   return {
     kind: "admin-rule",
     tier: hit.policy.tier,
+    ...(hit.policy.tier === "ClusterNetworkPolicy" ? { level: hit.policy.level } : {}),
     policy: hit.policy.name,
     ...(hit.policy.priority !== undefined ? { priority: hit.policy.priority } : {}),
     rule: hit.rule.index,

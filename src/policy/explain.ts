@@ -2,7 +2,14 @@
  * The explaining path: the same steps as `verdict.ts`, recording every policy, rule, peer and port
  * looked at. Used for one connection at a time (`evaluatePolicy`), never for truth tables.
  */
-import type { CompiledPolicies, Direction } from "./compiled.js";
+import {
+  isAccept,
+  type AdminRule,
+  type CompiledAdminPolicy,
+  type CompiledPolicies,
+  type Direction,
+} from "./compiled.js";
+import { bothAllow, directionVerdict, verdictOf, type UndecidedRule } from "./verdict3.js";
 import {
   connectionAddresses,
   isAdminPolicyPod,
@@ -24,7 +31,26 @@ import type {
 import type { PodFacts } from "./facts.js";
 import { makeDirectionContext, type DirectionContext } from "./match.js";
 import type { PolicyOptions } from "./options.js";
-import { rulesFor, selectPolicies } from "./select.js";
+import {
+  rulesFor,
+  selectPolicies,
+  withoutClusterNetworkPolicies,
+  type SubjectPolicies,
+} from "./select.js";
+
+/** The policies that apply; none of the CNPs when the pod reaches its own IP (spec §3.5). */
+function selectFor(
+  cp: CompiledPolicies,
+  opts: PolicyOptions,
+  direction: Direction,
+  subject: PodFacts,
+  peer: Party,
+): SubjectPolicies {
+  const sel = selectPolicies(cp, opts, direction, subject);
+  return peer.kind === "pod" && peer.pod.id === subject.id
+    ? withoutClusterNetworkPolicies(sel)
+    : sel;
+}
 import { isLocalNodeIngress } from "./verdict.js";
 import { adminDecision, traceAdmin, traceNetworkRule } from "./explain-trace.js";
 import { noteCommonChoices } from "./explain-choices.js";
@@ -35,7 +61,7 @@ const NOTHING_SELECTED = {
   baselineAdminNetworkPolicies: [],
 };
 
-function explainDirection(
+function explainDecidedDirection(
   cp: CompiledPolicies,
   opts: PolicyOptions,
   direction: Direction,
@@ -45,7 +71,7 @@ function explainDirection(
   choices: ImplementationChoice[],
 ): DirectionExplanation {
   const base = { direction, subject: subject.id, peer: partyText(peer) };
-  const sel = selectPolicies(cp, opts, direction, subject);
+  const sel = selectFor(cp, opts, direction, subject, peer);
   const empty = {
     adminPolicies: [],
     networkPolicies: [],
@@ -61,6 +87,7 @@ function explainDirection(
     return {
       ...base,
       allowed: true,
+      verdict: "allowed",
       isolated: false,
       decision: { kind: "not-a-subject", reason: "hostNetwork pod" },
       ...empty,
@@ -75,6 +102,7 @@ function explainDirection(
     return {
       ...base,
       allowed: true,
+      verdict: "allowed",
       isolated: false,
       decision: { kind: "local-node", node: subject.nodeName ?? "" },
       ...empty,
@@ -82,6 +110,7 @@ function explainDirection(
   }
   const admin = traceAdmin(sel.admin, ctx);
   let passed: PassTrace | undefined;
+  let baselinePassed: PassTrace | undefined;
   const isolated = sel.network.length > 0;
   const finish = (
     allowed: boolean,
@@ -91,8 +120,10 @@ function explainDirection(
   ): DirectionExplanation => ({
     ...base,
     allowed,
+    verdict: verdictOf(allowed),
     decision,
     ...(passed !== undefined ? { passed } : {}),
+    ...(baselinePassed !== undefined ? { baselinePassed } : {}),
     isolated,
     selectedBy: {
       adminNetworkPolicies: sel.admin.map((p) => p.name),
@@ -105,20 +136,10 @@ function explainDirection(
   });
   if (admin.hit !== undefined) {
     const { policy, rule } = admin.hit;
-    const tied = sel.admin.filter((p) => p !== policy && p.priority === policy.priority);
-    if (tied.length > 0)
-      choices.push({
-        kind: "equal-anp-priority",
-        message: `AdminNetworkPolicies ${[policy, ...tied].map((p) => p.name).join(", ")} share priority ${policy.priority ?? 0}: upstream leaves their order undefined; evaluated by name`,
-      });
+    noteTies(sel.admin, policy, choices);
     if (rule.action !== "Pass")
-      return finish(rule.action === "Allow", adminDecision(admin.hit, rule.action), [], []);
-    passed = {
-      policy: policy.name,
-      ...(policy.priority !== undefined ? { priority: policy.priority } : {}),
-      rule: rule.index,
-      ...(rule.name !== undefined ? { ruleName: rule.name } : {}),
-    };
+      return finish(isAccept(rule.action), adminDecision(admin.hit, rule.action), [], []);
+    passed = passTrace(admin.hit);
   }
   if (isolated) {
     const traces: NetworkPolicyTrace[] = [];
@@ -146,14 +167,81 @@ function explainDirection(
         );
   }
   const banp = traceAdmin(sel.baseline, ctx);
+  if (banp.hit !== undefined) noteTies(sel.baseline, banp.hit.policy, choices);
   if (banp.hit !== undefined && banp.hit.rule.action !== "Pass")
     return finish(
-      banp.hit.rule.action === "Allow",
+      isAccept(banp.hit.rule.action),
       adminDecision(banp.hit, banp.hit.rule.action),
       [],
       banp.traces,
     );
+  if (banp.hit !== undefined) baselinePassed = passTrace(banp.hit);
   return finish(true, { kind: "default-allow" }, [], banp.traces);
+}
+
+function passTrace(hit: { policy: CompiledAdminPolicy; rule: AdminRule }): PassTrace {
+  const { policy, rule } = hit;
+  return {
+    ...(policy.tier === "ClusterNetworkPolicy" ? { tier: policy.tier, level: policy.level } : {}),
+    policy: policy.name,
+    ...(policy.priority !== undefined ? { priority: policy.priority } : {}),
+    rule: rule.index,
+    ...(rule.name !== undefined ? { ruleName: rule.name } : {}),
+  };
+}
+
+/** Equal priorities in the deciding tier (spec §3.3): order undefined upstream; ours is stated. */
+function noteTies(
+  tier: readonly CompiledAdminPolicy[],
+  policy: CompiledAdminPolicy,
+  choices: ImplementationChoice[],
+): void {
+  if (policy.priority === undefined) return;
+  const tied = tier.filter((p) => p !== policy && p.priority === policy.priority);
+  if (tied.length === 0) return;
+  const all = [policy, ...tied];
+  const mixed = all.some((p) => p.tier !== policy.tier);
+  const names = all.map((p) => `${p.tier} ${p.name}`).join(", ");
+  choices.push(
+    mixed
+      ? {
+          kind: "api-tie",
+          message: `${names} share ${policy.level} priority ${policy.priority} across API versions: upstream leaves their order undefined; evaluated ClusterNetworkPolicy first, then by name`,
+        }
+      : {
+          kind: "equal-anp-priority",
+          message: `${policy.tier === "ClusterNetworkPolicy" ? `${policy.level}-tier ClusterNetworkPolicies` : "AdminNetworkPolicies"} ${all.map((p) => p.name).join(", ")} share priority ${policy.priority}: upstream leaves their order undefined; evaluated by name`,
+        },
+  );
+}
+
+/** The direction's explanation, with the verdict "unknown" when unresolved domainNames decide. */
+function explainDirection(
+  cp: CompiledPolicies,
+  opts: PolicyOptions,
+  direction: Direction,
+  subject: PodFacts,
+  peer: Party,
+  ctx: DirectionContext,
+  choices: ImplementationChoice[],
+): DirectionExplanation {
+  const ex = explainDecidedDirection(cp, opts, direction, subject, peer, ctx, choices);
+  if (!cp.undecidable || ex.decision.kind === "not-a-subject" || ex.decision.kind === "local-node")
+    return ex;
+  const undecided: UndecidedRule[] = [];
+  const sel = selectFor(cp, opts, direction, subject, peer);
+  if (directionVerdict(sel, ctx, opts, undecided) !== "unknown") return ex;
+  const rules = undecided.map(({ policy, rule }) => ({
+    tier: policy.tier,
+    level: policy.level,
+    policy: policy.name,
+    ...(policy.priority !== undefined ? { priority: policy.priority } : {}),
+    rule: rule.index,
+    ...(rule.name !== undefined ? { ruleName: rule.name } : {}),
+    action: rule.action,
+    names: rule.peers.flatMap((p) => (p.kind === "domainNames" ? p.unresolved : [])),
+  }));
+  return { ...ex, allowed: false, verdict: "unknown", decision: { kind: "undecidable", rules } };
 }
 
 function notSubject(direction: Direction, party: Party, peer: Party): DirectionExplanation {
@@ -162,6 +250,7 @@ function notSubject(direction: Direction, party: Party, peer: Party): DirectionE
     subject: partyText(party),
     peer: partyText(peer),
     allowed: true,
+    verdict: "allowed",
     decision: {
       kind: "not-a-subject",
       reason:
@@ -192,6 +281,7 @@ export function explainConnection(
       subject: from,
       peer: to,
       allowed: true,
+      verdict: "allowed",
       decision: { kind: "loopback" },
       isolated: false,
       selectedBy: NOTHING_SELECTED,
@@ -205,7 +295,14 @@ export function explainConnection(
       message:
         "a pod talking to its own IP is allowed (a pod cannot block access to itself; upstream leaves hairpin undefined)",
     });
-    return { ...head, allowed: true, egress: d("Egress"), ingress: d("Ingress"), choices };
+    return {
+      ...head,
+      allowed: true,
+      verdict: "allowed",
+      egress: d("Egress"),
+      ingress: d("Ingress"),
+      choices,
+    };
   }
   const { srcIP, dstIP } = connectionAddresses(conn.src, conn.dst);
   const egress =
@@ -233,5 +330,6 @@ export function explainConnection(
         )
       : notSubject("Ingress", conn.dst, conn.src);
   noteCommonChoices(cp, conn, opts, { egress, ingress }, choices);
-  return { ...head, allowed: egress.allowed && ingress.allowed, egress, ingress, choices };
+  const verdict = bothAllow(egress.verdict, ingress.verdict);
+  return { ...head, allowed: verdict === "allowed", verdict, egress, ingress, choices };
 }

@@ -1,6 +1,8 @@
 /** Renders a PolicyExplanation for people (the JSON form is the data itself). */
 import { assertNever } from "../util/assert-never.js";
+import type { AdminLevel, AdminTier } from "./compiled.js";
 import type {
+  PassTrace,
   AdminPolicyTrace,
   Decision,
   DirectionExplanation,
@@ -18,7 +20,7 @@ function decisionText(d: Decision, dir: DirectionExplanation): string {
     case "local-node":
       return `traffic from the pod's own node ${d.node} (implementation-defined)`;
     case "admin-rule": {
-      const kind = d.tier === "AdminNetworkPolicy" ? "ANP" : "BANP";
+      const kind = tierLabel(d.tier, d.level);
       const pri = d.priority !== undefined ? ` priority ${d.priority}` : "";
       const name = d.ruleName !== undefined ? ` "${d.ruleName}"` : "";
       return `[${kind}] ${d.action} by ${d.policy}${pri} ${dir.direction.toLowerCase()}[${d.rule}]${name}`;
@@ -29,6 +31,13 @@ function decisionText(d: Decision, dir: DirectionExplanation): string {
       return `[NPv1] isolated by ${d.policies.join(", ")}; no ${dir.direction.toLowerCase()} rule allows it`;
     case "default-allow":
       return "no policy decides: allowed by default";
+    case "undecidable":
+      return `depends on domainNames that cannot be resolved offline (give --dns-map): ${d.rules
+        .map(
+          (r) =>
+            `[${tierLabel(r.tier, r.level)}] ${r.action} by ${r.policy}${r.priority !== undefined ? ` priority ${r.priority}` : ""} ${dir.direction.toLowerCase()}[${r.rule}]${r.ruleName !== undefined ? ` "${r.ruleName}"` : ""} (${r.names.join(", ")})`,
+        )
+        .join("; ")}`;
     default:
       return assertNever(d);
   }
@@ -47,10 +56,20 @@ function ruleLine(prefix: string, r: RuleTrace, dir: string): string {
   return `${prefix}${dir}[${r.index}]${name}${action}: ${r.matched ? "matched" : "no match"} (${parts.join("; ")})`;
 }
 
+/** `ANP`, `BANP`, or `CNP Admin` / `CNP Baseline`. */
+function tierLabel(tier: AdminTier, level: AdminLevel | undefined): string {
+  if (tier === "ClusterNetworkPolicy") return `CNP ${level ?? "Admin"}`;
+  return tier === "AdminNetworkPolicy" ? "ANP" : "BANP";
+}
+
+function passLine(p: PassTrace, dir: string, to: string): string {
+  return `    [${p.tier !== undefined ? tierLabel(p.tier, p.level) : "ANP"}] Pass by ${p.policy} ${dir}[${p.rule}]${p.ruleName !== undefined ? ` "${p.ruleName}"` : ""} -> ${to}`;
+}
+
 function adminLines(ts: readonly AdminPolicyTrace[], dir: string): string[] {
   const out: string[] = [];
   for (const t of ts) {
-    const kind = t.tier === "AdminNetworkPolicy" ? "ANP" : "BANP";
+    const kind = tierLabel(t.tier, t.level);
     out.push(
       `    ${kind} ${t.policy}${t.priority !== undefined ? ` (priority ${t.priority})` : ""} selects the subject`,
     );
@@ -62,12 +81,17 @@ function adminLines(ts: readonly AdminPolicyTrace[], dir: string): string[] {
 export function formatDirection(d: DirectionExplanation): string[] {
   const dir = d.direction.toLowerCase();
   const out = [
-    `  ${d.direction} of ${d.subject} (peer ${d.peer}): ${d.allowed ? "allowed" : "denied"}: ${decisionText(d.decision, d)}`,
+    `  ${d.direction} of ${d.subject} (peer ${d.peer}): ${d.verdict}: ${decisionText(d.decision, d)}`,
   ];
   if (d.passed !== undefined)
     out.push(
-      `    [ANP] Pass by ${d.passed.policy} ${dir}[${d.passed.rule}]${d.passed.ruleName !== undefined ? ` "${d.passed.ruleName}"` : ""} -> NetworkPolicy/BANP`,
+      passLine(
+        d.passed,
+        dir,
+        d.passed.tier === undefined ? "NetworkPolicy/BANP" : "NetworkPolicy/Baseline tier",
+      ),
     );
+  if (d.baselinePassed !== undefined) out.push(passLine(d.baselinePassed, dir, "default allow"));
   out.push(...adminLines(d.adminPolicies, dir));
   for (const t of d.networkPolicies) {
     out.push(`    NetworkPolicy ${t.policy} selects the subject for ${d.direction}`);
@@ -79,9 +103,7 @@ export function formatDirection(d: DirectionExplanation): string[] {
 }
 
 export function formatExplanation(e: PolicyExplanation): string {
-  const lines = [
-    `${e.from} -> ${e.to} ${e.protocol}/${e.port}: ${e.allowed ? "allowed" : "denied"}`,
-  ];
+  const lines = [`${e.from} -> ${e.to} ${e.protocol}/${e.port}: ${e.verdict}`];
   lines.push(...formatDirection(e.egress), ...formatDirection(e.ingress));
   for (const c of e.choices)
     lines.push(`  note: ${c.message}${c.option !== undefined ? ` (option ${c.option})` : ""}`);

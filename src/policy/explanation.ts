@@ -3,7 +3,8 @@
  * and port matched (or why none did), and which tier decided. `explanation-text.ts` renders them.
  */
 import type { Protocol } from "../net/port.js";
-import type { AdminAction, AdminTier, Direction } from "./compiled.js";
+import type { AdminAction, AdminLevel, AdminTier, Direction } from "./compiled.js";
+import type { Verdict } from "./verdict3.js";
 
 /** Which entry of a rule's peer or port list matched; `"all"` when the list is empty/missing. */
 export type EntryMatch =
@@ -27,7 +28,10 @@ export interface NetworkPolicyTrace {
 }
 
 export interface AdminPolicyTrace {
+  /** The policy's kind (AdminNetworkPolicy, BaselineAdminNetworkPolicy, ClusterNetworkPolicy). */
   readonly tier: AdminTier;
+  /** ClusterNetworkPolicy only: its `spec.tier`. */
+  readonly level?: AdminLevel;
   readonly policy: string;
   readonly priority?: number;
   /** The rules looked at, in order, up to the first match. */
@@ -42,17 +46,37 @@ export type Decision =
   | {
       readonly kind: "admin-rule";
       readonly tier: AdminTier;
+      /** ClusterNetworkPolicy only: its `spec.tier`. */
+      readonly level?: AdminLevel;
       readonly policy: string;
       readonly priority?: number;
       readonly rule: number;
       readonly ruleName?: string;
-      readonly action: "Allow" | "Deny";
+      readonly action: "Allow" | "Accept" | "Deny";
     }
+  /** The verdict depends on domainNames peers that cannot be resolved offline. */
+  | { readonly kind: "undecidable"; readonly rules: readonly UndecidedRuleRef[] }
   | { readonly kind: "networkpolicy-allow"; readonly policy: string; readonly rule: number }
   | { readonly kind: "networkpolicy-deny"; readonly policies: readonly string[] }
   | { readonly kind: "default-allow" };
 
+/** A rule whose match could not be decided (unresolved domainNames) and that the verdict hinges on. */
+export interface UndecidedRuleRef {
+  readonly tier: AdminTier;
+  readonly level: AdminLevel;
+  readonly policy: string;
+  readonly priority?: number;
+  readonly rule: number;
+  readonly ruleName?: string;
+  readonly action: AdminAction;
+  /** The names without a resolution (no `--dns-map` entry). */
+  readonly names: readonly string[];
+}
+
 export interface PassTrace {
+  /** ClusterNetworkPolicy only (ANP Pass traces keep their v1alpha1 shape). */
+  readonly tier?: AdminTier;
+  readonly level?: AdminLevel;
   readonly policy: string;
   readonly priority?: number;
   readonly rule: number;
@@ -64,10 +88,14 @@ export interface DirectionExplanation {
   /** `ns/pod` or an IP. */
   readonly subject: string;
   readonly peer: string;
+  /** `verdict === "allowed"`. */
   readonly allowed: boolean;
+  readonly verdict: Verdict;
   readonly decision: Decision;
-  /** Set when an ANP rule passed the decision on to NetworkPolicy/BANP. */
+  /** Set when an Admin-tier rule (ANP or CNP) passed the decision on to NetworkPolicy/Baseline. */
   readonly passed?: PassTrace;
+  /** Set when a Baseline CNP rule passed the decision on to the default (allow). */
+  readonly baselinePassed?: PassTrace;
   /** Whether NetworkPolicies isolate the subject for this direction. */
   readonly isolated: boolean;
   /** Every policy that selects the subject for this direction, per tier, in evaluation order. */
@@ -88,6 +116,7 @@ export type ChoiceKind =
   | "host-network"
   | "ip-block-pod-ip"
   | "equal-anp-priority"
+  | "api-tie"
   | "domain-names"
   | "duplicate-port-name"
   | "pod-without-ip"
@@ -106,7 +135,9 @@ export interface PolicyExplanation {
   readonly to: string;
   readonly port: number;
   readonly protocol: Protocol;
+  /** `verdict === "allowed"` ("unknown" counts as not allowed here: read `verdict`). */
   readonly allowed: boolean;
+  readonly verdict: Verdict;
   readonly egress: DirectionExplanation;
   readonly ingress: DirectionExplanation;
   readonly choices: readonly ImplementationChoice[];

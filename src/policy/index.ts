@@ -13,3 +13,6 @@ export * from "./matrix-format.js";
 export { podClasses, type PodClasses } from "./classes.js";
 export * from "./diff.js";
 export * from "./lint.js";
+export * from "./verdict3.js";
+export * from "./dns-map.js";
+export * from "./convert.js";

@@ -7,15 +7,16 @@ import type { Cluster } from "../model/cluster.js";
 import type { ObjectRef } from "../model/issue.js";
 import { cidrContains, cidrCovers, formatCIDR, type CIDR } from "../net/cidr.js";
 import { parseIP } from "../net/address.js";
-import type {
-  AdminPeer,
-  AdminPort,
-  AdminRule,
-  CompiledAdminPolicy,
-  CompiledNetworkPolicy,
-  CompiledPolicies,
-  Direction,
-  NetworkPolicyPeer,
+import {
+  isAccept,
+  type AdminPeer,
+  type AdminPort,
+  type AdminRule,
+  type CompiledAdminPolicy,
+  type CompiledNetworkPolicy,
+  type CompiledPolicies,
+  type Direction,
+  type NetworkPolicyPeer,
 } from "./compiled.js";
 import { isAdminPolicyPod, isNetworkPolicyPod } from "./connection.js";
 import { toCompiled } from "./evaluate.js";
@@ -27,6 +28,10 @@ import type { Protocol } from "../net/port.js";
 export type LintCode =
   | "unserved-named-port"
   | "equal-anp-priority"
+  | "equal-cnp-priority"
+  | "api-tie"
+  | "banp-after-baseline-cnps"
+  | "domain-names"
   | "selects-nothing"
   | "ip-block-covers-pods"
   | "shadowed-anp-rule"
@@ -109,6 +114,7 @@ function portsCover(
 ): boolean {
   if (outer === "all") return true;
   if (inner === "all") return false;
+  if (outer.some((o) => o.kind === "any")) return true;
   return inner.every((q) => {
     if (q.kind === "invalid") return true;
     return outer.some((o) => {
@@ -130,7 +136,7 @@ function ruleCovers(
 ): boolean {
   if (!subjectsR.every((s) => adminSelects(ep, s))) return false;
   if (!portsCover(e.ports, r.ports)) return false;
-  if (e.peers.some((p) => p.kind === "unknown") && e.action !== "Allow") return true;
+  if (e.peers.some((p) => p.kind === "unknown") && !isAccept(e.action)) return true;
   const ePods = new Set(adminPeerPods(cp, e.peers));
   if (!adminPeerPods(cp, r.peers).every((p) => ePods.has(p))) return false;
   // Address peers of r must be covered by address peers of e.
@@ -149,7 +155,7 @@ function ruleCovers(
         ),
       );
       if (!ok) return false;
-    } else if (p.kind === "domainNames" || (p.kind === "unknown" && r.action !== "Allow"))
+    } else if (p.kind === "domainNames" || (p.kind === "unknown" && !isAccept(r.action)))
       return false;
   }
   return true;
@@ -164,7 +170,7 @@ export function lintPolicies(
   cluster: Cluster | CompiledPolicies,
   options?: Partial<PolicyOptions>,
 ): PolicyLintWarning[] {
-  const cp = toCompiled(cluster);
+  const cp = toCompiled(cluster, options);
   const opts = completeOptions(options);
   const out: PolicyLintWarning[] = [];
   const pods = cp.facts.pods;
@@ -227,24 +233,44 @@ export function lintPolicies(
     }
   }
 
-  const byPriority = new Map<number, CompiledAdminPolicy[]>();
-  for (const a of cp.adminPolicies) {
-    const list = byPriority.get(a.priority ?? 0) ?? [];
-    list.push(a);
-    byPriority.set(a.priority ?? 0, list);
+  // Equal priorities inside a tier (spec cluster-network-policy.md §3.3): order undefined upstream.
+  for (const tier of [cp.adminPolicies, cp.baselinePolicies]) {
+    const byPriority = new Map<number, CompiledAdminPolicy[]>();
+    for (const a of tier) {
+      if (a.priority === undefined) continue;
+      const list = byPriority.get(a.priority) ?? [];
+      list.push(a);
+      byPriority.set(a.priority, list);
+    }
+    for (const [prio, list] of byPriority)
+      if (list.length > 1)
+        for (const a of list) {
+          const others = list.filter((b) => b !== a);
+          const mixed = others.some((b) => b.tier !== a.tier);
+          out.push({
+            code: mixed
+              ? "api-tie"
+              : a.tier === "ClusterNetworkPolicy"
+                ? "equal-cnp-priority"
+                : "equal-anp-priority",
+            object: adminRef(a),
+            path: ["spec", "priority"],
+            message: mixed
+              ? `${a.level} priority ${prio} is shared with ${others.map((b) => `${b.tier} ${b.name}`).join(", ")}: the order between the API versions is undefined; kube-netsim checks ClusterNetworkPolicies first, then by name`
+              : `priority ${prio} is shared with ${others.map((b) => b.name).join(", ")}: their relative order is undefined`,
+          });
+        }
   }
-  for (const [prio, list] of byPriority)
-    if (list.length > 1)
-      for (const a of list)
-        out.push({
-          code: "equal-anp-priority",
-          object: adminRef(a),
-          path: ["spec", "priority"],
-          message: `priority ${prio} is shared with ${list
-            .filter((b) => b !== a)
-            .map((b) => b.name)
-            .join(", ")}: their relative order is undefined`,
-        });
+  const banps = cp.baselinePolicies.filter((p) => p.tier === "BaselineAdminNetworkPolicy");
+  const baselineCnps = cp.baselinePolicies.filter((p) => p.tier === "ClusterNetworkPolicy");
+  if (banps.length > 0 && baselineCnps.length > 0)
+    for (const b of banps)
+      out.push({
+        code: "banp-after-baseline-cnps",
+        object: adminRef(b),
+        path: [],
+        message: `BaselineAdminNetworkPolicy and Baseline-tier ClusterNetworkPolicies (${baselineCnps.map((p) => p.name).join(", ")}) coexist: upstream defines no order; kube-netsim checks the BANP after every Baseline CNP (convert it: policy convert --to v1alpha2)`,
+      });
 
   for (const a of [...cp.adminPolicies, ...cp.baselinePolicies]) {
     const ref = adminRef(a);
@@ -274,14 +300,35 @@ export function lintPolicies(
                 message: `networks ${peer.cidrs.map(formatCIDR).join(", ")} also match cluster-internal traffic of ${inside.length} pod(s) (e.g. ${inside[0]?.id ?? ""})`,
               });
           }
+        for (const peer of r.peers)
+          if (peer.kind === "domainNames") {
+            const path = ["spec", field(dir), r.index, peerField(dir), peer.index, "domainNames"];
+            if (peer.unresolved.length > 0)
+              out.push({
+                code: "domain-names",
+                object: ref,
+                path,
+                message: `${peer.unresolved.join(", ")} cannot be resolved offline: verdicts that depend on this rule are "unknown" (give --dns-map)`,
+              });
+            if (!isAccept(r.action))
+              out.push({
+                code: "domain-names",
+                object: ref,
+                path,
+                message: `domainNames are documented for Accept rules only; this rule is ${r.action}`,
+              });
+          }
         if (r.ports !== "all") {
           const dests = dir === "Ingress" ? subjects : adminPeerPods(cp, r.peers);
+          const cnp = a.tier === "ClusterNetworkPolicy";
           for (const p of r.ports)
             if (p.kind === "named" && !declares(dests, p.name, undefined))
               out.push({
                 code: "unserved-named-port",
                 object: ref,
-                path: ["spec", field(dir), r.index, "ports", p.index, "namedPort"],
+                path: cnp
+                  ? ["spec", field(dir), r.index, "protocols", p.index, "destinationNamedPort"]
+                  : ["spec", field(dir), r.index, "ports", p.index, "namedPort"],
                 message: `no destination pod declares a port named "${p.name}": it matches nothing`,
               });
         }

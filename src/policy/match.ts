@@ -6,13 +6,14 @@ import { cidrContains } from "../net/cidr.js";
 import { formatIP, type IPAddress } from "../net/address.js";
 import type { Protocol } from "../net/port.js";
 import { assertNever } from "../util/assert-never.js";
-import type {
-  AdminAction,
-  AdminPeer,
-  AdminPort,
-  Direction,
-  NetworkPolicyPeer,
-  PolicyPort,
+import {
+  isAccept,
+  type AdminAction,
+  type AdminPeer,
+  type AdminPort,
+  type Direction,
+  type NetworkPolicyPeer,
+  type PolicyPort,
 } from "./compiled.js";
 import { isAdminPolicyPod, isNetworkPolicyPod, type Party } from "./connection.js";
 import type { PodFacts } from "./facts.js";
@@ -158,10 +159,14 @@ export function adminPeerMatches(
       for (const c of peer.cidrs) if (cidrContains(c, ip)) return true;
       return false;
     }
-    case "domainNames":
-      return false;
+    case "domainNames": {
+      // Unresolved names never match here; `adminPeerMatch3` reports them as unknown.
+      const ip = ctx.peerIP;
+      if (ip === undefined || peer.addresses === undefined) return false;
+      return peer.addresses.some((a) => a.family === ip.family && a.value === ip.value);
+    }
     case "unknown":
-      return action !== "Allow";
+      return !isAccept(action);
     default:
       return assertNever(peer);
   }
@@ -188,7 +193,23 @@ export function adminPortMatchesAt(
     }
     case "invalid":
       return false;
+    case "any":
+      return true;
     default:
       return assertNever(p);
   }
+}
+
+/**
+ * Three-valued peer match: `"unknown"` for a domainNames peer whose names have no resolution
+ * (spec cluster-network-policy.md §2.4, O4) when the peer has an address at all.
+ */
+export function adminPeerMatch3(
+  peer: AdminPeer,
+  action: AdminAction,
+  ctx: DirectionContext,
+): boolean | "unknown" {
+  if (peer.kind === "domainNames" && peer.addresses === undefined)
+    return ctx.peerIP === undefined ? false : "unknown";
+  return adminPeerMatches(peer, action, ctx);
 }

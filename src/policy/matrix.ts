@@ -14,19 +14,36 @@ import type { PodFacts } from "./facts.js";
 import { completeOptions, type PolicyOptions } from "./options.js";
 import type { SubjectPolicies } from "./select.js";
 import { subjectClasses, type SubjectClasses } from "./subject-classes.js";
-import { connectionAllowed, directionMask, isLocalNodeIngress } from "./verdict.js";
+import { directionMask, isLocalNodeIngress } from "./verdict.js";
+import { connectionVerdict, type Verdict } from "./verdict3.js";
 
 export interface MatrixProbe {
   readonly port: number;
   readonly protocol: Protocol;
 }
 
+/** `"unknown"`: depends on domainNames that cannot be resolved offline (see verdict3.ts). */
+export type MatrixCell = boolean | "unknown";
+
 export interface MatrixRow {
   readonly from: string;
   readonly to: string;
   readonly port: number;
   readonly protocol: Protocol;
-  readonly allowed: boolean;
+  readonly allowed: MatrixCell;
+}
+
+/** Cell encoding in `PolicyMatrix.verdicts`. */
+export const DENIED = 0;
+export const ALLOWED = 1;
+export const UNKNOWN = 2;
+
+function cellOf(byte: number | undefined): MatrixCell {
+  return byte === UNKNOWN ? "unknown" : byte === ALLOWED;
+}
+
+function byteOf(v: Verdict): number {
+  return v === "allowed" ? ALLOWED : v === "denied" ? DENIED : UNKNOWN;
 }
 
 export interface MatrixOptions extends Partial<PolicyOptions> {
@@ -40,7 +57,10 @@ export interface PolicyMatrix {
   /** `ns/pod`, in input order. */
   readonly pods: readonly string[];
   readonly probes: readonly MatrixProbe[];
-  /** 1 = allowed, 0 = denied, at `(from * pods.length + to) * probes.length + probe`. */
+  /**
+   * 1 = allowed, 0 = denied, 2 = unknown (unresolved domainNames), at
+   * `(from * pods.length + to) * probes.length + probe`.
+   */
   readonly verdicts: Uint8Array;
   /** Number of pod equivalence classes used (pods.length for the naive path). */
   readonly classes: number;
@@ -80,7 +100,9 @@ export function computePolicyMatrix(
   cluster: Cluster | CompiledPolicies,
   options?: MatrixOptions,
 ): PolicyMatrix {
-  const cp = toCompiled(cluster);
+  const cp = toCompiled(cluster, options);
+  // Unresolved domainNames need the three-valued path; truth tables rarely have them.
+  if (cp.undecidable) return naivePolicyMatrix(cp, options);
   const opts = completeOptions(options);
   const probes = matrixProbes(cp, options);
   const pods = cp.facts.pods;
@@ -127,6 +149,9 @@ export function computePolicyMatrix(
     );
   };
   const verdicts = new Uint8Array(n * n * P);
+  const hasCnp = [...cp.adminPolicies, ...cp.baselinePolicies].some(
+    (p) => p.tier === "ClusterNetworkPolicy",
+  );
   for (let i = 0; i < n; i++) {
     const se = egress.classOf[i] as number;
     const pi = peers.classOf[i] as number;
@@ -135,6 +160,18 @@ export function computePolicyMatrix(
       const out = (i * n + j) * P;
       if (i === j && opts.selfTraffic === "allow") {
         verdicts.fill(1, out, out + P);
+        continue;
+      }
+      if (i === j && hasCnp) {
+        // Own IP: no CNP applies (spec §3.5), which the per-class tables cannot express.
+        for (let k = 0; k < P; k++)
+          verdicts[out + k] = byteOf(
+            connectionVerdict(
+              cp,
+              conn(pods[i] as PodFacts, pods[i] as PodFacts, probes[k] as MatrixProbe),
+              opts,
+            ),
+          );
         continue;
       }
       const si = ingress.classOf[j] as number;
@@ -170,7 +207,7 @@ export function naivePolicyMatrix(
   cluster: Cluster | CompiledPolicies,
   options?: MatrixOptions & { readonly pods?: readonly string[] },
 ): PolicyMatrix {
-  const cp = toCompiled(cluster);
+  const cp = toCompiled(cluster, options);
   const opts = completeOptions(options);
   const probes = matrixProbes(cp, options);
   const wanted = options?.pods;
@@ -182,13 +219,13 @@ export function naivePolicyMatrix(
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++)
       for (let k = 0; k < P; k++)
-        verdicts[(i * n + j) * P + k] = connectionAllowed(
-          cp,
-          conn(pods[i] as PodFacts, pods[j] as PodFacts, probes[k] as MatrixProbe),
-          opts,
-        )
-          ? 1
-          : 0;
+        verdicts[(i * n + j) * P + k] = byteOf(
+          connectionVerdict(
+            cp,
+            conn(pods[i] as PodFacts, pods[j] as PodFacts, probes[k] as MatrixProbe),
+            opts,
+          ),
+        );
   return { pods: pods.map((p) => p.id), probes, verdicts, classes: n };
 }
 
@@ -205,9 +242,34 @@ export function* matrixRows(m: PolicyMatrix): Generator<MatrixRow> {
           to: m.pods[j] as string,
           port: probe.port,
           protocol: probe.protocol,
-          allowed: m.verdicts[(i * n + j) * P + k] === 1,
+          allowed: cellOf(m.verdicts[(i * n + j) * P + k]),
         };
   }
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Rows sorted by (from, to, port, protocol), so that the same cluster gives the same bytes
+ * whatever order its files and documents came in.
+ */
+export function* sortedMatrixRows(m: PolicyMatrix): Generator<MatrixRow> {
+  const n = m.pods.length;
+  const P = m.probes.length;
+  const pods = m.pods.map((id, i) => ({ id, i })).sort((a, b) => compareText(a.id, b.id));
+  const probes = m.probes
+    .map((p, k) => ({ p, k }))
+    .sort((a, b) => a.p.port - b.p.port || compareText(a.p.protocol, b.p.protocol));
+  for (const from of pods)
+    for (const to of pods)
+      for (const { p, k } of probes)
+        yield {
+          from: from.id,
+          to: to.id,
+          port: p.port,
+          protocol: p.protocol,
+          allowed: cellOf(m.verdicts[(from.i * n + to.i) * P + k]),
+        };
 }
 
 /** Verdict lookup by names; undefined when the pod or probe is not in the table. */
@@ -217,12 +279,12 @@ export function matrixVerdict(
   to: string,
   port: number,
   protocol: Protocol,
-): boolean | undefined {
+): MatrixCell | undefined {
   const i = m.pods.indexOf(from);
   const j = m.pods.indexOf(to);
   const k = m.probes.findIndex((p) => p.port === port && p.protocol === protocol);
   if (i < 0 || j < 0 || k < 0) return undefined;
-  return m.verdicts[(i * m.pods.length + j) * m.probes.length + k] === 1;
+  return cellOf(m.verdicts[(i * m.pods.length + j) * m.probes.length + k]);
 }
 
 /** The library contract (interfaces.md): the truth table as rows. */

@@ -3,6 +3,8 @@
  * as options. Every verdict that depended on one of these is flagged in its explanation.
  */
 
+import type { DnsMap } from "./dns-map.js";
+
 export interface PolicyOptions {
   /**
    * A pod talking to its own IP. `"allow"` (default): the docs say "a pod cannot block access to
@@ -26,6 +28,11 @@ export interface PolicyOptions {
    * requires; `false` is np-guard's reading ("ipBlock never selects a pod").
    */
   readonly ipBlockMatchesPods: boolean;
+  /**
+   * What DNS would answer for `domainNames` peers (`--dns-map`). Without it (or for names it
+   * lacks) verdicts that depend on such peers are "unknown".
+   */
+  readonly dnsMap?: DnsMap;
 }
 
 export const DEFAULT_POLICY_OPTIONS: PolicyOptions = {

@@ -57,3 +57,16 @@ export function selectPolicies(
   );
   return { admin, network, baseline };
 }
+
+/**
+ * A pod reaching its own pod IP is not subject to ClusterNetworkPolicy (site-src hairpin rule,
+ * spec cluster-network-policy.md §3.5): the selection without CNPs. v1alpha1 ANP/BANP stay.
+ */
+export function withoutClusterNetworkPolicies(sel: SubjectPolicies): SubjectPolicies {
+  const keep = (p: CompiledAdminPolicy): boolean => p.tier !== "ClusterNetworkPolicy";
+  return {
+    admin: sel.admin.filter(keep),
+    network: sel.network,
+    baseline: sel.baseline.filter(keep),
+  };
+}

@@ -3,12 +3,13 @@
  * a connection is allowed iff the source's egress and the destination's ingress both allow it
  * (spec netpol.md §1.11). `explain.ts` follows the same steps and records them.
  */
-import type {
-  AdminRule,
-  CompiledAdminPolicy,
-  CompiledPolicies,
-  Direction,
-  NetworkPolicyRule,
+import {
+  isAccept,
+  type AdminRule,
+  type CompiledAdminPolicy,
+  type CompiledPolicies,
+  type Direction,
+  type NetworkPolicyRule,
 } from "./compiled.js";
 import {
   connectionAddresses,
@@ -30,7 +31,12 @@ import {
 } from "./match.js";
 import type { Protocol } from "../net/port.js";
 import type { PolicyOptions } from "./options.js";
-import { rulesFor, selectPolicies, type SubjectPolicies } from "./select.js";
+import {
+  rulesFor,
+  selectPolicies,
+  withoutClusterNetworkPolicies,
+  type SubjectPolicies,
+} from "./select.js";
 
 export function adminRuleMatches(r: AdminRule, ctx: DirectionContext): boolean {
   let peer = false;
@@ -82,7 +88,7 @@ export function directionAllowed(
   opts: PolicyOptions,
 ): boolean {
   const admin = firstAdminAction(selected.admin, ctx);
-  if (admin === "Allow") return true;
+  if (admin === "Allow" || admin === "Accept") return true;
   if (admin === "Deny") return false;
   // No ANP decision, or Pass: NetworkPolicy, then (only if no NetworkPolicy isolates) BANP.
   if (selected.network.length > 0) {
@@ -109,7 +115,12 @@ export function connectionAllowed(
   opts: PolicyOptions,
   select: PolicySelector = (dir, pod) => selectPolicies(cp, opts, dir, pod),
 ): boolean {
-  if (opts.selfTraffic === "allow" && isLoopback(conn)) return true;
+  const loopback = isLoopback(conn);
+  if (opts.selfTraffic === "allow" && loopback) return true;
+  if (loopback) {
+    const all = select;
+    select = (dir, pod) => withoutClusterNetworkPolicies(all(dir, pod));
+  }
   const { srcIP, dstIP } = connectionAddresses(conn.src, conn.dst);
   if (conn.src.kind === "pod") {
     const sel = select("Egress", conn.src.pod);
@@ -204,7 +215,7 @@ export function directionMask(
     const { port, protocol } = probes[k] as (typeof probes)[number];
     const admin = adminHits.length > 0 ? firstAdmin(adminHits, port, protocol) : undefined;
     let allowed: boolean;
-    if (admin !== undefined && admin.action !== "Pass") allowed = admin.action === "Allow";
+    if (admin !== undefined && admin.action !== "Pass") allowed = isAccept(admin.action);
     else if (isolated) {
       allowed = false;
       for (const ports of npHits) {

@@ -3,7 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
 import { loadCluster } from "../../src/model/load-files.js";
-import { computePolicyMatrix, matrixRows, naivePolicyMatrix } from "../../src/policy/matrix.js";
+import {
+  computePolicyMatrix,
+  matrixRows,
+  naivePolicyMatrix,
+  type MatrixCell,
+} from "../../src/policy/matrix.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import { parseProtocol, type Protocol } from "../../src/net/port.js";
 import { ACCEPTANCE_DIR } from "../helpers/shared.js";
@@ -48,7 +53,7 @@ describe("netpol acceptance", () => {
     const ports = [...new Set(expected.map((e) => e.port))];
     const protocols = [...new Set(expected.map((e) => e.protocol))];
     const m = computePolicyMatrix(cluster, { ports, protocols });
-    const got = new Map<string, boolean>();
+    const got = new Map<string, MatrixCell>();
     for (const r of matrixRows(m))
       got.set(`${r.from}\t${r.to}\t${r.port}\t${r.protocol}`, r.allowed);
     // self pairs are in the matrix, the expectations leave them out

@@ -1,9 +1,14 @@
 /**
- * `kube-netsim policy check|matrix|diff|lint`: NetworkPolicy, AdminNetworkPolicy and
- * BaselineAdminNetworkPolicy verdicts, truth tables, verdict diffs and warnings.
+ * `kube-netsim policy check|matrix|diff|lint|convert`: NetworkPolicy, AdminNetworkPolicy,
+ * BaselineAdminNetworkPolicy and ClusterNetworkPolicy verdicts, truth tables, verdict diffs,
+ * warnings, and the v1alpha1 -> v1alpha2 migration.
  */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { Option, type Command } from "commander";
-import { makeCluster, type Cluster } from "../../model/cluster.js";
+import { parse as parseYaml } from "yaml";
+import { makeCluster, objectKey, type Cluster } from "../../model/cluster.js";
+import { positionOf } from "../../model/field-positions.js";
 import { formatObjectRef, formatFieldPath } from "../../model/issue.js";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/port.js";
 import { evaluatePolicy } from "../../policy/evaluate.js";
@@ -14,16 +19,24 @@ import { formatMatrixGrid, matrixJson, matrixTsvLines } from "../../policy/matri
 import { policyDiff, type PolicyDiffRow } from "../../policy/diff.js";
 import { lintPolicies, type PolicyLintWarning } from "../../policy/lint.js";
 import type { PolicyOptions } from "../../policy/options.js";
+import { parseDnsMap, type DnsMap } from "../../policy/dns-map.js";
+import { convertToV1alpha2 } from "../../policy/convert.js";
+import type { MatrixCell } from "../../policy/matrix.js";
+import { readText } from "../read-text.js";
 import { CliError, EXIT_CHECK_FAILED, EXIT_OK } from "../exit.js";
 import { addManifestOptions, loadClusterFromOptions, type ManifestOptions } from "../load.js";
-import { parseOutputFormat } from "../output.js";
+import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+
+/** `policy check` exit code when the verdict depends on unresolved domainNames. */
+export const EXIT_POLICY_UNKNOWN = 3;
 
 interface PolicyFlags {
   readonly selfTraffic: "allow" | "evaluate";
   readonly hostNetwork: "as-node" | "as-pod";
   readonly localNodeIngress: "allow" | "evaluate";
   readonly ipBlockPodIps: boolean;
+  readonly dnsMap?: string;
 }
 
 function addPolicyFlags(cmd: Command): Command {
@@ -46,15 +59,44 @@ function addPolicyFlags(cmd: Command): Command {
         .choices(["allow", "evaluate"])
         .default("allow"),
     )
-    .option("--no-ip-block-pod-ips", "ipBlock peers never match pod IPs (np-guard's reading)");
+    .option("--no-ip-block-pod-ips", "ipBlock peers never match pod IPs (np-guard's reading)")
+    .option(
+      "--dns-map <file>",
+      "YAML map of DNS names to IPs for domainNames peers (without it such verdicts are unknown)",
+    );
 }
 
+/** Reads `--dns-map`: a YAML mapping `name: [ip, ...]`; problems are bad input. */
+function readDnsMap(file: string): DnsMap {
+  let value: unknown;
+  try {
+    value = parseYaml(readText(file, "--dns-map"));
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(
+      `--dns-map ${file}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
+    );
+  }
+  const { map, problems } = parseDnsMap(value);
+  if (problems.length > 0)
+    throw new CliError(problems.map((p) => `--dns-map ${file}: ${p}`).join("\n"));
+  return map;
+}
+
+const dnsMaps = new Map<string, DnsMap>();
+
 function policyOptions(f: PolicyFlags): PolicyOptions {
+  let dnsMap: DnsMap | undefined;
+  if (f.dnsMap !== undefined) {
+    dnsMap = dnsMaps.get(f.dnsMap) ?? readDnsMap(f.dnsMap);
+    dnsMaps.set(f.dnsMap, dnsMap);
+  }
   return {
     selfTraffic: f.selfTraffic,
     hostNetwork: f.hostNetwork,
     localNodeIngress: f.localNodeIngress,
     ipBlockMatchesPods: f.ipBlockPodIps,
+    ...(dnsMap !== undefined ? { dnsMap } : {}),
   };
 }
 
@@ -108,12 +150,14 @@ function matrixOptions(
 function registerCheck(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("check")
-    .description("is one connection allowed? exit 0 allowed, 1 denied; prints the explanation")
+    .description(
+      `is one connection allowed? exit 0 allowed, 1 denied, ${EXIT_POLICY_UNKNOWN} unknown (unresolved domainNames); prints the explanation`,
+    )
     .requiredOption("--from <endpoint>", "source: NAMESPACE/POD or an IP")
     .requiredOption("--to <endpoint>", "destination: NAMESPACE/POD or an IP")
     .requiredOption("--port <n>", "destination port (after Service translation)")
     .option("--protocol <p>", "TCP, UDP or SCTP", "TCP")
-    .option("--output <format>", "text or json", "text");
+    .option("-o, --output <format>", "text or json", "text");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action(
@@ -135,7 +179,12 @@ function registerCheck(policy: Command, io: CliIO): void {
       );
       if (format === "json") io.stdout(`${JSON.stringify(v.explanation, null, 2)}\n`);
       else io.stdout(formatExplanation(v.explanation));
-      process.exitCode = v.allowed ? EXIT_OK : EXIT_CHECK_FAILED;
+      process.exitCode =
+        v.verdict === "allowed"
+          ? EXIT_OK
+          : v.verdict === "denied"
+            ? EXIT_CHECK_FAILED
+            : EXIT_POLICY_UNKNOWN;
     },
   );
 }
@@ -152,7 +201,7 @@ function registerMatrix(policy: Command, io: CliIO): void {
       parsePorts,
     )
     .option("--protocols <list>", "e.g. TCP,UDP,SCTP (default: all three)", parseProtocols)
-    .option("--output <format>", "tsv, text (the e2e ./X grid) or json", "tsv");
+    .option("-o, --output <format>", "tsv, text (the e2e ./X grid with a legend) or json", "tsv");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action(
@@ -163,6 +212,7 @@ function registerMatrix(policy: Command, io: CliIO): void {
       const format = parseOutputFormat(o.output, ["tsv", "text", "json"]);
       const cluster = loadClusterFromOptions(o, io);
       const m = computePolicyMatrix(cluster, matrixOptions(o));
+      // (rows are sorted by from, to, port, protocol: file order never changes the bytes)
       if (format === "tsv") writeChunked(io, matrixTsvLines(m));
       else if (format === "json") io.stdout(matrixJson(m));
       else io.stdout(formatMatrixGrid(m));
@@ -190,11 +240,12 @@ function mergeAgainst(before: Cluster, after: Cluster): Cluster {
     networkPolicies: after.networkPolicies,
     adminNetworkPolicies: after.adminNetworkPolicies,
     baselineAdminNetworkPolicies: after.baselineAdminNetworkPolicies,
+    clusterNetworkPolicies: after.clusterNetworkPolicies,
   });
 }
 
 function diffText(rows: readonly PolicyDiffRow[]): string {
-  const word = (b: boolean): string => (b ? "allowed" : "denied");
+  const word = (b: MatrixCell): string => (b === "unknown" ? b : b ? "allowed" : "denied");
   if (rows.length === 0) return "no verdict changes\n";
   return (
     rows
@@ -210,12 +261,14 @@ function registerDiff(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("diff")
     .description(
-      "connections whose verdict changes from the -f set to the --against set; exit 1 if any.\n" +
-        "When the --against files hold no Pods, the pods, namespaces and nodes of -f are used.",
+      "connections whose verdict changes from the -f set to each --against variant; exit 1 if any.\n" +
+        "Every --against file, and every manifest file in an --against directory, is a variant of\n" +
+        "its own (one section each). When a variant holds no Pods, the pods, namespaces and nodes\n" +
+        "of -f are used with its policies.",
     )
     .requiredOption(
       "--against <path>",
-      "the new manifests (repeatable)",
+      "the new manifests: a file (repeatable) or a directory, one variant per *.yaml/*.yml/*.json in it",
       (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .option(
@@ -224,7 +277,7 @@ function registerDiff(policy: Command, io: CliIO): void {
       parsePorts,
     )
     .option("--protocols <list>", "default: TCP,UDP,SCTP", parseProtocols)
-    .option("--output <format>", "text, tsv or json", "text");
+    .option("-o, --output <format>", "text, tsv or json", "text");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action(
@@ -239,35 +292,76 @@ function registerDiff(policy: Command, io: CliIO): void {
     ) => {
       const format = parseOutputFormat(o.output, ["text", "tsv", "json"]);
       const before = loadClusterFromOptions(o, io);
-      const after = mergeAgainst(before, loadClusterFromOptions({ ...o, filename: o.against }, io));
-      const rows = policyDiff(before, after, matrixOptions(o));
-      if (format === "json") io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      const variants = o.against.flatMap(variantFiles);
+      // Each variant is loaded on its own: its verdicts and warnings are not mixed with others'.
+      const results = variants.map((file) => ({
+        against: file,
+        changes: policyDiff(
+          before,
+          mergeAgainst(before, loadClusterFromOptions({ ...o, filename: [file] }, io)),
+          matrixOptions(o),
+        ),
+      }));
+      const single = results.length === 1;
+      if (format === "json")
+        io.stdout(`${JSON.stringify(single ? results[0]?.changes : results, null, 2)}\n`);
       else if (format === "tsv")
         writeChunked(io, [
-          "from\tto\tport\tprotocol\tbefore\tafter\n",
-          ...rows.map(
-            (r) => `${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.before}\t${r.after}\n`,
+          `${single ? "" : "against\t"}from\tto\tport\tprotocol\tbefore\tafter\n`,
+          ...results.flatMap(({ against, changes }) =>
+            changes.map(
+              (r) =>
+                `${single ? "" : `${against}\t`}${r.from}\t${r.to}\t${r.port}\t${r.protocol}\t${r.before}\t${r.after}\n`,
+            ),
           ),
         ]);
-      else io.stdout(diffText(rows));
-      process.exitCode = rows.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+      else
+        io.stdout(
+          results
+            .map(({ against, changes }) =>
+              single ? diffText(changes) : `== ${against}\n${diffText(changes)}`,
+            )
+            .join(single ? "" : "\n"),
+        );
+      process.exitCode = results.some((r) => r.changes.length > 0) ? EXIT_CHECK_FAILED : EXIT_OK;
     },
   );
 }
 
-function lintLine(w: PolicyLintWarning): string {
+/** `--against DIR`: every manifest file in it (name order) is a variant of its own. */
+function variantFiles(path: string): string[] {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    return [path]; // the loader reports the missing file
+  }
+  if (!isDir) return [path];
+  const files = readdirSync(path)
+    .filter((f) => /\.(ya?ml|json)$/.test(f))
+    .sort()
+    .map((f) => join(path, f));
+  if (files.length === 0) throw new CliError(`--against ${path}: no *.yaml, *.yml or *.json files`);
+  return files;
+}
+
+/** `FILE:LINE:COL: Kind ns/name: field.path: warning: message [code]`, like `validate`. */
+function lintLine(cluster: Cluster, w: PolicyLintWarning): string {
+  const key = objectKey(w.object.kind, w.object.namespace, w.object.name);
+  const at = positionOf(cluster.fieldSources?.[key], w.path) ?? cluster.sources[key];
+  const where = at !== undefined ? `${at.file}:${at.line}:${at.col}: ` : "";
   const path = w.path.length > 0 ? `${formatFieldPath(w.path)}: ` : "";
-  return `${formatObjectRef(w.object)}: ${path}warning: ${w.message} [${w.code}]\n`;
+  return `${where}${formatObjectRef(w.object)}: ${path}warning: ${w.message} [${w.code}]\n`;
 }
 
 function registerLint(policy: Command, io: CliIO): void {
   const cmd = policy
     .command("lint")
     .description(
-      "warnings about policies: unserved named ports, equal ANP priorities, policies selecting nothing, ipBlocks covering pod IPs, shadowed ANP rules",
+      "warnings about policies: unserved named ports, equal ANP/CNP priorities (and ties between the two APIs), policies selecting nothing, ipBlocks/networks covering pod IPs, shadowed ANP/CNP rules, unresolved domainNames",
     )
     .option("--strict", "exit 1 when there is any warning")
-    .option("--output <format>", "text or json", "text");
+    .option("-o, --output <format>", "text or json", "text");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action((o: ManifestOptions & PolicyFlags & { strict?: boolean; output: string }) => {
@@ -275,8 +369,50 @@ function registerLint(policy: Command, io: CliIO): void {
     const cluster = loadClusterFromOptions(o, io);
     const warnings = lintPolicies(cluster, policyOptions(o));
     if (format === "json") io.stdout(`${JSON.stringify(warnings, null, 2)}\n`);
-    else io.stdout(warnings.length === 0 ? "no warnings\n" : warnings.map(lintLine).join(""));
+    else
+      io.stdout(
+        warnings.length === 0
+          ? "no warnings\n"
+          : warnings.map((w) => lintLine(cluster, w)).join(""),
+      );
     process.exitCode = o.strict === true && warnings.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+  });
+}
+
+function registerConvert(policy: Command, io: CliIO): void {
+  const cmd = policy
+    .command("convert")
+    .description(
+      "rewrite AdminNetworkPolicies and the BaselineAdminNetworkPolicy (v1alpha1) as equivalent ClusterNetworkPolicies (v1alpha2)",
+    )
+    .addOption(
+      new Option("--to <version>", "target API version")
+        .choices(["v1alpha2"])
+        .makeOptionMandatory(),
+    )
+    .option(
+      "--baseline-priority <n>",
+      "priority of the Baseline ClusterNetworkPolicy made from the BANP (0..1000)",
+      "1000",
+    )
+    .option("-o, --output <format>", "yaml or json", "yaml");
+  addManifestOptions(cmd);
+  cmd.action((o: ManifestOptions & { to: string; baselinePriority: string; output: string }) => {
+    const format = parseOutputFormat(o.output, ["yaml", "json"]);
+    const prio = Number(o.baselinePriority);
+    if (!Number.isInteger(prio) || prio < 0 || prio > 1000)
+      throw new CliError(
+        `--baseline-priority: invalid value "${o.baselinePriority}": must be 0..1000`,
+      );
+    const cluster = loadClusterFromOptions(o, io);
+    const { policies, problems } = convertToV1alpha2(cluster, { baselinePriority: prio });
+    if (problems.length > 0) throw new CliError(problems.join("\n"));
+    if (policies.length === 0)
+      io.stderr("no AdminNetworkPolicy or BaselineAdminNetworkPolicy to convert\n");
+    if (format === "json")
+      io.stdout(renderData({ apiVersion: "v1", kind: "List", items: policies }, "json"));
+    else io.stdout(policies.map((p) => renderData(p, "yaml")).join("---\n"));
+    process.exitCode = EXIT_OK;
   });
 }
 
@@ -284,10 +420,11 @@ export function registerPolicy(program: Command, io: CliIO): void {
   const policy = program
     .command("policy")
     .description(
-      "NetworkPolicy / AdminNetworkPolicy / BaselineAdminNetworkPolicy verdicts, truth tables, diffs and lint",
+      "NetworkPolicy / AdminNetworkPolicy / BaselineAdminNetworkPolicy / ClusterNetworkPolicy verdicts, truth tables, diffs, lint and conversion",
     );
   registerCheck(policy, io);
   registerMatrix(policy, io);
   registerDiff(policy, io);
   registerLint(policy, io);
+  registerConvert(policy, io);
 }

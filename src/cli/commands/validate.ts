@@ -28,6 +28,7 @@ function counts(cluster: Cluster): Record<string, number> {
     networkPolicies: cluster.networkPolicies.length,
     adminNetworkPolicies: cluster.adminNetworkPolicies.length,
     baselineAdminNetworkPolicies: cluster.baselineAdminNetworkPolicies.length,
+    clusterNetworkPolicies: cluster.clusterNetworkPolicies.length,
   };
 }
 

@@ -46,7 +46,12 @@ function above(path: FieldPath, v: number, max: number): FieldIssue {
     `${displayFieldPath(path)} in body should be less than or equal to ${max}`,
   );
 }
-function range(path: FieldPath, v: number | undefined, lo: number, hi: number): FieldIssue[] {
+export function range(
+  path: FieldPath,
+  v: number | undefined,
+  lo: number,
+  hi: number,
+): FieldIssue[] {
   if (v === undefined) return [required(path)];
   if (v < lo) return [below(path, v, lo)];
   if (v > hi) return [above(path, v, hi)];
@@ -54,7 +59,7 @@ function range(path: FieldPath, v: number | undefined, lo: number, hi: number): 
 }
 
 /** min/maxProperties = 1: exactly one of the listed fields. */
-function exactlyOne(path: FieldPath, obj: object | undefined): FieldIssue[] {
+export function exactlyOne(path: FieldPath, obj: object | undefined): FieldIssue[] {
   if (obj === undefined) return [required(path)];
   const n = Object.values(obj).filter((v) => v !== undefined).length;
   if (n === 0)
@@ -65,7 +70,7 @@ function exactlyOne(path: FieldPath, obj: object | undefined): FieldIssue[] {
   return [];
 }
 
-function listBounds(
+export function listBounds(
   path: FieldPath,
   list: readonly unknown[] | undefined,
   min: number,

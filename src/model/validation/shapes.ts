@@ -4,6 +4,7 @@
  * are listed as `ANY` so they are accepted without an unknown-field warning.
  */
 import type { KindName } from "../kinds.js";
+import { clusterNetworkPolicyShape } from "./cluster-network-policy-shape.js";
 import {
   ANY,
   anyOf,
@@ -360,4 +361,5 @@ export const KIND_SHAPES: Readonly<Record<KindName, Readonly<Record<string, Shap
   NetworkPolicy: NETWORK_POLICY,
   AdminNetworkPolicy: ANP,
   BaselineAdminNetworkPolicy: BANP,
+  ClusterNetworkPolicy: clusterNetworkPolicyShape(TOP, LABEL_SELECTOR),
 };

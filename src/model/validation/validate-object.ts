@@ -10,6 +10,7 @@ import type { PlainRecord } from "../../util/plain.js";
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
+  ClusterNetworkPolicy,
   EndpointSlice,
   Endpoints,
   KindName,
@@ -23,6 +24,7 @@ import {
   validateAdminNetworkPolicy,
   validateBaselineAdminNetworkPolicy,
 } from "./admin-network-policy.js";
+import { validateClusterNetworkPolicy } from "./cluster-network-policy.js";
 import type { ValidationContext } from "./context.js";
 import { validateEndpointSlice, validateEndpoints } from "./endpoint-slice.js";
 import type { FieldIssue } from "./field-issue.js";
@@ -78,6 +80,8 @@ export function validateObject(
         validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy),
         () => fillAdminNetworkPolicyRequired(obj),
       );
+    case "ClusterNetworkPolicy":
+      return validateClusterNetworkPolicy(ctx, o as ClusterNetworkPolicy);
     default:
       return assertNever(kind);
   }

@@ -6,3 +6,4 @@ export * from "./ipAddress.js";
 export * from "./cidr.js";
 export * from "./labels.js";
 export * from "./labelSelector.js";
+export * from "./clusterNetworkPolicy.js";
