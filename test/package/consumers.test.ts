@@ -106,7 +106,7 @@ describe("the packed tarball", () => {
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         const link = (m[1] as string).split("#")[0] as string;
         if (link === "" || /^[a-z]+:/i.test(link)) continue;
-        const target = normalize(join(dirname(doc), link));
+        const target = normalize(join(dirname(doc), link)).replace(/\/$/, "");
         if (!inTarball(target) && ![...files].some((f) => f.startsWith(`${target}/`)))
           dead.push(`${doc}: ${link}`);
       }
