@@ -94,6 +94,16 @@ export function mustRun(cmd: string, args: readonly string[], cwd: string): Run 
   return r;
 }
 
+/** Tarballs of earlier sources, left by runs more than an hour ago, are removed. */
+function removeStalePacks(keep: string): void {
+  const hourAgo = Date.now() - 60 * 60 * 1000;
+  for (const name of readdirSync(CACHE)) {
+    const path = join(CACHE, name);
+    if (name.startsWith("pack-") && path !== keep && statSync(path).mtimeMs < hourAgo)
+      rmSync(path, { recursive: true, force: true });
+  }
+}
+
 export interface Packed {
   readonly tarball: string;
   /** Seconds `npm pack` took, or 0 when the cached tarball was used. */
@@ -122,5 +132,6 @@ export function packTarball(): Packed {
   const r = mustRun("npm", ["pack", "--pack-destination", dir, "--silent"], stage);
   rmSync(stage, { recursive: true, force: true });
   if (!existsSync(tarball)) throw new Error(`npm pack made no ${tarball}\n${r.output}`);
+  removeStalePacks(dir);
   return { tarball, seconds: r.seconds };
 }
