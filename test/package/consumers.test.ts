@@ -86,6 +86,17 @@ describe("the packed tarball", () => {
     expect([...files].filter((f) => f.endsWith(".map") || f.startsWith("src/"))).toEqual([]);
   });
 
+  test("only the kit needs the peer dependencies: the library never loads fast-check or expect", () => {
+    const js = [...files].filter((f) => f.startsWith("dist/") && f.endsWith(".js"));
+    expect(js.length).toBeGreaterThan(100);
+    const peerLoads = js.filter((f) => {
+      if (/^dist\/(esm|cjs)\/(testing|jest)\//.test(f)) return false;
+      const text = readFileSync(join(unpacked, "package", f), "utf8");
+      return /(from\s+|require\()\s*["'](fast-check|expect|@jest\/[a-z-]+)["']/.test(text);
+    });
+    expect(peerLoads).toEqual([]);
+  });
+
   test("builds when packed, never on install; licensed", () => {
     const m = manifest();
     expect(m.scripts?.["prepack"]).toBeDefined();
