@@ -3,6 +3,9 @@
  * imported from `expect`) so the matchers carry no dependency on a particular jest version:
  * jest 29 and 30 (and any `expect.extend` with these members) supply it.
  */
+import type { Cluster } from "../model/cluster.js";
+import type { CompiledPolicies } from "../policy/compiled.js";
+
 export interface MatcherContextLike {
   readonly isNot?: boolean;
   readonly utils: {
@@ -32,4 +35,10 @@ export function wrongReceived(matcher: string, expected: string, received: unkno
 export function inputFailure(matcher: string, err: unknown): MatcherResult {
   const text = err instanceof Error ? err.message : String(err);
   return { pass: false, message: () => `${matcher}: ${text}` };
+}
+
+/** A Cluster (loadCluster, cluster()) or its compiled policies: what the policy matchers take. */
+export function isPolicySubject(x: unknown): x is Cluster | CompiledPolicies {
+  if (typeof x !== "object" || x === null) return false;
+  return "facts" in x || ("pods" in x && "networkPolicies" in x);
 }

@@ -2,21 +2,15 @@
  * `toAllow` / `toDeny`: a connection's NetworkPolicy/ANP/BANP verdict (`evaluatePolicy`), and
  * on failure the explanation: which policies selected the pods, which rule allowed or denied.
  */
-import type { Cluster } from "../model/cluster.js";
-import type { CompiledPolicies } from "../policy/compiled.js";
 import { evaluatePolicy, type PolicyQuery } from "../policy/evaluate.js";
 import { formatExplanation } from "../policy/explanation-text.js";
 import {
   inputFailure,
+  isPolicySubject,
   wrongReceived,
   type MatcherContextLike,
   type MatcherResult,
 } from "./context.js";
-
-function isPolicyInput(x: unknown): x is Cluster | CompiledPolicies {
-  if (typeof x !== "object" || x === null) return false;
-  return "facts" in x || ("pods" in x && "networkPolicies" in x);
-}
 
 function queryText(q: PolicyQuery): string {
   const side = (e: PolicyQuery["from"]): string =>
@@ -26,7 +20,7 @@ function queryText(q: PolicyQuery): string {
 
 function verdictMatcher(name: "toAllow" | "toDeny", wantAllowed: boolean) {
   return function (this: MatcherContextLike, received: unknown, query: PolicyQuery): MatcherResult {
-    if (!isPolicyInput(received))
+    if (!isPolicySubject(received))
       return wrongReceived(name, "a Cluster (loadCluster or cluster())", received);
     let verdict;
     try {

@@ -13,6 +13,7 @@ import type { CompiledPolicies } from "../policy/compiled.js";
 import { computePolicyMatrix, matrixVerdict } from "../policy/matrix.js";
 import {
   inputFailure,
+  isPolicySubject,
   wrongReceived,
   type MatcherContextLike,
   type MatcherResult,
@@ -143,18 +144,13 @@ function comparisonGrid(a: TruthGrid, b: TruthGrid): TruthGrid {
   return { ...a, cells: a.cells.map((row, i) => row.map((c, j) => c === b.cells[i]?.[j])) };
 }
 
-function isPolicyInput(x: unknown): x is Cluster | CompiledPolicies {
-  if (typeof x !== "object" || x === null) return false;
-  return "facts" in x || ("pods" in x && "networkPolicies" in x);
-}
-
 export function toMatchTruthTable(
   this: MatcherContextLike,
   received: unknown,
   grid: string,
   options?: TruthTableOptions,
 ): MatcherResult {
-  if (!isPolicyInput(received))
+  if (!isPolicySubject(received))
     return wrongReceived("toMatchTruthTable", "a Cluster (loadCluster or cluster())", received);
   let pairs: { expected: TruthGrid; observed: TruthGrid }[];
   try {
