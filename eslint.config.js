@@ -4,7 +4,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier/flat";
 export default defineConfig(
-  globalIgnores(["dist/", "coverage/", "bin/"]),
+  globalIgnores(["dist/", "coverage/", "bin/", "examples/plugin-repo-*/"]),
   eslint.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

@@ -164,7 +164,8 @@ function iptablesRestore(ns: string, file: string): Run & { status: number | nul
 /** The whole `kube-netsim parse --check FILE` (the built CLI in dist/), by elapsed time. */
 function cliInFreshProcess(file: string): Run | undefined {
   const bin = join(import.meta.dirname, "..", "bin", "kube-netsim.js");
-  if (!existsSync(join(import.meta.dirname, "..", "dist", "cli", "main.js"))) return undefined;
+  if (!existsSync(join(import.meta.dirname, "..", "dist", "esm", "cli", "main.js")))
+    return undefined;
   const before = childrenCpuMs();
   const t = performance.now();
   const r = spawnSync(process.execPath, [bin, "parse", "--check", file], { stdio: "inherit" });

@@ -1,0 +1,20 @@
+/**
+ * `kube-netsim/testing`: the kit for plugin repositories. This file only re-exports, one line
+ * (or one small group) per part. fast-check, a peer dependency, is needed by the arbitraries.
+ */
+export * from "./builders/index.js";
+// fast-check arbitraries under the contract's `arb*` names (shared/docs/interfaces.md).
+export { service as arbService, type ServiceConstraints } from "./arbitraries/service.js";
+export { endpointSlice as arbEndpointSlice } from "./arbitraries/endpointSlice.js";
+export { kubeCluster as arbKubeCluster, type GeneratedCluster } from "./arbitraries/kubeCluster.js";
+export { hostPortPod as arbHostPortPod } from "./arbitraries/hostPortPod.js";
+export { networkPolicy as arbNetworkPolicy } from "./arbitraries/networkPolicy.js";
+export {
+  adminNetworkPolicy as arbAdminNetworkPolicy,
+  baselineAdminNetworkPolicy as arbBaselineAdminNetworkPolicy,
+} from "./arbitraries/adminNetworkPolicy.js";
+export { policyCluster as arbPolicyCluster } from "./arbitraries/policyCluster.js";
+export { ipAddress as arbIpAddress } from "./arbitraries/ipAddress.js";
+export { cidr as arbCidr } from "./arbitraries/cidr.js";
+export { labels as arbLabels } from "./arbitraries/labels.js";
+export { labelSelector as arbLabelSelector } from "./arbitraries/labelSelector.js";

@@ -1,0 +1,206 @@
+/**
+ * The package as plugin repositories get it (issue 13 §1): `npm pack`, then the tarball installed
+ * into fresh copies of examples/plugin-repo-cjs (exactly `npx ts-jest config:init`: CommonJS, a
+ * `moduleResolution: node10` tsconfig, no transform config for us) and examples/plugin-repo-esm
+ * (native ESM jest, plus a node:test file), whose own tests must pass. Also the tarball's
+ * hygiene: both builds, every `exports`/`main`/`types`/`typesVersions` target present, no source
+ * maps, no install-time build, a license, and no dead relative link in the shipped Markdown.
+ *
+ * Slow by nature (a build and two npm installs); the tarball and npm's cache are kept under the
+ * OS temp dir. Cold and warm times of the consumers' `npm test` are written to
+ * $TMPDIR/kube-netsim-package-tests/timings.json (figures for the record, not assertions).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { CACHE, mustRun, packTarball, ROOT, run, type Packed } from "./pack.js";
+
+const TIMEOUT = 30 * 60 * 1000;
+
+let packed: Packed;
+let unpacked: string;
+let files: Set<string>;
+const timings: Record<string, number> = {};
+
+beforeAll(() => {
+  mkdirSync(CACHE, { recursive: true });
+  packed = packTarball();
+  timings["pack"] = packed.seconds;
+  unpacked = mkdtempSync(join(CACHE, "unpacked-"));
+  mustRun("tar", ["xzf", packed.tarball, "-C", unpacked], ROOT);
+  const list = (dir: string, prefix: string): string[] =>
+    readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? list(dir, join(prefix, e.name)) : [join(prefix, e.name)],
+    );
+  files = new Set(list(join(unpacked, "package"), ""));
+}, TIMEOUT);
+
+interface Manifest {
+  license?: string;
+  main?: string;
+  types?: string;
+  scripts?: Record<string, string>;
+  exports?: Record<string, unknown>;
+  typesVersions?: Record<string, Record<string, string[]>>;
+  files?: string[];
+}
+
+function manifest(): Manifest {
+  return JSON.parse(readFileSync(join(unpacked, "package", "package.json"), "utf8")) as Manifest;
+}
+
+function targets(x: unknown): string[] {
+  if (typeof x === "string") return [x];
+  if (typeof x === "object" && x !== null) return Object.values(x).flatMap(targets);
+  return [];
+}
+
+const inTarball = (p: string): boolean => files.has(normalize(p));
+
+describe("the packed tarball", () => {
+  test("ships both builds with every entry point and no source maps or sources", () => {
+    const m = manifest();
+    const entries = [m.main, m.types, ...targets(m.exports), ...targets(m.typesVersions)].filter(
+      (t): t is string => t !== undefined,
+    );
+    expect(entries.length).toBeGreaterThan(12);
+    expect(entries.filter((e) => !inTarball(e))).toEqual([]);
+    for (const sub of ["", "testing/", "jest/"])
+      for (const build of ["esm", "cjs"])
+        for (const ext of ["js", "d.ts"])
+          expect(inTarball(`dist/${build}/${sub}index.${ext}`)).toBe(true);
+    expect(
+      JSON.parse(readFileSync(join(unpacked, "package/dist/cjs/package.json"), "utf8")),
+    ).toEqual({
+      type: "commonjs",
+    });
+    expect([...files].filter((f) => f.endsWith(".map") || f.startsWith("src/"))).toEqual([]);
+  });
+
+  test("only the kit needs the peer dependencies: the library never loads fast-check or expect", () => {
+    const js = [...files].filter((f) => f.startsWith("dist/") && f.endsWith(".js"));
+    expect(js.length).toBeGreaterThan(100);
+    const peerLoads = js.filter((f) => {
+      if (/^dist\/(esm|cjs)\/(testing|jest)\//.test(f)) return false;
+      const text = readFileSync(join(unpacked, "package", f), "utf8");
+      return /(from\s+|require\()\s*["'](fast-check|expect|@jest\/[a-z-]+)["']/.test(text);
+    });
+    expect(peerLoads).toEqual([]);
+  });
+
+  test("builds when packed, never on install; licensed", () => {
+    const m = manifest();
+    expect(m.scripts?.["prepack"]).toBeDefined();
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"])
+      expect(m.scripts?.[hook]).toBeUndefined();
+    expect(m.license).toBe("Apache-2.0");
+    expect(readFileSync(join(unpacked, "package/LICENSE"), "utf8")).toMatch(
+      /^\s*Apache License\s+Version 2\.0/,
+    );
+  });
+
+  test("the shipped Markdown has no dead relative links", () => {
+    const docs = [...files].filter((f) => f.endsWith(".md"));
+    expect(docs).toContain("README.md");
+    const dead: string[] = [];
+    for (const doc of docs) {
+      const text = readFileSync(join(unpacked, "package", doc), "utf8");
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = (m[1] as string).split("#")[0] as string;
+        if (link === "" || /^[a-z]+:/i.test(link)) continue;
+        const target = normalize(join(dirname(doc), link)).replace(/\/$/, "");
+        if (!inTarball(target) && ![...files].some((f) => f.startsWith(`${target}/`)))
+          dead.push(`${doc}: ${link}`);
+      }
+    }
+    expect(dead).toEqual([]);
+  });
+});
+
+/** A fresh copy of an example consumer with the tarball as its kube-netsim dependency. */
+function consumer(example: string): string {
+  const dir = mkdtempSync(join(CACHE, `${example}-`));
+  cpSync(join(ROOT, "examples", example), dir, {
+    recursive: true,
+    filter: (src) => !src.includes("node_modules"),
+  });
+  const pkgPath = join(dir, "package.json");
+  const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as {
+    devDependencies: Record<string, string>;
+  };
+  expect(pkg.devDependencies["kube-netsim"]).toBeDefined();
+  pkg.devDependencies["kube-netsim"] = `file:${packed.tarball}`;
+  writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
+  const install = mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], dir);
+  timings[`${example} install`] = install.seconds;
+  return dir;
+}
+
+/** `npm test` twice: the first run has an empty jest cache (cold), the second a filled one. */
+function npmTestTwice(example: string, dir: string): string {
+  const cold = run("npm", ["test"], dir);
+  if (cold.status !== 0) throw new Error(cold.output);
+  const warm = run("npm", ["test"], dir);
+  if (warm.status !== 0) throw new Error(warm.output);
+  timings[`${example} npm test cold`] = cold.seconds;
+  timings[`${example} npm test warm`] = warm.seconds;
+  return cold.output;
+}
+
+describe("consumer repositories", () => {
+  test(
+    "a ts-jest config:init CommonJS repo (node10 resolution, no transform config) passes",
+    () => {
+      const config = readFileSync(join(ROOT, "examples/plugin-repo-cjs/jest.config.js"), "utf8");
+      expect(config).not.toMatch(/transformIgnorePatterns|kube-netsim[^/]|moduleNameMapper/);
+      const tsconfig = readFileSync(join(ROOT, "examples/plugin-repo-cjs/tsconfig.json"), "utf8");
+      expect(tsconfig).toMatch(/"moduleResolution": "node10"/);
+      const dir = consumer("plugin-repo-cjs");
+      const out = npmTestTwice("plugin-repo-cjs", dir);
+      expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
+      // The subpath typings resolve under node10 (ts-jest type-checks only what tests import).
+      mustRun("npx", ["tsc", "--noEmit", "-p", "."], dir);
+      // Plain Node's require() of every entry point (no jest in between).
+      const loaded = mustRun(
+        "node",
+        [
+          "-e",
+          'const k = require("kube-netsim"); const t = require("kube-netsim/testing"); const j = require("kube-netsim/jest"); console.log([typeof k.loadCluster, typeof t.cluster, typeof j.matchers.toAllow].join(" "))',
+        ],
+        dir,
+      );
+      expect(loaded.output).toContain("function function function");
+      rmSync(dir, { recursive: true, force: true });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a native-ESM jest repo, with a node:test file, passes",
+    () => {
+      const dir = consumer("plugin-repo-esm");
+      const out = npmTestTwice("plugin-repo-esm", dir);
+      expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
+      expect(out).toMatch(/# pass 1\b/);
+      expect(out).toMatch(/# fail 0\b/);
+      rmSync(dir, { recursive: true, force: true });
+    },
+    TIMEOUT,
+  );
+});
+
+afterAll(() => {
+  if (unpacked !== undefined) rmSync(unpacked, { recursive: true, force: true });
+  mkdirSync(CACHE, { recursive: true });
+  if (existsSync(CACHE))
+    writeFileSync(join(CACHE, "timings.json"), `${JSON.stringify(timings, null, 2)}\n`);
+});
