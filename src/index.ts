@@ -106,3 +106,7 @@ export { policyDiff, type PolicyDiffRow } from "./policy/diff.js";
 export { lintPolicies, type PolicyLintWarning } from "./policy/lint.js";
 
 // ---- Features added by later changes: one line each below ----
+export { convertToV1alpha2, type ConvertOptions, type ConvertResult } from "./policy/convert.js";
+export { parseDnsMap, type DnsMap } from "./policy/dns-map.js";
+export type { Verdict } from "./policy/verdict3.js";
+export type { ClusterNetworkPolicy } from "./model/kinds.js";
