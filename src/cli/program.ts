@@ -13,6 +13,8 @@ export interface CliIO {
   readonly stderr: (s: string) => void;
   /** Reads stdin (for `-f -`). */
   readonly readStdin: () => string;
+  /** Runs another command line in a fresh program (the REPL's lines); runCli sets it. */
+  readonly run?: (argv: readonly string[], io: CliIO) => Promise<number>;
 }
 
 export function buildProgram(io: CliIO): Command {
@@ -41,7 +43,7 @@ Examples:
 
 /** Runs the CLI and returns the exit code (does not call process.exit). */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const program = buildProgram(io);
+  const program = buildProgram({ run: runCli, ...io });
   // Commands report "check failed" through process.exitCode; isolate it per run so that a REPL
   // line or a test never inherits the previous command's code.
   const saved = process.exitCode;
