@@ -1,15 +1,13 @@
 /**
  * `diff`, verdicts part: what a user would observe. Policy truth-table rows whose verdict
  * flipped, and trace outcomes that changed for the session's probe packets: the packets the
- * user traced in the session, plus one per Service port (its cluster IP, node ports on the
- * node's IPs, external and load-balancer IPs) from an outside address.
+ * user traced in the session, plus report/probes.ts's packets for every Service port.
  */
 import type { Cluster } from "../model/cluster.js";
-import type { Service } from "../model/kinds.js";
 import { computePolicyMatrix, matrixRows } from "../policy/matrix.js";
 import { buildNodeDataplane } from "../backends/simulator/node-dataplane.js";
 import { trace, type PacketSpec, type TraceOutcome } from "../netfilter/trace/index.js";
-import { ipFamilyOf } from "../net/index.js";
+import { packetKey, servicePackets } from "../report/probes.js";
 import type { NodeSettings } from "./diff-rules.js";
 
 export interface PolicyFlip {
@@ -51,49 +49,6 @@ export function policyFlips(before: Cluster, after: Cluster): PolicyFlip[] {
       });
   }
   return flips;
-}
-
-/** Source addresses for probes from outside the cluster (documentation ranges). */
-export const OUTSIDE_SOURCE = { IPv4: "203.0.113.10", IPv6: "2001:db8::10" } as const;
-
-function probe(proto: string, dst: string, dport: number): PacketSpec | undefined {
-  const family = ipFamilyOf(dst);
-  if (family === undefined) return undefined;
-  return {
-    proto: proto.toLowerCase() as PacketSpec["proto"],
-    src: OUTSIDE_SOURCE[family],
-    dst,
-    dport,
-  };
-}
-
-export function servicePackets(
-  services: readonly Service[],
-  nodeIPs: readonly string[],
-): PacketSpec[] {
-  const out: PacketSpec[] = [];
-  for (const s of services) {
-    const spec = s.spec ?? {};
-    const ips = [
-      ...(spec.clusterIPs ?? []).filter((ip) => ip !== "None"),
-      ...(spec.externalIPs ?? []),
-      ...(s.status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip !== undefined ? [i.ip] : [])),
-    ];
-    for (const port of spec.ports ?? []) {
-      const proto = port.protocol ?? "TCP";
-      for (const ip of ips)
-        out.push(...[probe(proto, ip, port.port)].filter((p) => p !== undefined));
-      if (port.nodePort !== undefined)
-        for (const ip of nodeIPs)
-          out.push(...[probe(proto, ip, port.nodePort)].filter((p) => p !== undefined));
-    }
-  }
-  return out;
-}
-
-export function packetKey(p: PacketSpec): string {
-  const dst = p.dst.includes(":") ? `[${p.dst}]` : p.dst;
-  return `${p.proto} ${p.src}${p.sport !== undefined ? `:${p.sport}` : ""} -> ${dst}:${p.dport}`;
 }
 
 function outcomeText(o: TraceOutcome): string {
