@@ -33,7 +33,11 @@ export function heatmaps(cluster: Cluster, options?: MatrixOptions): Heatmap[] {
       m.pods.map((to, j) => {
         const allowed = m.verdicts[(i * n + j) * P + k] === 1;
         if (!explain) return { allowed };
-        const v = evaluatePolicy(cp, { from, to, port: probe.port, protocol: probe.protocol });
+        const v = evaluatePolicy(
+          cp,
+          { from, to, port: probe.port, protocol: probe.protocol },
+          options,
+        );
         return { allowed, why: formatExplanation(v.explanation) };
       }),
     ),
@@ -57,3 +61,5 @@ export function heatmapHtml(h: Heatmap): string {
     .join("\n");
   return `<table class="heatmap" data-port="${h.port}" data-protocol="${esc(h.protocol)}"><caption>${h.port}/${esc(h.protocol)} <small>(rows: from, columns: to)</small></caption><thead><tr><th class="corner">from \\ to</th>${head}</tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
+
+export const LEGEND_HEAT = `<p class="legend"><span><i class="swatch allowed"></i>allowed</span><span><i class="swatch denied"></i>denied (×)</span>rows: from (source pod), columns: to (destination pod); hover a cell for the explanation.</p>`;

@@ -4,6 +4,7 @@
  * explanation of a heat-map cell into the side panel; everything else is static markup.
  */
 import { esc } from "./escape.js";
+import { GRAPH_STYLE } from "./svg.js";
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
@@ -17,10 +18,8 @@ th.to{height:110px;vertical-align:bottom;white-space:nowrap}th.to span{display:i
 td.cell{width:18px;height:18px;text-align:center;border:1px solid #fff;cursor:default;color:#fff;font-size:11px}
 .allowed{background:#2e8b57}.denied{background:#c0392b}td.cell:hover{outline:2px solid #000}
 #why{position:sticky;top:8px;margin-left:90px;max-width:520px;white-space:pre-wrap;font:12px monospace;background:#f3f6f9;border:1px solid #ccd;padding:8px;min-height:40px}
-svg.graph{max-width:100%;height:auto;font:12px monospace}.graph .edge{fill:none;stroke:#555;stroke-width:1.2}.edge-label{fill:#333;font-size:11px}
-.node rect{stroke:#456;stroke-width:1;fill:#e8eef5}.node text{fill:#123}.node.entry rect{fill:#d5e3f0}.node.sep rect{fill:#eef3e6}
-.node.endpoint-local rect{fill:#2e8b57;stroke:#1d5e3a}.node.endpoint-local text{fill:#fff}.node.endpoint-remote rect{fill:#fff;stroke:#2e8b57;stroke-dasharray:4 2}
-.node.verdict rect{fill:#c0392b}.node.verdict text{fill:#fff}
+svg.graph{max-width:100%;height:auto}
+${GRAPH_STYLE}
 .trace{margin:6px 0 12px}.outcome{margin:4px 0 10px}.outcome-head{font-weight:600;margin-bottom:3px}
 .hooks{display:flex;flex-wrap:wrap;align-items:flex-start;gap:4px}.hook{border:1px solid #bbc;border-radius:4px;padding:4px 6px;background:#f6f8fb;font:11px monospace}
 .hook-name{font-weight:700;margin-bottom:2px}.hook ul{margin:0;padding-left:14px}.arrow{align-self:center;color:#777}

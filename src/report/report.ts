@@ -12,7 +12,7 @@ import { renderIpvs } from "../proxiers/ipvs/index.js";
 import { trace } from "../netfilter/trace/index.js";
 import type { MatrixOptions } from "../policy/matrix.js";
 import { esc } from "./escape.js";
-import { heatmapHtml, heatmaps } from "./heatmap.js";
+import { heatmapHtml, heatmaps, LEGEND_HEAT } from "./heatmap.js";
 import { placeGraph } from "./layout.js";
 import { page, type PageSection } from "./page.js";
 import { packetKey, servicePackets } from "./probes.js";
@@ -75,7 +75,6 @@ function summaryHtml(s: NodeSummary, node: NodeEnvironment | undefined, mode: st
   return parts.join("\n");
 }
 
-const LEGEND_HEAT = `<p class="legend"><span><i class="swatch allowed"></i>allowed</span><span><i class="swatch denied"></i>denied (×)</span>rows: from (source pod), columns: to (destination pod); hover a cell for the explanation.</p>`;
 const LEGEND_GRAPH = `<p class="legend"><span><i class="swatch" style="background:#d5e3f0"></i>entry chain</span><span><i class="swatch" style="background:#e8eef5"></i>service chain / virtual server</span><span><i class="swatch" style="background:#eef3e6"></i>endpoint chain</span><span><i class="swatch" style="background:#2e8b57"></i>local endpoint</span><span><i class="swatch" style="background:#fff;border-style:dashed"></i>remote endpoint</span><span><i class="swatch" style="background:#c0392b"></i>drop/reject</span> percentages: share of the traffic reaching that branch.</p>`;
 
 function graphsFor(

@@ -17,6 +17,7 @@ import type { PolicyOptions } from "../../policy/options.js";
 import { CliError, EXIT_CHECK_FAILED, EXIT_OK } from "../exit.js";
 import { addManifestOptions, loadClusterFromOptions, type ManifestOptions } from "../load.js";
 import { parseOutputFormat } from "../output.js";
+import { policyMatrixHtml, policyMatrixSvg } from "../../report/matrix-pictures.js";
 import type { CliIO } from "../program.js";
 
 interface PolicyFlags {
@@ -152,7 +153,7 @@ function registerMatrix(policy: Command, io: CliIO): void {
       parsePorts,
     )
     .option("--protocols <list>", "e.g. TCP,UDP,SCTP (default: all three)", parseProtocols)
-    .option("--output <format>", "tsv, text (the e2e ./X grid) or json", "tsv");
+    .option("--output <format>", "tsv, text (the e2e ./X grid), json, svg or html", "tsv");
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action(
@@ -160,8 +161,20 @@ function registerMatrix(policy: Command, io: CliIO): void {
       o: ManifestOptions &
         PolicyFlags & { ports?: number[]; protocols?: Protocol[]; output: string },
     ) => {
-      const format = parseOutputFormat(o.output, ["tsv", "text", "json"]);
+      // Pictures (src/report): the heat maps as an HTML page or a standalone SVG.
+      const picture = o.output === "svg" || o.output === "html" ? o.output : undefined;
+      const format = parseOutputFormat(picture !== undefined ? "tsv" : o.output, [
+        "tsv",
+        "text",
+        "json",
+      ]);
       const cluster = loadClusterFromOptions(o, io);
+      if (picture !== undefined) {
+        const draw = picture === "svg" ? policyMatrixSvg : policyMatrixHtml;
+        io.stdout(draw(cluster, matrixOptions(o)));
+        process.exitCode = EXIT_OK;
+        return;
+      }
       const m = computePolicyMatrix(cluster, matrixOptions(o));
       if (format === "tsv") writeChunked(io, matrixTsvLines(m));
       else if (format === "json") io.stdout(matrixJson(m));
