@@ -16,7 +16,7 @@ import { readManifestSources } from "../model/load-files.js";
 import type { PacketSpec } from "../netfilter/trace/index.js";
 import { diffSnapshots, type DiffContext } from "./diff.js";
 import type { NodeSettings } from "./diff-rules.js";
-import { renderedLines } from "./diff-rules.js";
+import { describeObject } from "./describe.js";
 import {
   addEndpoint,
   deleteObjects,
@@ -25,7 +25,6 @@ import {
   removeEndpoint,
   setFields,
   setLabels,
-  slicesOf,
 } from "./edits.js";
 import {
   findObject,
@@ -33,7 +32,6 @@ import {
   kindOf,
   objectsOf,
   objectsYaml,
-  refOf,
   type SessionKind,
   type SessionObject,
 } from "./objects.js";
@@ -93,12 +91,20 @@ function formatIssues(issues: readonly Issue[]): string {
 
 export function defaultEditor(file: string): void {
   const editor = process.env["VISUAL"] ?? process.env["EDITOR"] ?? "vi";
-  const r = spawnSync(`${editor} "${file.replace(/"/g, '\\"')}"`, {
-    shell: true,
-    stdio: "inherit",
-  });
-  if (r.status !== 0)
-    throw new SessionError(`editor "${editor}" exited with ${r.status ?? r.signal}`);
+  // The line editor keeps the terminal raw; the editor wants it as a shell would hand it over.
+  const stdin = process.stdin;
+  const wasRaw = stdin.isTTY && stdin.isRaw;
+  if (wasRaw) stdin.setRawMode(false);
+  try {
+    const r = spawnSync(`${editor} "${file.replace(/"/g, '\\"')}"`, {
+      shell: true,
+      stdio: "inherit",
+    });
+    if (r.status !== 0)
+      throw new SessionError(`editor "${editor}" exited with ${r.status ?? r.signal}`);
+  } finally {
+    if (wasRaw) stdin.setRawMode(true);
+  }
 }
 
 export class Session {
@@ -193,78 +199,7 @@ export class Session {
 
   describe(kindWord: string | undefined, ref: string | undefined): string {
     const o = this.object(kindWord, ref);
-    const out = [`${o.kind} ${refOf(o)}`];
-    if (o.kind !== "Service") return `${out[0]}\n${stringify(o.value)}`;
-    const spec = (o.value["spec"] ?? {}) as {
-      type?: string;
-      clusterIPs?: string[];
-      externalTrafficPolicy?: string;
-      internalTrafficPolicy?: string;
-      ports?: {
-        name?: string;
-        port: number;
-        protocol?: string;
-        targetPort?: unknown;
-        nodePort?: number;
-      }[];
-    };
-    out.push(
-      `  type: ${spec.type ?? "ClusterIP"}  cluster IPs: ${(spec.clusterIPs ?? []).join(", ") || "(none)"}`,
-    );
-    out.push(
-      `  externalTrafficPolicy: ${spec.externalTrafficPolicy ?? "-"}  internalTrafficPolicy: ${spec.internalTrafficPolicy ?? "-"}`,
-    );
-    out.push("  ports:");
-    for (const p of spec.ports ?? [])
-      out.push(
-        `    ${p.name ?? "(unnamed)"} ${p.port}/${p.protocol ?? "TCP"} -> ${String(p.targetPort)}${p.nodePort !== undefined ? ` nodePort ${p.nodePort}` : ""}`,
-      );
-    out.push("  endpoints:");
-    const settings = this.deps.settings(this.cluster);
-    const nodeName = "error" in settings ? undefined : settings.node.nodeName;
-    let n = 0;
-    for (const s of slicesOf(this.cluster, o))
-      for (const e of (s.value["endpoints"] ?? []) as {
-        addresses?: string[];
-        nodeName?: string;
-        conditions?: { ready?: boolean };
-      }[]) {
-        n++;
-        const where =
-          e.nodeName === undefined
-            ? ""
-            : ` node ${e.nodeName}${e.nodeName === nodeName ? " (local)" : ""}`;
-        out.push(
-          `    ${(e.addresses ?? []).join(",")}${where}${e.conditions?.ready === false ? " not ready" : ""}`,
-        );
-      }
-    if (n === 0) out.push("    (none)");
-    if ("error" in settings) out.push(`  rules: ${settings.error}`);
-    else {
-      out.push("  rules:");
-      const needles = [
-        `"${refOf(o)}:`,
-        `"${refOf(o)} `,
-        ...(spec.clusterIPs ?? []).map((ip) => ` ${ip}`),
-      ];
-      const lines = renderedLines(this.cluster, settings);
-      const chains = new Set<string>();
-      for (const [group, ls] of lines)
-        if (ls.some((l) => needles.some((x) => l.includes(x)))) chains.add(group);
-      // Chains those rules jump to (KUBE-SVC → KUBE-SEP) belong to the Service too.
-      for (const [group, ls] of lines)
-        for (const l of ls) {
-          const m = / -j (KUBE-(?:SVC|SVL|EXT|FW|SEP)-\S+)/.exec(l);
-          if (m !== null && chains.has(group))
-            for (const g of lines.keys()) if (g.endsWith(` ${m[1]}`)) chains.add(g);
-        }
-      for (const [group, ls] of lines)
-        if (chains.has(group)) {
-          out.push(`    ${group}`);
-          for (const l of ls) out.push(`      ${l}`);
-        }
-    }
-    return `${out.join("\n")}\n`;
+    return describeObject(this.cluster, o, this.deps.settings(this.cluster));
   }
 
   set(

@@ -155,6 +155,19 @@ describe("repl session", () => {
     expect(out).not.toContain("2: edit");
   });
 
+  it("shows policy rows that flipped after a label edit", async () => {
+    const out = await drive(["label pod default/server app=other", "diff"], {
+      files: ["examples/sctp-policy/cluster.yaml"],
+      featureGates: {},
+    });
+    expect(out).toContain("metadata.labels.app: server -> other");
+    // The policy isolates app=server and admits only SCTP 5000: relabelled, TCP and UDP get in.
+    expect(out).toContain("policy default/client -> default/server 5000/TCP: denied -> allowed");
+    expect(out).toContain("policy default/client -> default/server 5000/UDP: denied -> allowed");
+    expect(out).not.toContain("5000/SCTP: ");
+    expect(out).toContain("rules: not compared (no node given)");
+  });
+
   it("answers help, unknown input and a nested repl in one line each", async () => {
     const out = await drive(["help set", "help render", "trcae", "repl", "rendr iptables"]);
     expect(out).toContain("Usage: set KIND NAME field.path=value...");
