@@ -88,7 +88,8 @@ Example:
       };
       // A node file that does not load is the user's mistake to hear about now, not at diff.
       const first = settings(cluster);
-      if ("error" in first && (opts.nodeEnv !== undefined || opts.node !== undefined))
+      // (--node with no manifests yet: the Node may come with a later apply.)
+      if ("error" in first && (opts.nodeEnv !== undefined || files.length > 0))
         throw new CliError(first.error);
       await startRepl({
         input: process.stdin,
