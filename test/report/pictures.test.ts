@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runCli } from "../../src/cli/program.js";
 import { loadCluster } from "../../src/model/load-files.js";
 import { policyMatrix } from "../../src/policy/matrix.js";
@@ -84,5 +87,33 @@ describe("pictures from trace and policy matrix", () => {
       "html",
     ]);
     expect(html.out.match(/<td class="cell (allowed|denied)"/g)?.length).toBe(rows.length);
+  });
+
+  it("report --out writes the page and says where; --quiet keeps stderr empty", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-netsim-report-"));
+    try {
+      const out = join(dir, "r.html");
+      const r = await cli([
+        "report",
+        "-f",
+        "examples/sctp-test-plan/",
+        "--node-env",
+        "examples/sctp-test-plan/node.yaml",
+        "--out",
+        out,
+        "--quiet",
+      ]);
+      expect(r).toEqual({
+        code: 0,
+        out: expect.stringMatching(/^wrote .*r\.html \(\d+ KiB\)\n$/),
+        err: "",
+      });
+      expect(readFileSync(out, "utf8")).toMatch(/^<!DOCTYPE html>/);
+      const missing = await cli(["report", "-f", "examples/sctp-test-plan/"]);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain("--out");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
