@@ -81,6 +81,9 @@ export function startRepl(opts: ReplOptions): Promise<void> {
         });
     },
   });
+  // node:repl's JavaScript-session dot commands mean nothing here (.help and .exit stay).
+  const builtins = server.commands as Record<string, unknown>;
+  for (const name of ["editor", "load", "save", "clear", "break"]) delete builtins[name];
   if (opts.terminal === true && opts.historyFile !== undefined) {
     const file = opts.historyFile;
     try {
