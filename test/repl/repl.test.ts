@@ -6,6 +6,7 @@ import { splitWords } from "../../src/repl/words.js";
 import { suggestion } from "../../src/repl/dispatch.js";
 import { historyPath } from "../../src/repl/repl.js";
 import { drive } from "./drive.js";
+import { startupNodeError } from "../../src/cli/commands/repl.js";
 
 describe("repl lines", () => {
   it("splits words like a shell", () => {
@@ -176,5 +177,19 @@ describe("repl session", () => {
     expect(out).toContain('unknown command "rendr" (did you mean render?)');
     expect(out).toContain("already in the REPL");
     expect(out).not.toContain("Usage: kube-netsim [options]");
+  });
+});
+
+describe("repl start-up", () => {
+  it("refuses a broken node option at once, and starts without any node", () => {
+    const error = { error: "no node given" };
+    expect(startupNodeError({}, true, error)).toBeUndefined();
+    expect(startupNodeError({ node: "n1" }, false, error)).toBeUndefined();
+    expect(startupNodeError({ node: "n1" }, true, { error: 'node "n1" not found' })).toBe(
+      'node "n1" not found',
+    );
+    expect(startupNodeError({ nodeEnv: "missing.yaml" }, false, { error: "cannot read" })).toBe(
+      "cannot read",
+    );
   });
 });

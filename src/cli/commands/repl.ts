@@ -48,6 +48,22 @@ function gatesOption(argv: readonly string[]): { featureGatesText?: string } {
   return text === undefined ? {} : { featureGatesText: text };
 }
 
+/**
+ * Whether the REPL refuses to start over its node options: a --node-env file that does not
+ * load, or a --node the manifests do not declare, is the user's mistake to hear about now, not
+ * at the first diff. No node at all is fine (policy commands need none), and --node with no
+ * manifests yet is too (the Node may come with a later apply).
+ */
+export function startupNodeError(
+  opts: NodeOptions,
+  hasManifests: boolean,
+  first: NodeSettings | { readonly error: string },
+): string | undefined {
+  if (!("error" in first)) return undefined;
+  if (opts.nodeEnv !== undefined || (opts.node !== undefined && hasManifests)) return first.error;
+  return undefined;
+}
+
 export function registerRepl(program: Command, io: CliIO): void {
   const cmd = program
     .command("repl")
@@ -86,11 +102,8 @@ Example:
           return { error: e instanceof Error ? e.message : String(e) };
         }
       };
-      // A node file that does not load is the user's mistake to hear about now, not at diff.
-      const first = settings(cluster);
-      // (--node with no manifests yet: the Node may come with a later apply.)
-      if ("error" in first && (opts.nodeEnv !== undefined || files.length > 0))
-        throw new CliError(first.error);
+      const refused = startupNodeError(opts, files.length > 0, settings(cluster));
+      if (refused !== undefined) throw new CliError(refused);
       await startRepl({
         input: process.stdin,
         output: process.stdout,
