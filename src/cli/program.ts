@@ -15,6 +15,8 @@ export interface CliIO {
   readonly readStdin: () => string;
   /** stderr is a terminal: progress may be shown there (src/cli/progress.ts). */
   readonly stderrIsTTY?: boolean;
+  /** Runs another command line in a fresh program (the REPL's lines); runCli sets it. */
+  readonly run?: (argv: readonly string[], io: CliIO) => Promise<number>;
 }
 
 export function buildProgram(io: CliIO): Command {
@@ -59,7 +61,7 @@ function addUsageHints(cmd: Command, path: string): void {
 
 /** Runs the CLI and returns the exit code (does not call process.exit). */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const program = buildProgram(io);
+  const program = buildProgram({ run: runCli, ...io });
   // Commands report "check failed" through process.exitCode; isolate it per run so that a REPL
   // line or a test never inherits the previous command's code.
   const saved = process.exitCode;

@@ -1,117 +1,106 @@
 /**
- * `kube-netsim repl`: an interactive shell over the CLI. Every kube-netsim command works as a
- * line (`render iptables`, `trace --proto sctp ...`, `policy matrix`), with the session's
- * manifests, node environment and proxy config filled in. Session commands start with a dot.
+ * `kube-netsim repl`: the interactive shell. A Session holds the cluster snapshots; every line
+ * goes through `dispatch`; Tab goes to `complete`. Line history is kept in
+ * $XDG_STATE_HOME/kube-netsim/repl_history (~/.local/state/... by default) when on a terminal.
  */
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import * as nodeRepl from "node:repl";
 import type { Readable, Writable } from "node:stream";
-import { runCli, type CliIO } from "../cli/program.js";
-import {
-  EMPTY_STATE,
-  addFiles,
-  argvFor,
-  removeFiles,
-  setSetting,
-  splitWords,
-  type ReplState,
-} from "./session.js";
+import type { Cluster } from "../model/cluster.js";
+import type { CliCommandSpec, CliIO, RunCommand } from "./cli-spec.js";
+import { complete } from "./complete.js";
+import type { NodeSettings } from "./diff-rules.js";
+import { dispatch } from "./dispatch.js";
+import { objectsOf } from "./objects.js";
+import { Session, type SessionOptions } from "./session.js";
 
 export interface ReplOptions {
   readonly input: Readable;
   readonly output: Writable;
-  readonly files?: readonly string[];
   readonly terminal?: boolean;
+  readonly cluster: Cluster;
+  readonly session: SessionOptions;
+  /** The node settings for a snapshot, or why there are none. */
+  readonly settings: (cluster: Cluster) => NodeSettings | { readonly error: string };
+  readonly cli: readonly CliCommandSpec[];
+  readonly run: RunCommand;
   readonly readStdin?: () => string;
+  /** Where line history is kept; undefined: nowhere. */
+  readonly historyFile?: string;
+  readonly editFile?: (file: string) => void;
 }
 
-const COMMAND_WORDS = ["validate", "render", "trace", "policy", "parse", "help"];
-const SUBCOMMAND_WORDS = ["iptables", "ipvs", "hostports", "check", "matrix", "diff", "lint"];
+/** $XDG_STATE_HOME/kube-netsim/repl_history, or ~/.local/state/kube-netsim/repl_history. */
+export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
+  const state =
+    env["XDG_STATE_HOME"] !== undefined && env["XDG_STATE_HOME"] !== ""
+      ? env["XDG_STATE_HOME"]
+      : join(env["HOME"] ?? homedir(), ".local", "state");
+  return join(state, "kube-netsim", "repl_history");
+}
 
 export function startRepl(opts: ReplOptions): Promise<void> {
-  let state: ReplState = addFiles(EMPTY_STATE, opts.files ?? []);
   const write = (s: string): void => {
     opts.output.write(s);
   };
-  const io: CliIO = {
-    stdout: write,
-    stderr: write,
-    readStdin: opts.readStdin ?? (() => ""),
-  };
+  const io: CliIO = { stdout: write, stderr: write, readStdin: opts.readStdin ?? (() => "") };
+  const session = new Session(opts.cluster, opts.session, {
+    settings: opts.settings,
+    readStdin: io.readStdin,
+    ...(opts.editFile !== undefined ? { editFile: opts.editFile } : {}),
+  });
   write(
-    `kube-netsim repl: type a command (e.g. "render iptables"), .help for session commands, .exit to leave\n`,
+    `kube-netsim repl: ${objectsOf(opts.cluster).length} objects loaded; help lists the commands, Tab completes, .exit leaves\n`,
   );
+  let queue: Promise<void> = Promise.resolve();
   const server = nodeRepl.start({
     prompt: "kube-netsim> ",
     input: opts.input,
     output: opts.output,
     terminal: opts.terminal ?? false,
-    completer: (line: string): [string[], string] => {
-      const words = line.split(/\s+/);
-      const last = words[words.length - 1] ?? "";
-      const pool = words.length <= 1 ? COMMAND_WORDS : SUBCOMMAND_WORDS;
-      return [pool.filter((w) => w.startsWith(last)), last];
-    },
+    completer: (line: string): [string[], string] =>
+      complete(line, {
+        cli: opts.cli,
+        cluster: session.cluster,
+        checkpoints: session.checkpointNames,
+      }),
+    ignoreUndefined: true,
     eval: (cmd, _context, _file, callback) => {
-      const words = splitWords(cmd.trim());
-      if (!Array.isArray(words)) {
-        write(`error: ${words.error}\n`);
-        callback(null, undefined);
-        return;
-      }
-      if (words.length === 0) {
-        callback(null, undefined);
-        return;
-      }
-      const argv = words[0] === "help" ? ["--help"] : argvFor(state, words);
-      runCli(argv, io)
-        .then((code) => {
-          if (code !== 0) write(`(exit ${code})\n`);
+      // Piped input delivers lines before the previous one finished: run them in order.
+      queue = queue
+        .then(() => dispatch(cmd, { session, cli: opts.cli, run: opts.run, io }))
+        .then((text) => {
+          write(text);
           callback(null, undefined);
         })
-        .catch((e: unknown) => callback(e instanceof Error ? e : new Error(String(e)), undefined));
-    },
-    writer: () => "",
-  });
-  server.defineCommand("load", {
-    help: "Add manifest files or folders to the session: .load FILE...",
-    action(arg: string) {
-      state = addFiles(state, arg.split(/\s+/).filter(Boolean));
-      write(`files: ${state.files.join(" ")}\n`);
-      this.displayPrompt();
+        .catch((e: unknown) => {
+          write(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+          callback(null, undefined);
+        });
     },
   });
-  server.defineCommand("unload", {
-    help: "Remove manifest files from the session: .unload FILE...",
-    action(arg: string) {
-      state = removeFiles(state, arg.split(/\s+/).filter(Boolean));
-      write(`files: ${state.files.join(" ")}\n`);
-      this.displayPrompt();
-    },
-  });
-  server.defineCommand("node", {
-    help: "Use this NodeEnvironment file for render/trace: .node FILE (no argument clears it)",
-    action(arg: string) {
-      state = setSetting(state, "nodeEnv", arg.trim() === "" ? undefined : arg.trim());
-      write(`node environment: ${state.nodeEnv ?? "(none)"}\n`);
-      this.displayPrompt();
-    },
-  });
-  server.defineCommand("proxy", {
-    help: "Use this KubeProxyConfiguration for render/trace: .proxy FILE (no argument clears it)",
-    action(arg: string) {
-      state = setSetting(state, "proxyConfig", arg.trim() === "" ? undefined : arg.trim());
-      write(`proxy config: ${state.proxyConfig ?? "(none)"}\n`);
-      this.displayPrompt();
-    },
-  });
-  server.defineCommand("session", {
-    help: "Show the session's files and settings",
-    action() {
-      write(
-        `files: ${state.files.join(" ") || "(none)"}\nnode environment: ${state.nodeEnv ?? "(none)"}\nproxy config: ${state.proxyConfig ?? "(none)"}\n`,
-      );
-      this.displayPrompt();
-    },
-  });
-  return new Promise((resolve) => server.on("exit", () => resolve()));
+  // node:repl's JavaScript-session dot commands mean nothing here (.help and .exit stay).
+  const builtins = server.commands as Record<string, unknown>;
+  for (const name of ["editor", "load", "save", "clear", "break"]) delete builtins[name];
+  if (opts.terminal === true && opts.historyFile !== undefined) {
+    const file = opts.historyFile;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      server.setupHistory(file, (err) => {
+        if (err !== null) write(`(history not kept: ${err.message})\n`);
+      });
+    } catch (e) {
+      write(`(history not kept: ${e instanceof Error ? e.message : String(e)})\n`);
+    }
+  }
+  return new Promise((resolve) =>
+    server.on("exit", () => {
+      void queue.then(() => {
+        session.close();
+        resolve();
+      });
+    }),
+  );
 }

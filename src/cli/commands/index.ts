@@ -5,6 +5,7 @@ import { registerParse } from "./parse.js";
 import { registerPolicy } from "./policy.js";
 import { registerRender } from "./render.js";
 import { registerRepl } from "./repl.js";
+import { registerReport } from "./report.js";
 import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
 
@@ -17,4 +18,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerTrace,
   registerParse,
   registerRepl,
+  registerReport,
 ];

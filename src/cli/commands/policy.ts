@@ -26,6 +26,7 @@ import { readText } from "../read-text.js";
 import { CliError, EXIT_CHECK_FAILED, EXIT_OK } from "../exit.js";
 import { addManifestOptions, loadClusterFromOptions, type ManifestOptions } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
+import { policyMatrixHtml, policyMatrixSvg } from "../../report/matrix-pictures.js";
 import type { CliIO } from "../program.js";
 
 /** `policy check` exit code when the verdict depends on unresolved domainNames. */
@@ -201,7 +202,11 @@ function registerMatrix(policy: Command, io: CliIO): void {
       parsePorts,
     )
     .option("--protocols <list>", "e.g. TCP,UDP,SCTP (default: all three)", parseProtocols)
-    .option("-o, --output <format>", "tsv, text (the e2e ./X grid with a legend) or json", "tsv");
+    .option(
+      "-o, --output <format>",
+      "tsv, text (the e2e ./X grid with a legend), json, svg or html",
+      "tsv",
+    );
   addManifestOptions(cmd);
   addPolicyFlags(cmd);
   cmd.action(
@@ -209,8 +214,20 @@ function registerMatrix(policy: Command, io: CliIO): void {
       o: ManifestOptions &
         PolicyFlags & { ports?: number[]; protocols?: Protocol[]; output: string },
     ) => {
-      const format = parseOutputFormat(o.output, ["tsv", "text", "json"]);
+      // Pictures (src/report): the heat maps as an HTML page or a standalone SVG.
+      const picture = o.output === "svg" || o.output === "html" ? o.output : undefined;
+      const format = parseOutputFormat(picture !== undefined ? "tsv" : o.output, [
+        "tsv",
+        "text",
+        "json",
+      ]);
       const cluster = loadClusterFromOptions(o, io);
+      if (picture !== undefined) {
+        const draw = picture === "svg" ? policyMatrixSvg : policyMatrixHtml;
+        io.stdout(draw(cluster, matrixOptions(o)));
+        process.exitCode = EXIT_OK;
+        return;
+      }
       const m = computePolicyMatrix(cluster, matrixOptions(o));
       // (rows are sorted by from, to, port, protocol: file order never changes the bytes)
       if (format === "tsv") writeChunked(io, matrixTsvLines(m));

@@ -43,6 +43,7 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { readIpsets } from "./trace-ipsets.js";
+import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
 
 interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly rules?: readonly string[];
@@ -205,7 +206,11 @@ export function formatTraceText(r: TraceResult): string {
 }
 
 function run(opts: TraceCommandOptions, io: CliIO): void {
-  const format = parseOutputFormat(opts.output, ["text", "json"]);
+  // Pictures (src/report): one packet's walk as Graphviz DOT or a standalone SVG.
+  const picture = opts.output === "dot" || opts.output === "svg" ? opts.output : undefined;
+  const format = parseOutputFormat(picture !== undefined ? "text" : opts.output, ["text", "json"]);
+  if (picture !== undefined && (opts.packets !== undefined || opts.upstream === true))
+    throw new CliError(`--output ${picture} draws one packet: not with --packets or --upstream`);
   const fromRules = (opts.rules ?? []).length > 0;
   const fromManifests = (opts.filename ?? []).length > 0;
   if (fromRules === fromManifests)
@@ -236,6 +241,10 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
       return;
     }
     const r = one(spec);
+    if (picture !== undefined) {
+      io.stdout(picture === "dot" ? traceDot(traceGraph(r)) : traceSvg(traceGraph(r)));
+      return;
+    }
     io.stdout(format === "json" ? renderData(r, "json") : formatTraceText(r));
     return;
   }
@@ -293,7 +302,7 @@ export function registerTrace(program: Command, io: CliIO): void {
       "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)",
     )
     .option("--naive", "walk every rule (no destination index); for checking the index")
-    .option("-o, --output <format>", "text or json", "text");
+    .option("-o, --output <format>", "text, json, dot or svg (one packet as a picture)", "text");
   addManifestOptions(cmd);
   addNodeOptions(cmd);
   cmd.addHelpText(

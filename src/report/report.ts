@@ -1,0 +1,164 @@
+/**
+ * `renderReport(cluster, { node, proxyConfig })`: the self-contained HTML report. Sections:
+ * the node summary, the policy heat maps, per Service the chain graph, and a trace of every
+ * Service port from outside the node. Without a node, the sections that need one say so.
+ */
+import type { Cluster } from "../model/cluster.js";
+import type { NodeEnvironment } from "../model/node-environment.js";
+import type { KubeProxyConfiguration } from "../model/proxy-config.js";
+import { buildNodeDataplane } from "../backends/simulator/node-dataplane.js";
+import { renderIptables } from "../proxiers/iptables/render-iptables.js";
+import { renderIpvs } from "../proxiers/ipvs/index.js";
+import { trace } from "../netfilter/trace/index.js";
+import type { MatrixOptions } from "../policy/matrix.js";
+import { esc } from "./escape.js";
+import { heatmapHtml, heatmaps, LEGEND_HEAT } from "./heatmap.js";
+import { placeGraph } from "./layout.js";
+import { page, type PageSection } from "./page.js";
+import { packetKey, servicePackets } from "./probes.js";
+import {
+  iptablesServiceGraphs,
+  ipvsServiceGraphs,
+  type Locality,
+  type ServiceGraph,
+} from "./service-graph.js";
+import { nodeSummary, type NodeSummary } from "./summary.js";
+import { graphSvg } from "./svg.js";
+import { tracePathHtml, tracePaths } from "./trace-path.js";
+
+export interface ReportOptions {
+  readonly node?: NodeEnvironment;
+  readonly proxyConfig: KubeProxyConfiguration;
+  readonly matrix?: MatrixOptions;
+  /** Shown under the title (e.g. the input files). */
+  readonly subtitle?: string;
+  /** Called between sections (the CLI shows progress). */
+  readonly progress?: (step: string) => void;
+}
+
+function locality(cluster: Cluster, node: NodeEnvironment): Locality {
+  const nodeOf = new Map<string, string | undefined>();
+  for (const s of cluster.endpointSlices)
+    for (const e of s.endpoints) for (const a of e.addresses) nodeOf.set(a, e.nodeName);
+  return (ip) => {
+    if (!nodeOf.has(ip)) return undefined;
+    const n = nodeOf.get(ip);
+    return n === undefined ? undefined : n === node.nodeName;
+  };
+}
+
+function summaryHtml(s: NodeSummary, node: NodeEnvironment | undefined, mode: string): string {
+  const rows = Object.entries(s.servicePorts)
+    .map(
+      ([type, protos]) =>
+        `<tr><td>${esc(type)}</td>${["TCP", "UDP", "SCTP"].map((p) => `<td>${protos[p] ?? 0}</td>`).join("")}</tr>`,
+    )
+    .join("");
+  const list = (xs: readonly string[]): string =>
+    xs.length === 0 ? "none" : xs.map((x) => `<code>${esc(x)}</code>`).join(", ");
+  const parts = [
+    `<p>Node <b>${esc(node?.nodeName ?? "(none given)")}</b>${node !== undefined ? `, IPs ${esc(node.nodeIPs.join(", ") || "none")}, families ${esc(node.ipFamilies.join("/"))}` : ""}; kube-proxy mode <b>${esc(mode)}</b>.</p>`,
+    `<table class="counts"><caption>Service ports by type and protocol</caption><thead><tr><th>type</th><th>TCP</th><th>UDP</th><th>SCTP</th></tr></thead><tbody>${rows || '<tr><td colspan="4">no Services</td></tr>'}</tbody></table>`,
+    `<dl class="summary"><dt>SCTP Service ports</dt><dd>${list(s.sctp.services)}</dd><dt>Pods declaring SCTP ports</dt><dd>${list(s.sctp.pods)}</dd><dt>Policies naming SCTP</dt><dd>${list(s.sctp.policies)}</dd>`,
+  ];
+  const h = s.hostports;
+  if (h === undefined) parts.push("<dt>Hostports</dt><dd>no node given</dd>");
+  else if ("error" in h) parts.push(`<dt>Hostports</dt><dd>${esc(h.error)}</dd>`);
+  else {
+    parts.push(
+      `<dt>Host sockets held open (kubenet hostports)</dt><dd>${list(h.sockets.map((k) => `${k.protocol}${k.family === "IPv4" ? "4" : "6"} ${k.hostIP === "" ? "*" : k.hostIP}:${k.port}`))}</dd>`,
+      `<dt>Kernel modules the hostport rules need</dt><dd>${list(h.modules.map((m) => m.module))}</dd>`,
+      `<dt>SCTP protocol module (sctp.ko) needed</dt><dd>${h.sctpModuleNeeded ? "yes" : "no: no SCTP socket is opened"}</dd>`,
+    );
+  }
+  parts.push("</dl>");
+  return parts.join("\n");
+}
+
+const LEGEND_GRAPH = `<p class="legend"><span><i class="swatch" style="background:#d5e3f0"></i>entry chain</span><span><i class="swatch" style="background:#e8eef5"></i>service chain / virtual server</span><span><i class="swatch" style="background:#eef3e6"></i>endpoint chain</span><span><i class="swatch" style="background:#2e8b57"></i>local endpoint</span><span><i class="swatch" style="background:#fff;border-style:dashed"></i>remote endpoint</span><span><i class="swatch" style="background:#c0392b"></i>drop/reject</span> percentages: share of the traffic reaching that branch.</p>`;
+
+function graphsFor(
+  cluster: Cluster,
+  node: NodeEnvironment,
+  proxyConfig: KubeProxyConfiguration,
+): ServiceGraph[] {
+  const loc = locality(cluster, node);
+  switch (proxyConfig.mode) {
+    case "iptables":
+      return renderIptables(cluster, { node, proxyConfig }).families.flatMap((f) =>
+        iptablesServiceGraphs(f.ruleSet, loc).map((g) => ({
+          ...g,
+          service: node.ipFamilies.length > 1 ? `${g.service} (${f.family})` : g.service,
+        })),
+      );
+    case "ipvs":
+      return ipvsServiceGraphs(renderIpvs(cluster, { node, proxyConfig }).state, loc);
+  }
+}
+
+export function renderReport(cluster: Cluster, opts: ReportOptions): string {
+  const progress = opts.progress ?? (() => {});
+  const { node, proxyConfig } = opts;
+  const sections: PageSection[] = [];
+  progress("node summary");
+  sections.push({
+    id: "summary",
+    title: "Node summary",
+    html: summaryHtml(nodeSummary(cluster, node), node, proxyConfig.mode),
+  });
+
+  progress("policy heat maps");
+  const maps = cluster.pods.length === 0 ? [] : heatmaps(cluster, opts.matrix);
+  sections.push({
+    id: "policy",
+    title: "Policy truth table",
+    html:
+      maps.length === 0
+        ? "<p>No pods: nothing to tabulate.</p>"
+        : `${LEGEND_HEAT}<div style="display:flex;gap:16px;align-items:flex-start"><div>${maps.map(heatmapHtml).join("\n")}</div><pre id="why">hover a cell</pre></div>`,
+  });
+
+  progress("service graphs");
+  let graphs = `<p class="note">No node given (--node-env or --node): kube-proxy's rules depend on it.</p>`;
+  let traces = graphs;
+  if (node !== undefined) {
+    try {
+      const gs = graphsFor(cluster, node, proxyConfig);
+      graphs =
+        gs.length === 0
+          ? "<p>No Service has rules on this node.</p>"
+          : LEGEND_GRAPH +
+            gs
+              .map(
+                (g) =>
+                  `<h3>${esc(g.service)}</h3>${graphSvg(placeGraph(g.nodes, g.edges), `chains of ${g.service}`)}`,
+              )
+              .join("\n");
+    } catch (e) {
+      graphs = `<p class="note">Rules not rendered: ${esc(e instanceof Error ? e.message : String(e))}</p>`;
+    }
+    progress("traces");
+    try {
+      const dataplane = buildNodeDataplane(cluster, { node, proxyConfig });
+      const packets = servicePackets(cluster.services, node.nodeIPs);
+      traces =
+        packets.length === 0
+          ? "<p>No Service ports to trace.</p>"
+          : `<p class="legend">Each Service port from outside the node; <span style="background:#ffe08a">highlighted</span>: the rule that decided the outcome.</p>` +
+            packets
+              .map((p) => {
+                try {
+                  return tracePathHtml(packetKey(p), tracePaths(trace(dataplane, p)));
+                } catch (e) {
+                  return `<div class="trace"><h4>${esc(packetKey(p))}</h4><p class="note">${esc(e instanceof Error ? e.message : String(e))}</p></div>`;
+                }
+              })
+              .join("\n");
+    } catch (e) {
+      traces = `<p class="note">Not traced: ${esc(e instanceof Error ? e.message : String(e))}</p>`;
+    }
+  }
+  sections.push({ id: "services", title: "Service chains", html: graphs });
+  sections.push({ id: "traces", title: "Traces", html: traces });
+  return page("kube-netsim report", opts.subtitle ?? "", sections);
+}
