@@ -3,6 +3,7 @@
  * flipped, and trace outcomes that changed for the session's probe packets: the packets the
  * user traced in the session, plus report/probes.ts's packets for every Service port.
  */
+import type { MatrixCell } from "../policy/matrix.js";
 import type { Cluster } from "../model/cluster.js";
 import { computePolicyMatrix, matrixRows } from "../policy/matrix.js";
 import { buildNodeDataplane } from "../backends/simulator/node-dataplane.js";
@@ -15,8 +16,8 @@ export interface PolicyFlip {
   readonly to: string;
   readonly port: number;
   readonly protocol: string;
-  readonly before: boolean;
-  readonly after: boolean;
+  readonly before: MatrixCell;
+  readonly after: MatrixCell;
 }
 
 function declaredPorts(cluster: Cluster): number[] {
@@ -32,7 +33,7 @@ export function policyFlips(before: Cluster, after: Cluster): PolicyFlip[] {
     (a, b) => a - b,
   );
   const opts = ports.length > 0 ? { ports } : {};
-  const verdicts = new Map<string, boolean>();
+  const verdicts = new Map<string, MatrixCell>();
   for (const r of matrixRows(computePolicyMatrix(before, opts)))
     verdicts.set(`${r.from}\t${r.to}\t${r.port}\t${r.protocol}`, r.allowed);
   const flips: PolicyFlip[] = [];
@@ -116,7 +117,7 @@ export function traceChanges(
 }
 
 export function formatPolicyFlips(flips: readonly PolicyFlip[]): string[] {
-  const word = (b: boolean): string => (b ? "allowed" : "denied");
+  const word = (b: MatrixCell): string => (b === "unknown" ? "unknown" : b ? "allowed" : "denied");
   return flips.map(
     (f) =>
       `  policy ${f.from} -> ${f.to} ${f.port}/${f.protocol}: ${word(f.before)} -> ${word(f.after)}`,
