@@ -52,7 +52,11 @@ for (const address of addresses) for (const port of ports) {
   });
   u.bind({ port, address }, ready);
 }
-setInterval(() => {}, 1 << 30);
+if (pending === 0) process.stdout.write("ready\n");
+// Exit once the process that started us is gone (killed with SIGKILL, say): a server must
+// never outlive its run.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 200);
 `;
 
 /** argv: JSON list of probes, timeout in ms. */
