@@ -2,7 +2,8 @@
  * The automatic probe set of `verify --auto`: every service port (ClusterIP, external IPs,
  * LoadBalancer ingress) from a pod on this node, from the node and from the external client;
  * every NodePort on the node's address from the same three (and on 127.0.0.1 from the node
- * when kube-proxy's iptables mode serves localhost NodePorts); every ordered pair of a pod on
+ * when kube-proxy's iptables mode serves localhost NodePorts); every hostPort of a pod on this
+ * node from the same three; every ordered pair of a pod on
  * this node and a pod some NetworkPolicy selects, on the policy's numeric ports and the target's
  * container ports. IPv4 only, in a stable order, each with its own source port.
  */
@@ -62,6 +63,16 @@ export function autoProbes(cluster: Cluster, scenario: Scenario, opts: AutoProbe
           add({ protocol, from: "node", to: "127.0.0.1", port: port.nodePort });
       }
     }
+  }
+  for (const pod of cluster.pods) {
+    if (pod.spec?.nodeName !== scenario.node.nodeName) continue;
+    for (const c of pod.spec?.containers ?? [])
+      for (const p of c.ports ?? []) {
+        if (p.hostPort === undefined || p.hostPort === null || p.hostPort === 0) continue;
+        const to = v4(p.hostIP) ?? layout.nodeSource;
+        for (const from of sources)
+          add({ protocol: protocolOf(p.protocol), from, to, port: p.hostPort });
+      }
   }
   const local = new Set(scenario.pods.map((p) => p.name));
   for (const policy of cluster.networkPolicies) {

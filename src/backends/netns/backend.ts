@@ -122,6 +122,15 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   const opened = new Map<string, Opened>();
 
   const load = (scenario: Scenario, t: ScenarioTopology, caps: readonly Capability[]): void => {
+    // Rules that count into nfacct objects (kube-proxy's INVALID-drop and localhost NodePort
+    // counters) load only where those objects exist.
+    for (const name of scenario.node.kernel.nfacct) {
+      if (!hasCommand("nfacct"))
+        throw new Error(
+          `the node environment lists nfacct object ${name}: creating it needs the nfacct tool (apt-get install nfacct)`,
+        );
+      t.node.ns.exec("nfacct", ["add", name]);
+    }
     if (scenario.ipsets !== undefined && scenario.ipsets.trim() !== "")
       t.node.ns.exec("ipset", ["restore"], scenario.ipsets);
     for (const r of scenario.rules) {
