@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from "commander";
 import { autoProbes } from "../../backends/auto-probes.js";
-import type { Backend, Probe, ProbeProtocol } from "../../backends/backend.js";
+import type { Backend, Probe } from "../../backends/backend.js";
 import { ScenarioError } from "../../backends/layout.js";
 import { netnsBackend, type IptablesVariant } from "../../backends/netns/backend.js";
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
@@ -65,7 +65,7 @@ export function parseProbesTsv(text: string, file: string): Probe[] {
     if ((row.from ?? "") === "") throw new CliError(`${at}: from is empty`);
     if ((row.to ?? "") === "") throw new CliError(`${at}: to is empty`);
     probes.push({
-      protocol: protocol as ProbeProtocol,
+      protocol: protocol,
       from: row.from!,
       to: row.to!,
       port: port("port", row.port),
