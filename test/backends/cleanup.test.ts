@@ -53,9 +53,9 @@ async function openInChild(): Promise<{
   });
   let out = "";
   let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const opened = await new Promise<Opened>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       if (out.includes("\n")) resolve(JSON.parse(out) as Opened);
     });
