@@ -8,6 +8,7 @@ import { registerRepl } from "./repl.js";
 import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
 import { registerVerify } from "./verify.js";
+import { registerSnapshot } from "./snapshot.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -19,4 +20,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerParse,
   registerRepl,
   registerVerify,
+  registerSnapshot,
 ];
