@@ -7,3 +7,4 @@ export * from "./netfilter/trace/index.js";
 export * from "./hostports/index.js";
 export * from "./proxiers/index.js";
 export * from "./backends/simulator/node-dataplane.js";
+export * from "./backends/index.js";

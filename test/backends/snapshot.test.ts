@@ -31,6 +31,7 @@ async function cli(args: readonly string[]): Promise<{ code: number; out: string
 /** A namespace holding node-1's kube-proxy rules (and eth0 with its address), then `change`. */
 async function diffAfter(
   change: (ns: Netns) => void,
+  withSnapshot?: (dir: string) => Promise<void>,
 ): Promise<{ code: number; diff: SnapshotDiff; text: string }> {
   return withNetns(1, async ([ns]) => {
     const rendered = await cli([
@@ -63,6 +64,7 @@ async function diffAfter(
       ]);
       const text = await cli(["snapshot", "diff", out, ...MANIFESTS, "--node", "node-1"]);
       expect(text.code).toBe(json.code);
+      if (withSnapshot !== undefined) await withSnapshot(out);
       return { code: json.code, diff: JSON.parse(json.out) as SnapshotDiff, text: text.out };
     } finally {
       rmSync(out, { recursive: true, force: true });
@@ -79,7 +81,34 @@ const NEEDS = ["root", "ip", "iptables"] as const;
 
 describe("snapshot collect → diff", () => {
   kernelTest("the rules kube-proxy would write are in sync", [...NEEDS], async () => {
-    const r = await diffAfter(() => {});
+    let traced: { outcomes: { destination?: string; probability: number }[] } | undefined;
+    const r = await diffAfter(
+      () => {},
+      async (dir) => {
+        const t = await cli([
+          "trace",
+          "--snapshot",
+          dir,
+          "--proto",
+          "tcp",
+          "--src",
+          "192.168.10.200",
+          "--dst",
+          "192.168.10.11",
+          "--dport",
+          "30080",
+          "-o",
+          "json",
+        ]);
+        expect(t.code).toBe(0);
+        traced = JSON.parse(t.out) as typeof traced;
+      },
+    );
+    // trace --snapshot: the NodePort on the snapshot's eth0 address, over the node's own rules.
+    expect(traced?.outcomes.map((o) => [o.destination, o.probability])).toEqual([
+      ["10.244.1.5:8080", 0.5],
+      ["10.244.2.5:8080", 0.5],
+    ]);
     expect(r.code).toBe(0);
     expect(r.diff.inSync).toBe(true);
     expect(r.diff.drifts).toEqual([]);
