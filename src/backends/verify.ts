@@ -11,6 +11,8 @@ import {
 } from "./agree.js";
 import type { Backend, Observation, Probe, Scenario } from "./backend.js";
 import { simulatorBackend } from "./simulator/backend.js";
+import { deliveredTo } from "./agree.js";
+import { layoutOf } from "./layout.js";
 
 export interface VerifyRow {
   readonly probe: Probe;
@@ -19,6 +21,8 @@ export interface VerifyRow {
   readonly agreement: Agreement;
   readonly prediction: TraceResult;
   readonly observation: Observation;
+  /** Why a probe counts as skipped although the backend observed something. */
+  readonly note?: string;
 }
 
 export interface VerifySummary {
@@ -32,6 +36,32 @@ export interface VerifySummary {
 export interface VerifyResult {
   readonly rows: readonly VerifyRow[];
   readonly summary: VerifySummary;
+}
+
+/**
+ * A probe the simulator says leaves the node unchanged for an address no part of the scenario
+ * stands for (an external IP or ClusterIP port kube-proxy does not handle, from the node): what
+ * happens next is up to the network beyond the node, which no backend models. Such probes are
+ * reported as skipped with this reason, never compared.
+ */
+function leavesForUnhosted(scenario: Scenario, p: TraceResult): string | undefined {
+  const layout = layoutOf(scenario);
+  const hosted = new Set([
+    ...layout.nodeAddresses,
+    layout.external,
+    ...scenario.pods.map((x) => x.ip),
+    ...scenario.remoteEndpoints,
+  ]);
+  if (hosted.has(p.packet.dst) || p.packet.dst.startsWith("127.")) return undefined;
+  const all = p.outcomes.every(
+    (o) =>
+      o.destination === undefined &&
+      o.delivery === "forward" &&
+      deliveredTo(p.packet, o) !== undefined,
+  );
+  return all && p.outcomes.length > 0
+    ? `the packet leaves the node unchanged for ${p.packet.dst}, which nothing in the scenario stands for`
+    : undefined;
 }
 
 export async function verifyProbes(
@@ -56,13 +86,16 @@ export async function verifyProbes(
   const rows = probes.map((probe, i): VerifyRow => {
     const prediction = predictions[i]!;
     const observation = observations[i]!;
+    const note =
+      observation.kind === "skipped" ? undefined : leavesForUnhosted(scenario, prediction);
     return {
       probe,
       predicted: describePrediction(prediction),
       observed: describeObservation(observation),
-      agreement: compareObservation(prediction, observation),
+      agreement: note !== undefined ? "skipped" : compareObservation(prediction, observation),
       prediction,
       observation,
+      ...(note !== undefined ? { note } : {}),
     };
   });
   const count = (a: Agreement): number => rows.filter((r) => r.agreement === a).length;

@@ -199,7 +199,14 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
       const list = groups.get(place) ?? [];
       list.push({
         index: i,
-        wire: { proto: p.protocol as "tcp" | "udp", src, sport, dst: p.to, dport: p.port },
+        wire: {
+          proto: p.protocol as "tcp" | "udp",
+          src,
+          sport,
+          dst: p.to,
+          dport: p.port,
+          retry: true,
+        },
       });
       groups.set(place, list);
     }

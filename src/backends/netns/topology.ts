@@ -108,6 +108,9 @@ function attachPod(
   ip(["-n", ns.name, "link", "set", "eth0", "up"]);
   ip(["-n", node.name, "link", "set", pod.interface, "up"]);
   sysctl(node, `net.ipv4.conf.${pod.interface}.proxy_arp`, "1");
+  // Proxy ARP answers after a random delay of up to 0.8 s by default: longer than a probe may
+  // wait for a UDP answer. Answer at once.
+  sysctl(node, `net.ipv4.neigh.${pod.interface}.proxy_delay`, "0");
   if (bridge !== undefined) {
     const gw = formatIP(bridge.cidr.address);
     ip(["-n", node.name, "addr", "add", `${gw}/32`, "dev", pod.interface]);

@@ -89,7 +89,7 @@ export function formatVerifyText(r: VerifyResult): string {
     row.probe.from,
     `${row.probe.to}:${row.probe.port}`,
     row.predicted,
-    row.observed,
+    row.note !== undefined ? `${row.observed} (${row.note})` : row.observed,
     row.agreement,
   ]);
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
@@ -179,6 +179,7 @@ Examples:
                 predicted: r.predicted,
                 observed: r.observed,
                 agreement: r.agreement,
+                ...(r.note !== undefined ? { note: r.note } : {}),
                 observation: r.observation,
                 outcomes: r.prediction.outcomes.map((o) => ({
                   verdict: o.verdict,
