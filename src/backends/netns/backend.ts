@@ -133,6 +133,14 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     }
     if (scenario.ipsets !== undefined && scenario.ipsets.trim() !== "")
       t.node.ns.exec("ipset", ["restore"], scenario.ipsets);
+    // Only reached where the kernel has IPVS (open() skips the scenario otherwise).
+    if (scenario.ipvs !== undefined && scenario.ipvs.trim() !== "") {
+      if (!hasCommand("ipvsadm-restore"))
+        throw new Error(
+          "the scenario has an IPVS table: loading it needs ipvsadm-restore (apt-get install ipvsadm)",
+        );
+      t.node.ns.exec("ipvsadm-restore", [], scenario.ipvs);
+    }
     for (const r of scenario.rules) {
       const cap = caps.find((c) => c.name === (r.family === "IPv4" ? "iptables" : "ip6tables"));
       if (cap?.available !== true)
