@@ -103,3 +103,11 @@ export interface ResolvedSource {
   readonly pod?: string;
   readonly ip: string;
 }
+
+/** A backend cannot run a scenario here (missing privilege, tool or kernel feature, rules that do not load). */
+export class BackendError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BackendError";
+  }
+}

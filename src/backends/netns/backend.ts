@@ -11,13 +11,14 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { parseIP } from "../../net/index.js";
-import type {
-  Backend,
-  Capability,
-  Observation,
-  Probe,
-  RunningScenario,
-  Scenario,
+import {
+  BackendError,
+  type Backend,
+  type Capability,
+  type Observation,
+  type Probe,
+  type RunningScenario,
+  type Scenario,
 } from "../backend.js";
 import { layoutOf, resolveSource, type ScenarioLayout } from "../layout.js";
 import { runClient } from "../linux/topology.js";
@@ -126,7 +127,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     // counters) load only where those objects exist.
     for (const name of scenario.node.kernel.nfacct) {
       if (!hasCommand("nfacct"))
-        throw new Error(
+        throw new BackendError(
           `the node environment lists nfacct object ${name}: creating it needs the nfacct tool (apt-get install nfacct)`,
         );
       t.node.ns.exec("nfacct", ["add", name]);
@@ -136,7 +137,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     // Only reached where the kernel has IPVS (open() skips the scenario otherwise).
     if (scenario.ipvs !== undefined && scenario.ipvs.trim() !== "") {
       if (!hasCommand("ipvsadm-restore"))
-        throw new Error(
+        throw new BackendError(
           "the scenario has an IPVS table: loading it needs ipvsadm-restore (apt-get install ipvsadm)",
         );
       t.node.ns.exec("ipvsadm-restore", [], scenario.ipvs);
@@ -144,14 +145,18 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     for (const r of scenario.rules) {
       const cap = caps.find((c) => c.name === (r.family === "IPv4" ? "iptables" : "ip6tables"));
       if (cap?.available !== true)
-        throw new Error(`cannot load ${r.family} rules: ${cap?.reason ?? "unknown"}`);
-      t.node.ns.exec(restoreCommand(variant, r.family), ["-w"], r.text);
+        throw new BackendError(`cannot load ${r.family} rules: ${cap?.reason ?? "unknown"}`);
+      const out = t.node.ns.run(restoreCommand(variant, r.family), ["-w"], r.text);
+      if (out.status !== 0)
+        throw new BackendError(
+          `${restoreCommand(variant, r.family)} refused the ${r.family} rules: ${(out.stderr || String(out.error)).trim()}`,
+        );
     }
     for (const [key, value] of Object.entries(scenario.sysctls ?? {})) {
       const out = t.node.ns.run("sysctl", ["-q", "-w", `${key}=${value}`]);
       // conntrack's sysctls exist only once nf_conntrack is loaded (by rules that use it).
       if (out.status !== 0 && !key.startsWith("net.netfilter."))
-        throw new Error(`sysctl ${key}=${value}: ${out.stderr}`);
+        throw new BackendError(`sysctl ${key}=${value}: ${out.stderr}`);
     }
   };
 
@@ -239,7 +244,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
       const caps = detectCapabilities(variant);
       const needed = caps.find((c) => c.name === "tcpSockets");
       if (needed?.available !== true)
-        throw new Error(`the netns backend cannot run here: ${needed?.reason}`);
+        throw new BackendError(`the netns backend cannot run here: ${needed?.reason}`);
       const running: RunningScenario = {
         backend: "netns",
         id: `netns-${randomBytes(4).toString("hex")}`,

@@ -22,7 +22,7 @@ import { cidrContains, formatIP, parseCIDROrHost, parseIP, type CIDR } from "../
 import { isLoopbackInterface } from "../../netfilter/trace/dataplane.js";
 import type { AttachedPod, Scenario } from "../backend.js";
 import type { ScenarioLayout } from "../layout.js";
-import { onLan } from "../layout.js";
+import { onLan, ScenarioError } from "../layout.js";
 import { startServer } from "../linux/topology.js";
 import { createNetns, deleteNetns, type Netns } from "../netns.js";
 
@@ -86,7 +86,7 @@ function attachPod(
   ns: Netns,
 ): void {
   if (pod.interface.length > 15)
-    throw new Error(
+    throw new ScenarioError(
       `pod ${pod.name}: interface name ${pod.interface} is longer than 15 characters`,
     );
   ip([
@@ -131,7 +131,7 @@ function buildNode(scenario: Scenario, layout: ScenarioLayout, node: Netns, worl
       continue;
     }
     if (iface.name.length > 15)
-      throw new Error(`interface name ${iface.name} is longer than 15 characters`);
+      throw new ScenarioError(`interface name ${iface.name} is longer than 15 characters`);
     if (iface.name === layout.defaultInterface)
       ip([
         "-n",

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from "commander";
 import { autoProbes } from "../../backends/auto-probes.js";
-import type { Backend, Probe } from "../../backends/backend.js";
+import { BackendError, type Backend, type Probe } from "../../backends/backend.js";
 import { ScenarioError } from "../../backends/layout.js";
 import { netnsBackend, type IptablesVariant } from "../../backends/netns/backend.js";
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
@@ -166,7 +166,7 @@ Examples:
           : autoProbes(cluster, scenario, { proxyConfig });
       result = await verifyProbes(backend, scenario, probes);
     } catch (e) {
-      if (e instanceof ScenarioError) throw new CliError(e.message);
+      if (e instanceof ScenarioError || e instanceof BackendError) throw new CliError(e.message);
       throw e;
     }
     io.stdout(
