@@ -164,3 +164,45 @@ kernelTest(
     expect(byName.get("tcpSockets")?.available).toBe(true);
   },
 );
+
+kernelTest(
+  "a topology the kernel cannot build is a one-line error; nothing is left behind",
+  [...NEEDS],
+  async () => {
+    const { runCli } = await import("../../src/cli/program.js");
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "kns-verify-"));
+    try {
+      const e = ALL.find((x) => x.name.startsWith("nodeport-loadbalancer"))!;
+      const nodeFile = join(dir, "node.yaml");
+      writeFileSync(
+        nodeFile,
+        readFileSync(e.node, "utf8").replace("name: cni0", "name: averyveryverylongname0"),
+      );
+      let err = "";
+      const code = await runCli(
+        [
+          "verify",
+          "-f",
+          ...e.manifests,
+          "--node-env",
+          nodeFile,
+          "--proxy-config",
+          e.proxy!,
+          "--backend",
+          "netns",
+          "--auto",
+        ],
+        { stdout: () => {}, stderr: (s) => (err += s), readStdin: () => "" },
+      );
+      expect(code).toBe(2);
+      expect(err).toBe(
+        "kube-netsim: interface name averyveryverylongname0 is longer than 15 characters\n",
+      );
+      expect(liveNetns()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
