@@ -110,3 +110,4 @@ export { convertToV1alpha2, type ConvertOptions, type ConvertResult } from "./po
 export { parseDnsMap, type DnsMap } from "./policy/dns-map.js";
 export type { Verdict } from "./policy/verdict3.js";
 export type { ClusterNetworkPolicy } from "./model/kinds.js";
+export * from "./backends/index.js";

@@ -8,6 +8,8 @@ import { registerRepl } from "./repl.js";
 import { registerReport } from "./report.js";
 import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
+import { registerVerify } from "./verify.js";
+import { registerSnapshot } from "./snapshot.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -19,4 +21,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerParse,
   registerRepl,
   registerReport,
+  registerVerify,
+  registerSnapshot,
 ];

@@ -44,6 +44,7 @@ import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { readIpsets } from "./trace-ipsets.js";
 import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
+import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
 
 interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly rules?: readonly string[];
@@ -59,6 +60,7 @@ interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly output: string;
   readonly upstream?: boolean;
   readonly naive?: boolean;
+  readonly snapshot?: string;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -213,9 +215,14 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
     throw new CliError(`--output ${picture} draws one packet: not with --packets or --upstream`);
   const fromRules = (opts.rules ?? []).length > 0;
   const fromManifests = (opts.filename ?? []).length > 0;
-  if (fromRules === fromManifests)
+  if (fromRules === fromManifests && opts.snapshot === undefined)
     throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
-  const loaded = fromRules ? loadFromRules(opts) : loadFromManifests(opts, io);
+  const loaded =
+    opts.snapshot !== undefined
+      ? snapshotDataplane(opts.snapshot)
+      : fromRules
+        ? loadFromRules(opts)
+        : loadFromManifests(opts, io);
   const traceOpts = { indexed: opts.naive !== true };
   const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
   const upstream = (spec: PacketSpec) => {
@@ -302,6 +309,10 @@ export function registerTrace(program: Command, io: CliIO): void {
       "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)",
     )
     .option("--naive", "walk every rule (no destination index); for checking the index")
+    .option(
+      "--snapshot <dir>",
+      "trace over a node's collected rules and addresses (snapshot collect)",
+    )
     .option("-o, --output <format>", "text, json, dot or svg (one packet as a picture)", "text");
   addManifestOptions(cmd);
   addNodeOptions(cmd);
@@ -320,6 +331,7 @@ Examples:
     } catch (e) {
       if (
         e instanceof IptablesParseError ||
+        e instanceof SnapshotError ||
         e instanceof TraceInputError ||
         e instanceof DataplaneError ||
         e instanceof TraceError
