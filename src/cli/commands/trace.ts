@@ -71,7 +71,7 @@ function portOption(value: string | undefined, what: string): number | undefined
   return Number(value);
 }
 
-const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel"> = {
+const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel" | "routes"> = {
   interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
   kernel: {
     iptablesRandomFully: false,
@@ -104,6 +104,7 @@ function loadFromRules(opts: TraceCommandOptions): Loaded {
   const dataplane = buildDataplane({
     ruleSets,
     interfaces: env.interfaces,
+    ...(env.routes !== undefined ? { routes: env.routes } : {}),
     nfacct: env.kernel.nfacct,
     ...(opts.ipsets !== undefined
       ? { ipsets: readIpsets(readText(opts.ipsets, "--ipsets"), opts.ipsets) }

@@ -479,7 +479,7 @@ class Walker {
       case "jump":
         throw missingChain(chain, i); // not reached: jumps are taken above, from `kinds`
       case "DNAT": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow)!;
         pkt.dst = ip;
         pkt.dport = port;
         pkt.ctState = withNatState(pkt.ctState, "DNAT");
@@ -489,7 +489,13 @@ class Walker {
       }
       case "SNAT":
       case "MASQUERADE": {
-        const { ip, port, randomPort } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        const m = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        // No address to masquerade to: dropped (target-effects.ts).
+        if (m === undefined) {
+          this.leave(pc, "DROP");
+          return false;
+        }
+        const { ip, port, randomPort } = m;
         pkt.src = ip;
         pkt.sport = port;
         if (randomPort !== undefined) this.randomPort = randomPort;

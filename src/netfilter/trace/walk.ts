@@ -391,7 +391,8 @@ function applyRule(
       return;
     case "DNAT": {
       // A DNAT port drawn at random (--random with a port range) is not reported (docs/trace.md).
-      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
+      // DNAT always maps (only MASQUERADE can lack an address).
+      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow)!;
       const before = state.pkt;
       state = translated(
         state,
@@ -410,6 +411,8 @@ function applyRule(
     case "SNAT":
     case "MASQUERADE": {
       const m = natMapping(env.dp, target, state.pkt, env.ctx.flow);
+      // No address to masquerade to: dropped (target-effects.ts).
+      if (m === undefined) return end(state, "DROP");
       return end(snat(env, state, m.ip, m.port, m.randomPort), "ACCEPT");
     }
     case "MARK": {
