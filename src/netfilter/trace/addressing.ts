@@ -7,7 +7,6 @@
 import {
   bitLength,
   cidrContains,
-  ipv4,
   maskValue4,
   type IPAddress,
   type IPFamily,
@@ -224,7 +223,7 @@ function ipv6Source(dp: NodeDataplane, iface: string, dst: IPAddress): IPAddress
     const ip = a.cidr.address;
     if (ip.family !== "IPv6" || outOfScope(ip)) continue;
     const score =
-      (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value as bigint, dst.value as bigint);
+      (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value as bigint, dst.value);
     if (score > bestScore) {
       best = ip;
       bestScore = score;
