@@ -223,7 +223,7 @@ function ipv6Source(dp: NodeDataplane, iface: string, dst: IPAddress): IPAddress
     const ip = a.cidr.address;
     if (ip.family !== "IPv6" || outOfScope(ip)) continue;
     const score =
-      (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value as bigint, dst.value);
+      (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value, dst.value);
     if (score > bestScore) {
       best = ip;
       bestScore = score;
