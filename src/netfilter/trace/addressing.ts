@@ -222,8 +222,7 @@ function ipv6Source(dp: NodeDataplane, iface: string, dst: IPAddress): IPAddress
   for (const a of dp.addresses) {
     const ip = a.cidr.address;
     if (ip.family !== "IPv6" || outOfScope(ip)) continue;
-    const score =
-      (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value, dst.value);
+    const score = (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value, dst.value as bigint);
     if (score > bestScore) {
       best = ip;
       bestScore = score;
