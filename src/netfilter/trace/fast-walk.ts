@@ -14,6 +14,11 @@
  * which is the depth-first order. Each final is noted with its position; the probabilities of a
  * group are summed in that order (so they are bit for bit the same), and a group's outcome is
  * printed from its first branch in that order.
+ *
+ * The walk recurses for every rule a branch takes into a chain and back, and follows every
+ * split on its own: past MAX_NESTING calls, MERGE_FROM splits or MAX_RULE_VISITS conditions it
+ * gives up (a TraceError the tracer catches) and walk.ts, which loops and merges, traces the
+ * packet; the two agree wherever this one finishes.
  */
 import type { IPAddress, PortRange } from "../../net/index.js";
 import type { EvalContext, Hook, Packet, TableName } from "../model.js";

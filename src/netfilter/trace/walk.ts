@@ -5,6 +5,11 @@
  * the packet and go on. A rule whose conditions hold with probability p (statistic random)
  * splits the branch: p takes the target, 1 - p goes on with the next rule. NAT targets are
  * terminating for the nat table (the kernel returns NF_ACCEPT after the mapping is set up).
+ *
+ * All branches of a chain are walked together, rule by rule (walkChain), so that the walk is a
+ * loop whatever the length of a run of jumps and returns, and so that branches which can no
+ * longer differ can be merged when there are many (MERGE_FROM); a budget bounds the rest
+ * (docs/trace.md, "Budget").
  */
 import { formatIP, joinHostPort, type IPAddress, type PortRange } from "../../net/index.js";
 import { assertNever } from "../../util/assert-never.js";
