@@ -136,14 +136,14 @@ interface KeyedExit extends ChainExit {
 class Budget {
   visits = 0;
   /** Rules that split a branch (statistic), first seen first. */
-  readonly splitters = new Set<string>();
+  splitters: Set<string> | undefined = undefined;
   /** The jumps the walk is inside of (outermost first). */
   readonly jumps: string[] = [];
 
   constructor(readonly start: CompiledChain) {}
 
   exhausted(what: string): TraceError {
-    const split = [...this.splitters];
+    const split = [...(this.splitters ?? [])];
     const named = (list: readonly string[]) =>
       list.length <= 10
         ? list.join(", ")
@@ -210,12 +210,15 @@ function walkChain(
   let candidates = sameDestination(batch)
     ? candidateRules(chain, first.dst, first.dport)
     : undefined;
-  let active = batch;
+  // The branches at the current rule, and the next rule's (two arrays used in turn).
+  let active: Branch[] = batch.slice();
+  let spare: Branch[] = [];
+  const sink = new RuleSink(out);
   let k = 0;
   for (;;) {
     const i = candidates === undefined ? k : (candidates[k] ?? rules.length);
     if (i >= rules.length || active.length === 0) break;
-    let sink: RuleSink | undefined;
+    let changed = false;
     for (let j = 0; j < active.length; j++) {
       const b = active[j]!;
       if (++budget.visits > MAX_RULE_VISITS)
@@ -226,15 +229,18 @@ function walkChain(
           ? matchers[i]!(state.pkt, env.ctx)
           : probabilityOf(ruleHolds(rules[i]!, state.pkt, env.ctx, env.evaluate));
       if (p === 0) {
-        sink?.next.push(b);
+        if (changed) spare.push(b);
         continue;
       }
-      if (sink === undefined) {
-        sink = new RuleSink(out);
-        for (let q = 0; q < j; q++) sink.next.push(active[q]!);
+      if (!changed) {
+        changed = true;
+        spare.length = 0;
+        for (let q = 0; q < j; q++) spare.push(active[q]!);
+        sink.next = spare;
+        sink.jumpers = undefined;
       }
       if (p < 1) {
-        budget.splitters.add(chain.labels[i]!);
+        (budget.splitters ??= new Set()).add(chain.labels[i]!);
         const prob = state.prob;
         applyRule(env, chain, i, state, prob * p, p, child(b.key, 0), sink);
         let notTaken = withProb(state, prob * (1 - p));
@@ -252,7 +258,7 @@ function walkChain(
       applyRule(env, chain, i, state, state.prob, undefined, b.key, sink);
     }
     k++;
-    if (sink === undefined) continue;
+    if (!changed) continue;
     if (sink.jumpers !== undefined) comeBack(env, chain, i, sink, depth, budget);
     let next = sink.next;
     if (next.length > MERGE_FROM) next = merged(next);
@@ -266,6 +272,7 @@ function walkChain(
       candidates = undefined;
       k = i + 1;
     }
+    spare = active;
     active = next;
   }
   for (const b of active) out.push({ state: b.state, end: "FALLTHROUGH", key: b.key });
@@ -365,13 +372,10 @@ function applyRule(
     state = patch(state, { recentUpdates: list });
   }
   const kind = chain.kinds[i];
-  const goOn = (s: WalkState): void => {
-    sink.next.push({ state: s, key });
-  };
-  const end = (s: WalkState, e: ChainEnd): void => {
-    sink.out.push({ state: s, end: e, key });
-  };
-  if (kind === undefined) return goOn(prob === state.prob ? state : withProb(state, prob));
+  if (kind === undefined) {
+    sink.next.push({ state: prob === state.prob ? state : withProb(state, prob), key });
+    return;
+  }
   state = withPath(state, chain.labels[i]!, prob);
   const target = rule.target!;
   if (env.explain)
@@ -385,12 +389,12 @@ function applyRule(
     });
   switch (target.kind) {
     case "ACCEPT":
-      return end(patch(state, { accepted: true }), "ACCEPT");
+      return end(sink, key, patch(state, { accepted: true }), "ACCEPT");
     case "DROP":
     case "REJECT":
-      return end(state, target.kind);
+      return end(sink, key, state, target.kind);
     case "RETURN":
-      return end(state, "RETURN");
+      return end(sink, key, state, "RETURN");
     case "jump":
       (sink.jumpers ??= []).push({ state, key });
       return;
@@ -411,26 +415,30 @@ function applyRule(
           from: hostPort(before.dst, before.dport),
           to: hostPort(ip, port),
         });
-      return end(state, "ACCEPT");
+      return end(sink, key, state, "ACCEPT");
     }
     case "SNAT":
     case "MASQUERADE": {
       const m = natMapping(env.dp, target, state.pkt, env.ctx.flow);
       // No address to masquerade to: dropped (target-effects.ts).
-      if (m === undefined) return end(state, "DROP");
-      return end(snat(env, state, m.ip, m.port, m.randomPort), "ACCEPT");
+      if (m === undefined) return end(sink, key, state, "DROP");
+      return end(sink, key, snat(env, state, m.ip, m.port, m.randomPort), "ACCEPT");
     }
     case "MARK": {
       const mark = markAfter(state.pkt.mark, target);
-      if (mark === state.pkt.mark) return goOn(state);
+      if (mark === state.pkt.mark) return goOn(sink, key, state);
       const from = state.pkt.mark;
       state = withPacket(state, packetWith(state.pkt, { mark }));
       return goOn(
+        sink,
+        key,
         env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state,
       );
     }
     case "CONNMARK":
       return goOn(
+        sink,
+        key,
         withPacket(
           state,
           packetWith(state.pkt, connmarkAfter(state.pkt.mark, state.pkt.connmark, target)),
@@ -438,14 +446,22 @@ function applyRule(
       );
     case "LOG":
     case "NFLOG":
-      return goOn(state);
+      return goOn(sink, key, state);
     case "NOTRACK":
-      return goOn(untrack(state));
+      return goOn(sink, key, untrack(state));
     case "CT":
-      return goOn(target.notrack ? untrack(state) : state);
+      return goOn(sink, key, target.notrack ? untrack(state) : state);
     default:
       return assertNever(target);
   }
+}
+
+function goOn(sink: RuleSink, key: Key | undefined, state: WalkState): void {
+  sink.next.push({ state, key });
+}
+
+function end(sink: RuleSink, key: Key | undefined, state: WalkState, e: ChainEnd): void {
+  sink.out.push({ state, end: e, key });
 }
 
 function untrack(state: WalkState): WalkState {
