@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { describe, expect } from "@jest/globals";
+import { fc } from "@fast-check/jest";
 import { withNetns, type Netns } from "../../../src/backends/netns.js";
 import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
 import { parseCluster } from "../../../src/model/index.js";
@@ -276,4 +277,105 @@ describe("kernel: MASQUERADE's source address", () => {
         "kns-masq",
       );
     });
+});
+
+/** The node's eth0 addresses and route drawn at random; a client on the LAN reaches a NodePort. */
+const POOL = ["172.16.0.10/24", "192.168.0.10/24", "192.168.0.11/24", "10.1.0.10/16"];
+const GATEWAYS: Readonly<Record<string, string>> = {
+  "172.16.0.10/24": "172.16.0.1",
+  "192.168.0.10/24": "192.168.0.1",
+  "192.168.0.11/24": "192.168.0.1",
+  "10.1.0.10/16": "10.1.0.1",
+};
+
+const layoutArb = fc.shuffledSubarray(POOL, { minLength: 1 }).chain((addresses) =>
+  fc.record({
+    addresses: fc.constant(addresses),
+    gateway: fc.option(fc.constantFrom(...addresses.map((a) => GATEWAYS[a]!)), { nil: undefined }),
+  }),
+);
+
+describe("kernel: MASQUERADE's source over random address layouts (property)", () => {
+  kernelTest(
+    "kns-masq: the source the server sees and conntrack's reply tuple are the trace's",
+    ["root", "ip", "iptables"],
+    async () => {
+      const cluster = parseCluster([{ file: "c.yaml", text: CLUSTER("10.244.1.5", "node-b") }]);
+      await fc.assert(
+        fc.asyncProperty(layoutArb, async ({ addresses, gateway }) => {
+          const routes = gateway === undefined ? "[]" : `[{dst: default, gateway: ${gateway}}]`;
+          const node = parseNodeEnvironment(ENV(`[${addresses.join(", ")}]`, routes), "n.yaml");
+          const rendered = renderIptables(cluster, { node, proxyConfig: PROXY_CONFIG });
+          const dp = buildNodeDataplane(cluster, {
+            node,
+            proxyConfig: PROXY_CONFIG,
+            hostports: false,
+          });
+          const dst = addresses[0]!.split("/")[0]!;
+          const c = { src: "192.168.0.20", sport: 40010, dst, dport: 30080 };
+          const [predicted] = trace(dp, { proto: "tcp", ...c }).outcomes;
+          await withNetns(
+            2,
+            async ([nodeNs, lan]) => {
+              const n = nodeNs!;
+              n.exec("ip", ["link", "set", "lo", "up"]);
+              n.exec("ip", [
+                "link",
+                "add",
+                "eth0",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "eth0",
+                "netns",
+                lan!.name,
+              ]);
+              for (const a of addresses) n.exec("ip", ["addr", "add", a, "dev", "eth0"]);
+              n.exec("ip", ["link", "set", "eth0", "up"]);
+              if (gateway !== undefined) n.exec("ip", ["route", "add", "default", "via", gateway]);
+              else n.exec("ip", ["route", "add", "default", "dev", "eth0"]);
+              n.exec("sysctl", ["-qw", "net.ipv4.ip_forward=1"]);
+              // The LAN answers for the client, every gateway and the other node's pod.
+              lan!.exec("ip", ["link", "set", "lo", "up"]);
+              for (const a of [
+                "192.168.0.20/24",
+                "192.168.0.1/24",
+                "172.16.0.1/24",
+                "10.1.0.1/16",
+                "10.244.1.5/32",
+              ])
+                lan!.exec("ip", ["addr", "add", a, "dev", "eth0"]);
+              lan!.exec("ip", ["link", "set", "eth0", "up"]);
+              applyRules(n, rendered.restore);
+              const child = await startServer(lan!, "10.244.1.5");
+              try {
+                const seen = lan!
+                  .exec(process.execPath, [
+                    "-e",
+                    CLIENT,
+                    c.dst,
+                    String(c.dport),
+                    c.src,
+                    String(c.sport),
+                  ])
+                  .trim();
+                const reply = replyTuple(n, c);
+                expect({ addresses, gateway, seen, reply }).toEqual({
+                  addresses,
+                  gateway,
+                  seen: predicted!.source,
+                  reply: { ...predicted!.conntrack!.reply },
+                });
+              } finally {
+                child.kill();
+              }
+            },
+            "kns-masq",
+          );
+        }),
+        { numRuns: 4, seed: 19 },
+      );
+    },
+  );
 });
