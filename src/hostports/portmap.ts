@@ -13,7 +13,7 @@
  * port reservation: the first container's jump matches first ("last-write-wins" in the docs is
  * the rule order's opposite; see Part C).
  */
-import { formatCIDRAsWritten, parseCIDR, parseIP } from "../net/index.js";
+import { formatCIDRAsWritten, formatIP, parseCIDR, parseIP } from "../net/index.js";
 import type { LowerProtocol } from "../net/index.js";
 import {
   CNI_HOSTPORT_DNAT_CHAIN,
@@ -145,7 +145,8 @@ export function dnatChain(
   const net = parseCIDR(containerNet, "lenient");
   if (net === undefined) throw new PortmapConfigError(`invalid container address ${containerNet}`);
   const isV6 = net.family === "IPv6";
-  const containerIP = containerNet.slice(0, containerNet.indexOf("/"));
+  // fmtIpPort(containerNet.IP, ...): Go prints the address canonical (2001:DB8::2 as 2001:db8::2).
+  const containerIP = formatIP(net.address);
   const comment = trimComment(`dnat name: "${config.name}" id: "${containerID}"`);
   const setMark = config.externalSetMarkChain ?? CNI_HOSTPORT_SETMARK_CHAIN;
   const snat = config.snat ?? true;

@@ -22,6 +22,7 @@ import {
   type KernelCapabilities,
   type NodeEnvironment,
   type NodeInterface,
+  type NodeRoute,
 } from "./node-environment.js";
 import { showValue } from "./validation/field-issue.js";
 
@@ -39,6 +40,7 @@ const KNOWN: KnownFields = {
   ipFamilies: true,
   nodeIPs: true,
   interfaces: [{ name: true, addresses: true }],
+  routes: [{ dst: true, gateway: true, dev: true }],
   kernel: {
     iptablesRandomFully: true,
     nfacct: true,
@@ -156,6 +158,8 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
     });
   }
 
+  const routes = readRoutes(r);
+
   r.record(["kernel"]);
   const nfacct = r.stringList(["kernel", "nfacct"]);
   const kernel: KernelCapabilities = {
@@ -169,7 +173,61 @@ export function parseNodeEnvironment(text: string, file: string): NodeEnvironmen
   };
 
   if (r.issues.length > 0) throw new ValidationError(r.issues);
-  return { nodeName: nodeName ?? "", ipFamilies, nodeIPs, interfaces, kernel };
+  return {
+    nodeName: nodeName ?? "",
+    ipFamilies,
+    nodeIPs,
+    interfaces,
+    ...(routes.length > 0 ? { routes } : {}),
+    kernel,
+  };
+}
+
+/** `routes`: dst "default" or a CIDR, a gateway of its family and/or a dev. */
+function readRoutes(r: ConfigReader): NodeRoute[] {
+  const routes: NodeRoute[] = [];
+  (r.array(["routes"]) ?? []).forEach((_, i) => {
+    if (r.record(["routes", i]) === undefined) return;
+    const dst = r.string(["routes", i, "dst"]);
+    const gateway = r.string(["routes", i, "gateway"]);
+    const dev = r.string(["routes", i, "dev"]);
+    let family: IPFamily | undefined;
+    if (dst === undefined || dst === "")
+      r.report(["routes", i, "dst"], "Required value", "required");
+    else if (dst !== "default") {
+      const c = parseCIDROrHost(dst, "lenient");
+      if (c === undefined)
+        r.report(
+          ["routes", i, "dst"],
+          `Invalid value: ${showValue(dst)}: must be "default" or an IP address or CIDR`,
+        );
+      else family = c.family;
+    }
+    let gw: string | undefined;
+    if (gateway !== undefined) {
+      const a = parseIP(gateway, "lenient");
+      if (a === undefined)
+        r.report(
+          ["routes", i, "gateway"],
+          `Invalid value: ${showValue(gateway)}: must be a valid IP address`,
+        );
+      else if (family !== undefined && a.family !== family)
+        r.report(
+          ["routes", i, "gateway"],
+          `Invalid value: ${showValue(gateway)}: must be of the family of dst (${family})`,
+        );
+      else gw = formatIP(a);
+    }
+    if (dev === "") r.report(["routes", i, "dev"], 'Invalid value: "": must be an interface name');
+    if (gateway === undefined && dev === undefined)
+      r.report(["routes", i], "Required value: gateway or dev", "required");
+    routes.push({
+      dst: dst ?? "",
+      ...(gw !== undefined ? { gateway: gw } : {}),
+      ...(dev !== undefined && dev !== "" ? { dev } : {}),
+    });
+  });
+  return routes;
 }
 
 /**

@@ -45,6 +45,7 @@ export function buildNodeDataplane(cluster: Cluster, opts: NodeDataplaneOptions)
           opts,
         ),
         interfaces: opts.node.interfaces,
+        ...(opts.node.routes !== undefined ? { routes: opts.node.routes } : {}),
         nfacct: opts.node.kernel.nfacct,
       });
     }
@@ -52,6 +53,7 @@ export function buildNodeDataplane(cluster: Cluster, opts: NodeDataplaneOptions)
       const { input } = ipvsDataplaneInput(cluster, opts);
       return buildDataplane({
         ...input,
+        ...(opts.node.routes !== undefined ? { routes: opts.node.routes } : {}),
         ruleSets: withNodeHostports(input.ruleSets, cluster, opts),
       });
     }

@@ -2,8 +2,9 @@
  * `kube-netsim trace`: every outcome of a packet through a node's netfilter hooks, over a
  * saved rule set (`--rules`, iptables-save or restore text, repeatable for the two families)
  * or over the rules rendered from manifests (`-f`). One packet from the options, or a batch
- * from `--packets FILE.tsv` (header with at least protocol, sourceIP, destIP, destPort; other
- * columns are carried into `"input"`). `--upstream` prints the kube-proxy unit-test tracer's
+ * from `--packets FILE.tsv` (header with at least protocol, sourceIP, destIP, destPort; optional
+ * sourcePort, inInterface and origin; other columns are carried into `"input"`). An option the
+ * chosen mode would not read is refused, never ignored. `--upstream` prints the kube-proxy unit-test tracer's
  * answer (output and masq) instead, which is what acceptance flows.tsv files hold.
  */
 import { readText } from "../read-text.js";
@@ -74,7 +75,7 @@ function portOption(value: string | undefined, what: string): number | undefined
   return Number(value);
 }
 
-const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel"> = {
+const DEFAULT_NODE: Pick<NodeEnvironment, "interfaces" | "kernel" | "routes"> = {
   interfaces: [{ name: "lo", addresses: ["127.0.0.1/8", "::1/128"] }],
   kernel: {
     iptablesRandomFully: false,
@@ -107,6 +108,7 @@ function loadFromRules(opts: TraceCommandOptions): Loaded {
   const dataplane = buildDataplane({
     ruleSets,
     interfaces: env.interfaces,
+    ...(env.routes !== undefined ? { routes: env.routes } : {}),
     nfacct: env.kernel.nfacct,
     ...(opts.ipsets !== undefined
       ? { ipsets: readIpsets(readText(opts.ipsets, "--ipsets"), opts.ipsets) }
@@ -149,21 +151,105 @@ export function parsePacketsTsv(text: string, file: string): Row[] {
   return rows;
 }
 
-function rowSpec(row: Row, file: string, line: number): PacketSpec {
-  const dport = portOption(row.destPort, `${file}:${line}: destPort`);
+/**
+ * A row's packet. Optional columns: `sourcePort`, `inInterface`, `origin` (remote or local);
+ * an empty cell or a missing column takes the command line's --in-interface / --origin.
+ */
+function rowSpec(
+  row: Row,
+  file: string,
+  line: number,
+  defaults: Pick<TraceCommandOptions, "inInterface" | "origin">,
+): PacketSpec {
+  const at = `${file}:${line}`;
+  const dport = portOption(row.destPort, `${at}: destPort`);
   const sport =
     row.sourcePort !== undefined && row.sourcePort !== ""
-      ? portOption(row.sourcePort, `${file}:${line}: sourcePort`)
+      ? portOption(row.sourcePort, `${at}: sourcePort`)
       : undefined;
+  const cell = (k: string) => (row[k] === undefined || row[k] === "" ? undefined : row[k]);
+  const inInterface = cell("inInterface") ?? defaults.inInterface;
+  const origin = cell("origin") ?? defaults.origin;
+  if (origin !== undefined && origin !== "remote" && origin !== "local")
+    throw new CliError(`${at}: origin: "${origin}" is not remote or local`);
+  const src = row.sourceIP ?? "";
+  const dst = row.destIP ?? "";
+  refuseLeadingZeros(src, `${at}: sourceIP`);
+  refuseLeadingZeros(dst, `${at}: destIP`);
   return {
     proto: parseTraceProtocol(
       row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol,
     ),
-    src: row.sourceIP ?? "",
-    dst: row.destIP ?? "",
+    src,
+    dst,
     dport: dport ?? 0,
     ...(sport !== undefined ? { sport } : {}),
+    ...(inInterface !== undefined
+      ? { inInterface: interfaceOption(inInterface, `${at}: inInterface`) }
+      : {}),
+    ...(origin !== undefined ? { origin } : {}),
   };
+}
+
+/**
+ * An IPv4 number with a leading zero (`010.0.0.1`) is read as octal by iptables (libxtables)
+ * and our rule parser, and as decimal by most other tools: refused as ambiguous (docs/trace.md).
+ */
+function refuseLeadingZeros(ip: string, what: string): void {
+  if (!ip.includes(":") && /(^|\.)0[0-9]/.test(ip))
+    throw new CliError(
+      `${what}: "${ip}" has a number with a leading zero, which iptables reads as octal and other tools as decimal; write it without`,
+    );
+}
+
+function interfaceOption(name: string, what: string): string {
+  if (name === "") throw new CliError(`${what}: an interface name cannot be empty`);
+  return name;
+}
+
+/** Options that say something about one packet (refused with --packets, whose rows say it). */
+const ONE_PACKET = [
+  ["proto", "--proto", "protocol"],
+  ["src", "--src", "sourceIP"],
+  ["sport", "--sport", "sourcePort"],
+  ["dst", "--dst", "destIP"],
+  ["dport", "--dport", "destPort"],
+] as const;
+
+/** Every option given is one this combination honours (issue 19: none is silently ignored). */
+function refuseIgnoredOptions(opts: TraceCommandOptions, given: (name: string) => boolean): void {
+  const refuse = (option: string, why: string) => {
+    throw new CliError(`${option} ${why}`);
+  };
+  const fromRules = (opts.rules ?? []).length > 0;
+  if (opts.packets !== undefined)
+    for (const [key, option, column] of ONE_PACKET)
+      if (opts[key] !== undefined)
+        refuse(option, `describes one packet: with --packets, give it in the "${column}" column`);
+  if (fromRules) {
+    if (opts.node !== undefined) refuse("--node", "goes with -f (with --rules, give --node-env)");
+    if (opts.proxyConfig !== undefined)
+      refuse("--proxy-config", "goes with -f (--rules are already rendered)");
+    if (opts.featureGates !== undefined) refuse("--feature-gates", "goes with -f");
+    if (given("validation")) refuse("--validation", "goes with -f");
+  } else if (opts.ipsets !== undefined)
+    refuse("--ipsets", "goes with --rules (with -f the ipsets are rendered from the manifests)");
+  if (opts.upstream === true) {
+    // kube-proxy's test tracer takes protocol, source, destination and port only.
+    if (opts.inInterface !== undefined) refuse("--in-interface", "is not read by --upstream");
+    if (opts.origin !== undefined) refuse("--origin", "is not read by --upstream");
+    if (opts.sport !== undefined) refuse("--sport", "is not read by --upstream");
+    if (opts.naive === true) refuse("--naive", "is not read by --upstream");
+    if (opts.ipsets !== undefined) refuse("--ipsets", "is not read by --upstream");
+  }
+}
+
+/** A packet the trace found to be generated locally has no incoming interface to honour. */
+function checkInInterface(spec: PacketSpec, r: TraceResult, where: string): void {
+  if (spec.inInterface !== undefined && r.origin === "local")
+    throw new CliError(
+      `${where}: ${spec.src} is a node address, so the packet is generated locally and arrives on no interface; give --origin remote to trace it arriving on ${spec.inInterface}`,
+    );
 }
 
 function optionSpec(opts: TraceCommandOptions): PacketSpec {
@@ -173,6 +259,9 @@ function optionSpec(opts: TraceCommandOptions): PacketSpec {
       `missing ${missing.map((m) => `--${m}`).join(", ")} (or give --packets FILE.tsv)`,
     );
   const sport = portOption(opts.sport, "--sport");
+  refuseLeadingZeros(opts.src!, "--src");
+  refuseLeadingZeros(opts.dst!, "--dst");
+  if (opts.inInterface !== undefined) interfaceOption(opts.inInterface, "--in-interface");
   return {
     proto: parseTraceProtocol(opts.proto!),
     src: opts.src!,
@@ -207,7 +296,7 @@ export function formatTraceText(r: TraceResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-function run(opts: TraceCommandOptions, io: CliIO): void {
+function run(opts: TraceCommandOptions, io: CliIO, given: (name: string) => boolean): void {
   // Pictures (src/report): one packet's walk as Graphviz DOT or a standalone SVG.
   const picture = opts.output === "dot" || opts.output === "svg" ? opts.output : undefined;
   const format = parseOutputFormat(picture !== undefined ? "text" : opts.output, ["text", "json"]);
@@ -217,6 +306,7 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
   const fromManifests = (opts.filename ?? []).length > 0;
   if (fromRules === fromManifests && opts.snapshot === undefined)
     throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
+  refuseIgnoredOptions(opts, given);
   const loaded =
     opts.snapshot !== undefined
       ? snapshotDataplane(opts.snapshot)
@@ -248,6 +338,7 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
       return;
     }
     const r = one(spec);
+    checkInInterface(spec, r, "--in-interface");
     if (picture !== undefined) {
       io.stdout(picture === "dot" ? traceDot(traceGraph(r)) : traceSvg(traceGraph(r)));
       return;
@@ -257,7 +348,7 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
   }
   const rows = parsePacketsTsv(readText(opts.packets, "--packets"), opts.packets);
   rows.forEach((row, i) => {
-    const spec = rowSpec(row, opts.packets!, i + 2);
+    const spec = rowSpec(row, opts.packets!, i + 2, opts);
     if (opts.upstream === true) {
       const u = upstream(spec);
       if (format === "json")
@@ -268,6 +359,7 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
       return;
     }
     const r = one(spec);
+    checkInInterface(spec, r, `${opts.packets!}:${i + 2}: inInterface`);
     if (format === "json") io.stdout(`${JSON.stringify({ ...r, input: row })}\n`);
     else io.stdout(`${row.name !== undefined ? `# ${row.name}\n` : ""}${formatTraceText(r)}\n`);
   });
@@ -302,7 +394,7 @@ export function registerTrace(program: Command, io: CliIO): void {
     )
     .option(
       "--packets <file.tsv>",
-      "batch: TSV with protocol, sourceIP, destIP, destPort columns (sourcePort optional)",
+      "batch: TSV with protocol, sourceIP, destIP, destPort columns (sourcePort, inInterface, origin optional)",
     )
     .option(
       "--upstream",
@@ -325,9 +417,9 @@ Examples:
   kube-netsim trace --rules examples/trace/node.rules --node-env examples/trace/node.yaml \\
       --packets examples/trace/packets.tsv --output json`,
   );
-  cmd.action((opts: TraceCommandOptions) => {
+  cmd.action((opts: TraceCommandOptions, command: Command) => {
     try {
-      run(opts, io);
+      run(opts, io, (name) => command.getOptionValueSource(name) === "cli");
     } catch (e) {
       if (
         e instanceof IptablesParseError ||

@@ -177,6 +177,16 @@ function freeze(t: TableBuilder): Table {
 
 export function parseIptables(text: string, opts: ParseIptablesOptions = {}): RuleSet {
   const file = opts.file ?? "<input>";
+  // iptables-restore refuses it too ("line 1 failed"); named here rather than as a bad line.
+  if (text.charCodeAt(0) === 0xfeff)
+    throw new IptablesParseError([
+      {
+        file,
+        line: 1,
+        message:
+          "the input starts with a UTF-8 byte order mark (U+FEFF), which iptables-restore refuses: save the file without it",
+      },
+    ]);
   const family = opts.family ?? sniffFamily(text);
   const maxIssues = opts.maxIssues ?? 50;
   const upstreamTest = opts.dialect === "upstream-test";

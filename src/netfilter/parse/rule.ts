@@ -307,7 +307,7 @@ export function ifaceName(w: string): string {
  * `written` (the text of the words, see `Rule.written`) and `line`.
  */
 export function parseRuleWords(
-  words: readonly string[],
+  writtenWords: readonly string[],
   start: number,
   family: IPFamily,
   table: TableName,
@@ -334,12 +334,26 @@ export function parseRuleWords(
   let neg = false;
   // Whether the previous option was `--comment` and commentTail is on.
   let afterComment = false;
-  const n = words.length;
+  let words = writtenWords;
+  let n = words.length;
   let i = start;
   while (i < n) {
     let w = words[i] as string;
     let nextAfterComment = false;
+    // getopt_long's `--option=value`: the value is the option's (first) argument. Checked on
+    // the kernel for every long option (test/netfilter/kernel-option-spellings.test.ts).
+    let inline = false;
+    const whole = w;
     if (w.length > 2 && w.charCodeAt(0) === DASH && w.charCodeAt(1) === DASH) {
+      const eq = w.indexOf("=");
+      if (eq > 2) {
+        words = [...words.slice(0, i), w.slice(0, eq), w.slice(eq + 1), ...words.slice(i + 1)];
+        n = words.length;
+        w = w.slice(0, eq);
+        inline = true;
+        // Its words no longer line up with the written ones: no shape to share.
+        if (reading !== undefined) reading.unique = true;
+      }
       const full = spelledOut(w, targetExt, loaded, protocol);
       if (full === AMBIGUOUS) bad(`option "${w}" is ambiguous`);
       w = full;
@@ -355,7 +369,7 @@ export function parseRuleWords(
       case "-p":
       case "--protocol": {
         if (protocol !== undefined) bad(`multiple -p flags not allowed`);
-        const v = argAt(words, i + 1, w);
+        const v = inline ? whole : argAt(words, i + 1, w);
         const c = protocolCanonical(v);
         if (c === undefined) bad(`unknown protocol "${v}" specified`);
         if (c === "all" && neg) bad(`rule would never match protocol`);
@@ -368,7 +382,7 @@ export function parseRuleWords(
       case "--source":
       case "--src": {
         if (source !== undefined) bad(`multiple -s flags not allowed`);
-        const v = argAt(words, i + 1, w);
+        const v = inline ? whole : argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         source = negatableAddress(v, family, neg, "-s");
@@ -380,7 +394,7 @@ export function parseRuleWords(
       case "--destination":
       case "--dst": {
         if (destination !== undefined) bad(`multiple -d flags not allowed`);
-        const v = argAt(words, i + 1, w);
+        const v = inline ? whole : argAt(words, i + 1, w);
         if (v.includes(","))
           bad(`multiple addresses in "${v}" are not supported (they expand to several rules)`);
         destination = negatableAddress(v, family, neg, "-d");
@@ -391,19 +405,20 @@ export function parseRuleWords(
       case "-i":
       case "--in-interface":
         if (inInterface !== undefined) bad(`multiple -i flags not allowed`);
-        inInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
+        inInterface = { value: ifaceName(inline ? whole : argAt(words, i + 1, w)), negated: neg };
         roles?.push(LITERAL, { kind: "in" });
         i += 2;
         break;
       case "-o":
       case "--out-interface":
         if (outInterface !== undefined) bad(`multiple -o flags not allowed`);
-        outInterface = { value: ifaceName(argAt(words, i + 1, w)), negated: neg };
+        outInterface = { value: ifaceName(inline ? whole : argAt(words, i + 1, w)), negated: neg };
         roles?.push(LITERAL, { kind: "out" });
         i += 2;
         break;
       case "-f":
       case "--fragment":
+        if (inline) bad(`option "${w}" doesn't allow an argument`);
         if (family !== "IPv4") bad(`"-f" is not supported for IPv6 (use -m frag)`);
         if (fragment !== undefined) bad(`multiple -f flags not allowed`);
         fragment = { value: true, negated: neg };
@@ -428,8 +443,10 @@ export function parseRuleWords(
         noNeg(neg, w);
         if (targetExt !== undefined || jumpTo !== undefined)
           bad(`multiple -j/-g flags not allowed`);
-        const name = argAt(words, i + 1, w);
         goto = w === "-g" || w === "--goto";
+        // iptables reads -j's argument from argv, not getopt's optarg: `--jump=X` jumps to
+        // "--jump=X" (so do -p -s -d -i -o); -g, -m and extension options take the value.
+        const name = inline && !goto ? whole : argAt(words, i + 1, w);
         const ext = goto ? undefined : targetExtension(name);
         if (ext !== undefined) targetExt = ext;
         else {
@@ -490,6 +507,7 @@ export function parseRuleWords(
           spec = l.ext.options[c];
         }
         if (spec === undefined) bad(`unknown option "${w}"`);
+        if (inline && spec.args === 0) bad(`option "${w}" doesn't allow an argument`);
         if (neg && !spec.negatable) bad(`option "${w}" cannot be inverted`);
         if (i + spec.args >= n) bad(`option "${w}" requires an argument`);
         const args =

@@ -7,7 +7,6 @@
 import {
   bitLength,
   cidrContains,
-  ipv4,
   maskValue4,
   type IPAddress,
   type IPFamily,
@@ -32,10 +31,8 @@ interface AddressBook {
   readonly hosts: ReadonlyMap<IndexKey, string>;
   /** Entries with a shorter prefix, in address order. */
   readonly networks: readonly LocalAddress[];
-  /** The first address of each `interface family`. */
-  readonly primary: ReadonlyMap<string, IPAddress>;
-  /** The first non-loopback address of each family. */
-  readonly anyPrimary: ReadonlyMap<IPFamily, IPAddress>;
+  /** Primary addresses in scope by `interface family` (masqueradeSource), filled on use. */
+  readonly primaries: Map<string, readonly LocalAddress[]>;
 }
 
 const books = new WeakMap<NodeDataplane, AddressBook>();
@@ -45,8 +42,6 @@ function bookOf(dp: NodeDataplane): AddressBook {
   if (hit !== undefined) return hit;
   const exact = new Map<IndexKey, string[]>();
   const hosts = new Map<IndexKey, string>();
-  const primary = new Map<string, IPAddress>();
-  const anyPrimary = new Map<IPFamily, IPAddress>();
   const wholePrefix: LocalAddress[] = [];
   const broadcast: LocalAddress[] = [];
   const networks: LocalAddress[] = [];
@@ -59,16 +54,13 @@ function bookOf(dp: NodeDataplane): AddressBook {
       if (list === undefined) exact.set(key, [a.interfaceName]);
       else list.push(a.interfaceName);
       if (c.family === "IPv4" && c.prefix < 31) broadcast.push(a);
-      if (!anyPrimary.has(c.family)) anyPrimary.set(c.family, c.address);
     }
     if (c.prefix === bitLength(c.family)) {
       const hostKey = addressKey(c.network);
       if (!hosts.has(hostKey)) hosts.set(hostKey, a.interfaceName);
     } else networks.push(a);
-    const pk = `${a.interfaceName} ${c.family}`;
-    if (!primary.has(pk)) primary.set(pk, c.address);
   }
-  const book = { exact, wholePrefix, broadcast, hosts, networks, primary, anyPrimary };
+  const book = { exact, wholePrefix, broadcast, hosts, networks, primaries: new Map() };
   books.set(dp, book);
   return book;
 }
@@ -111,12 +103,12 @@ export function addrTypeOf(dp: NodeDataplane, ip: IPAddress, limitIface?: string
   return "UNICAST";
 }
 
-/** The interface whose connected prefix holds `ip` (longest prefix), or the default one. */
-export function interfaceFor(dp: NodeDataplane, ip: IPAddress): string {
+/** The route to `ip`: the longest prefix of the connected ones and `dp.routes`, else the default interface. */
+function lookupRoute(dp: NodeDataplane, ip: IPAddress): { dev: string; nextHop: IPAddress } {
   const book = bookOf(dp);
   // No prefix is longer than a full-length one, and the first such entry wins a tie.
   const host = book.hosts.get(addressKey(ip));
-  if (host !== undefined) return host;
+  if (host !== undefined) return { dev: host, nextHop: ip };
   let best: string | undefined;
   let bestPrefix = -1;
   for (const a of book.networks) {
@@ -126,29 +118,115 @@ export function interfaceFor(dp: NodeDataplane, ip: IPAddress): string {
       bestPrefix = a.cidr.prefix;
     }
   }
-  return best ?? dp.defaultInterface;
+  let gateway: IPAddress | undefined;
+  for (const r of dp.routes) {
+    // A connected prefix wins a tie (the kernel's routes for addresses come first).
+    if (r.cidr.family !== ip.family || r.cidr.prefix <= bestPrefix) continue;
+    if (cidrContains(r.cidr, ip)) {
+      best = r.dev;
+      bestPrefix = r.cidr.prefix;
+      gateway = r.gateway;
+    }
+  }
+  return { dev: best ?? dp.defaultInterface, nextHop: gateway ?? ip };
+}
+
+/** The interface a packet to `ip` leaves by (and one from `ip` is taken to arrive on). */
+export function interfaceFor(dp: NodeDataplane, ip: IPAddress): string {
+  return lookupRoute(dp, ip).dev;
 }
 
 export interface RouteDecision {
   readonly local: boolean;
   readonly outInterface: string;
+  /** The route's gateway, or the destination itself. */
+  readonly nextHop: IPAddress;
 }
 
 export function route(dp: NodeDataplane, dst: IPAddress): RouteDecision {
-  if (isLocalAddress(dp, dst)) return { local: true, outInterface: "lo" };
-  return { local: false, outInterface: interfaceFor(dp, dst) };
+  if (isLocalAddress(dp, dst)) return { local: true, outInterface: "lo", nextHop: dst };
+  const r = lookupRoute(dp, dst);
+  return { local: false, outInterface: r.dev, nextHop: r.nextHop };
 }
 
-/** The source MASQUERADE picks: the first address of `family` on the outgoing interface. */
-export function primaryAddress(
+/**
+ * Scope host: 127.0.0.0/8 and ::1 (iproute2 gives loopback addresses that scope), and IPv6
+ * link-local fe80::/10 (scope link): never a MASQUERADE source for a global destination.
+ */
+function outOfScope(a: IPAddress): boolean {
+  if (a.family === "IPv4") return a.value >>> 24 === 127;
+  return a.value === 1n || a.value >> 118n === 0x3fan;
+}
+
+/**
+ * The source MASQUERADE picks for a packet leaving by `iface` towards `dst` (net/ipv4
+ * devinet.c `inet_select_addr(out, rt_nexthop(rt, daddr), RT_SCOPE_UNIVERSE)`): of the
+ * outgoing interface's primary addresses (an address in the prefix of an earlier one of the
+ * same length is secondary), the first whose prefix holds the next hop, else the first; else
+ * the first primary address of any interface (lo first, then in the order given); never a
+ * scope-host address. IPv6 (`ipv6_dev_get_saddr`, RFC 6724 as far as addresses go): the
+ * outgoing interface's addresses before others, then the longest prefix shared with the
+ * destination. undefined when there is none: the kernel drops the packet.
+ */
+export function masqueradeSource(
   dp: NodeDataplane,
   iface: string,
-  family: IPFamily,
+  dst: IPAddress,
 ): IPAddress | undefined {
+  const family = dst.family;
+  if (family === "IPv6") return ipv6Source(dp, iface, dst);
+  const nextHop = iface === "lo" ? dst : lookupRoute(dp, dst).nextHop;
+  let first: IPAddress | undefined;
+  for (const a of primaries(dp, iface, family)) {
+    if (cidrContains(a.cidr, nextHop)) return a.cidr.address;
+    first ??= a.cidr.address;
+  }
+  if (first !== undefined) return first;
+  const order = [...new Set(["lo", ...dp.addresses.map((a) => a.interfaceName)])];
+  for (const name of order) {
+    const any = primaries(dp, name, family)[0];
+    if (any !== undefined) return any.cidr.address;
+  }
+  return undefined;
+}
+
+/** An interface's primary addresses of `family` in scope, in order. */
+function primaries(dp: NodeDataplane, iface: string, family: IPFamily): readonly LocalAddress[] {
   const book = bookOf(dp);
-  const on = book.primary.get(`${iface} ${family}`);
-  if (on !== undefined) return on;
-  const any = book.anyPrimary.get(family);
-  if (any !== undefined) return any;
-  return family === "IPv4" ? ipv4(0) : undefined;
+  const key = `${iface} ${family}`;
+  const hit = book.primaries.get(key);
+  if (hit !== undefined) return hit;
+  const out: LocalAddress[] = [];
+  const seen: LocalAddress[] = [];
+  for (const a of dp.addresses) {
+    if (a.interfaceName !== iface || a.cidr.family !== family) continue;
+    const secondary = seen.some(
+      (p) => p.cidr.prefix === a.cidr.prefix && cidrContains(p.cidr, a.cidr.address),
+    );
+    if (secondary) continue;
+    seen.push(a);
+    if (!outOfScope(a.cidr.address)) out.push(a);
+  }
+  book.primaries.set(key, out);
+  return out;
+}
+
+function commonBits(a: bigint, b: bigint): number {
+  const x = a ^ b;
+  return x === 0n ? 128 : 128 - x.toString(2).length;
+}
+
+function ipv6Source(dp: NodeDataplane, iface: string, dst: IPAddress): IPAddress | undefined {
+  let best: IPAddress | undefined;
+  let bestScore = -1;
+  for (const a of dp.addresses) {
+    const ip = a.cidr.address;
+    if (ip.family !== "IPv6" || outOfScope(ip)) continue;
+    const score = (a.interfaceName === iface ? 256 : 0) + commonBits(ip.value, dst.value as bigint);
+    if (score > bestScore) {
+      best = ip;
+      bestScore = score;
+    }
+  }
+  return best;
 }

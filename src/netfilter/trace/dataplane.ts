@@ -15,6 +15,7 @@
  * A virtual server with no usable real server answers with ICMP port unreachable: REJECT.
  */
 import {
+  cidrContains,
   parseCIDROrHost,
   parseIP,
   type CIDR,
@@ -22,6 +23,25 @@ import {
   type IPFamily,
 } from "../../net/index.js";
 import type { IpsetKey, L4Protocol, RuleSet } from "../model.js";
+
+/**
+ * A route of the main table, in `ip -j route`'s words: `dst` is "default" or a CIDR, with a
+ * `gateway` (the next hop) and/or a `dev` (the outgoing interface; from the gateway's
+ * connected prefix when left out). Connected routes (each interface address's prefix) are
+ * implied and need not be listed.
+ */
+export interface DataplaneRoute {
+  readonly dst: string;
+  readonly gateway?: string;
+  readonly dev?: string;
+}
+
+/** A route as the walk uses it. */
+export interface RouteEntry {
+  readonly cidr: CIDR;
+  readonly gateway: IPAddress | undefined;
+  readonly dev: string;
+}
 
 export interface DataplaneInterface {
   readonly name: string;
@@ -81,8 +101,13 @@ export interface NodeDataplaneInput {
   readonly nfacct?: readonly string[];
   /** Addresses already in `recent` lists (for every scenario). */
   readonly recent?: readonly RecentEntry[];
-  /** Where packets to non-connected destinations leave; default: the first non-loopback interface. */
+  /**
+   * Where packets to non-connected destinations leave when no route says (no default route):
+   * default the first non-loopback interface, with the destination as the next hop.
+   */
   readonly defaultInterface?: string;
+  /** Routes besides the connected ones (default: none). */
+  readonly routes?: readonly DataplaneRoute[];
   readonly ipvs?: IpvsHook;
 }
 
@@ -101,6 +126,7 @@ export interface NodeDataplane {
   readonly nfacct: ReadonlySet<string>;
   readonly recent: readonly { readonly name: string; readonly address: IPAddress }[];
   readonly defaultInterface: string;
+  readonly routes: readonly RouteEntry[];
   readonly ipvs?: IpvsHook;
 }
 
@@ -147,6 +173,7 @@ export function buildDataplane(input: NodeDataplaneInput): NodeDataplane {
     "eth0";
   return {
     ruleSets,
+    routes: (input.routes ?? []).map((r) => routeEntry(r, addresses, defaultInterface)),
     interfaces: input.interfaces,
     addresses,
     ...(input.ipsets !== undefined ? { ipsets: input.ipsets } : {}),
@@ -155,4 +182,37 @@ export function buildDataplane(input: NodeDataplaneInput): NodeDataplane {
     defaultInterface,
     ...(input.ipvs !== undefined ? { ipvs: input.ipvs } : {}),
   };
+}
+
+/** A route's destination, next hop and device, checked. */
+function routeEntry(
+  r: DataplaneRoute,
+  addresses: readonly LocalAddress[],
+  defaultInterface: string,
+): RouteEntry {
+  const what = `route ${r.dst}`;
+  const gateway = r.gateway === undefined ? undefined : parseIP(r.gateway, "lenient");
+  if (r.gateway !== undefined && gateway === undefined)
+    throw new DataplaneError(`${what}: gateway "${r.gateway}" is not an IP address`);
+  const family: IPFamily = gateway?.family ?? (r.dst.includes(":") ? "IPv6" : "IPv4");
+  const cidr =
+    r.dst === "default"
+      ? parseCIDROrHost(family === "IPv4" ? "0.0.0.0/0" : "::/0")!
+      : parseCIDROrHost(r.dst);
+  if (cidr === undefined)
+    throw new DataplaneError(`${what}: dst must be "default" or an IP address or CIDR`);
+  if (gateway !== undefined && gateway.family !== cidr.family)
+    throw new DataplaneError(`${what}: gateway ${r.gateway} is not of the route's family`);
+  let dev = r.dev;
+  if (dev === undefined && gateway !== undefined) {
+    let best = -1;
+    for (const a of addresses)
+      if (a.cidr.prefix > best && cidrContains(a.cidr, gateway)) {
+        dev = a.interfaceName;
+        best = a.cidr.prefix;
+      }
+  }
+  if (dev === undefined && gateway === undefined)
+    throw new DataplaneError(`${what}: needs a gateway or a dev`);
+  return { cidr, gateway, dev: dev ?? defaultInterface };
 }

@@ -14,6 +14,11 @@
  * which is the depth-first order. Each final is noted with its position; the probabilities of a
  * group are summed in that order (so they are bit for bit the same), and a group's outcome is
  * printed from its first branch in that order.
+ *
+ * The walk recurses for every rule a branch takes into a chain and back, and follows every
+ * split on its own: past MAX_NESTING calls, MERGE_FROM splits or MAX_RULE_VISITS conditions it
+ * gives up (a TraceError the tracer catches) and walk.ts, which loops and merges, traces the
+ * packet; the two agree wherever this one finishes.
  */
 import type { IPAddress, PortRange } from "../../net/index.js";
 import type { EvalContext, Hook, Packet, TableName } from "../model.js";
@@ -36,7 +41,7 @@ import {
 } from "./outcomes.js";
 import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
 import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
-import { TraceError } from "./walk.js";
+import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
 import {
   CONNMARK,
@@ -175,6 +180,10 @@ interface Frame {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const MAX_DEPTH = 256;
+/** Calls of `rules` under way before the walk gives the packet to walk.ts. */
+const MAX_NESTING = 1000;
+/** A TraceError the tracer catches: the reference walk then traces the packet. */
+const GAVE_UP = "the depth-first walk gives up";
 
 /** A merged group of final branches (outcomes.ts's `Group`). */
 interface Group {
@@ -202,6 +211,9 @@ class Walker {
   evaluated = 0;
   /** Splits whose share not taken is still to be walked. */
   private openSplits = 0;
+  /** Splits so far, and calls of `rules` under way (each a few stack frames). */
+  private splits = 0;
+  private nesting = 0;
   readonly path: string[] = [];
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
@@ -378,6 +390,20 @@ class Walker {
     depth: number,
     pc: number,
   ): void {
+    // Every jump and return of the branch is a call deeper (continuation passing): past this,
+    // the breadth-first walk (walk.ts), which loops instead, takes the packet.
+    if (++this.nesting > MAX_NESTING) throw new TraceError(GAVE_UP);
+    this.rulesFrom(chain, start, frames, depth, pc);
+    this.nesting--;
+  }
+
+  private rulesFrom(
+    chain: CompiledChain,
+    start: number,
+    frames: Frame | undefined,
+    depth: number,
+    pc: number,
+  ): void {
     if (depth > MAX_DEPTH)
       throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
     const ctx = this.ctx(pc);
@@ -388,13 +414,15 @@ class Walker {
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const i = candidates === undefined ? k : candidates[k]!;
-      this.evaluated++;
+      if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
       const p = matchers[i]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
       const acts = chain.kinds[i] !== undefined;
       if (p < 1) {
+        // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
+        if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
         const prob = this.prob;
         const saved = this.save();
         this.prob = prob * p;
@@ -456,7 +484,7 @@ class Walker {
       case "jump":
         throw missingChain(chain, i); // not reached: jumps are taken above, from `kinds`
       case "DNAT": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow)!;
         pkt.dst = ip;
         pkt.dport = port;
         pkt.ctState = withNatState(pkt.ctState, "DNAT");
@@ -466,7 +494,13 @@ class Walker {
       }
       case "SNAT":
       case "MASQUERADE": {
-        const { ip, port, randomPort } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        const m = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
+        // No address to masquerade to: dropped (target-effects.ts).
+        if (m === undefined) {
+          this.leave(pc, "DROP");
+          return false;
+        }
+        const { ip, port, randomPort } = m;
         pkt.src = ip;
         pkt.sport = port;
         if (randomPort !== undefined) this.randomPort = randomPort;

@@ -40,6 +40,7 @@ import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { runChain, step, type ChainExit, type WalkEnv } from "./walk.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
+import { sameBranchState } from "./walk-state.js";
 import { packetRouted, packetWith, patch, toArray, withPacket } from "./walk-state.js";
 
 export interface FinalBranch {
@@ -340,82 +341,6 @@ function graft(s0: WalkState, m: MemoExit, from: Packet, reads: number): WalkSta
     ipvs: e.ipvs,
     randomPort: e.randomPort,
   };
-}
-
-function sameIp(a: IPAddress | undefined, b: IPAddress | undefined): boolean {
-  return (
-    a === b || (a !== undefined && b !== undefined && a.value === b.value && a.family === b.family)
-  );
-}
-
-function sameStates(a: Packet["ctState"], b: Packet["ctState"]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Equal in everything a walk with footprint `f` depends on: the fields of `f`, every other
- * packet field but the per-branch ones, and the branch flags (not probability, path, steps,
- * recent updates, which the walk only extends).
- */
-function sameBranchState(x: WalkState, y: WalkState, f: number): boolean {
-  const p = x.pkt;
-  const q = y.pkt;
-  if (p !== q) {
-    if (
-      (f & DPORT && p.dport !== q.dport) ||
-      (f & DST && !sameIp(p.dst, q.dst)) ||
-      (f & MARK && p.mark !== q.mark) ||
-      (f & SPORT && p.sport !== q.sport) ||
-      (f & SRC && !sameIp(p.src, q.src)) ||
-      p.family !== q.family ||
-      p.protocol !== q.protocol ||
-      (f & IN_IFACE && p.inInterface !== q.inInterface) ||
-      (f & OUT_IFACE && p.outInterface !== q.outInterface) ||
-      (f & CONNMARK && p.connmark !== q.connmark) ||
-      !sameStates(p.ctState, q.ctState) ||
-      p.icmpType !== q.icmpType ||
-      p.icmpCode !== q.icmpCode ||
-      p.fragment !== q.fragment ||
-      p.tcpFlags !== q.tcpFlags ||
-      p.ctDirection !== q.ctDirection
-    )
-      return false;
-    const o = p.ctOrig;
-    const r = q.ctOrig;
-    if (
-      o !== r &&
-      (o === undefined ||
-        r === undefined ||
-        o.sport !== r.sport ||
-        o.dport !== r.dport ||
-        !sameIp(o.src, r.src) ||
-        !sameIp(o.dst, r.dst))
-    )
-      return false;
-  }
-  if (
-    x.dnat !== y.dnat ||
-    x.snat !== y.snat ||
-    x.accepted !== y.accepted ||
-    x.untracked !== y.untracked ||
-    x.randomPort !== y.randomPort
-  )
-    return false;
-  const v = x.ipvs;
-  const w = y.ipvs;
-  return (
-    v === w ||
-    (v !== undefined &&
-      w !== undefined &&
-      v.isIpvs === w.isIpvs &&
-      sameIp(v.vaddr, w.vaddr) &&
-      v.vport === w.vport &&
-      v.vproto === w.vproto &&
-      v.vdir === w.vdir)
-  );
 }
 
 /** The memo entries of one table, found by a linear scan (a packet has few distinct states). */

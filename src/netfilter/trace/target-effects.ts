@@ -5,7 +5,7 @@
 import type { IPAddress, PortRange } from "../../net/index.js";
 import type { FlowReads, Packet } from "../model.js";
 import type { NatRange, Target } from "../targets/index.js";
-import { primaryAddress } from "./addressing.js";
+import { masqueradeSource } from "./addressing.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { READS_SPORT, READS_SPORT_CLASS, READS_SRC } from "./flow-reads.js";
 import { hashesAddress, natRangeChoice } from "./nat-choice.js";
@@ -14,8 +14,8 @@ type Nat = Extract<Target, { kind: "DNAT" | "SNAT" | "MASQUERADE" }>;
 
 /**
  * The address and port a NAT target maps the first packet of a connection to: the destination
- * for DNAT, the source for SNAT and MASQUERADE (a range of the outgoing interface's first
- * address). Within a range, the kernel's choice (nat-choice.ts). Where the kernel draws the
+ * for DNAT, the source for SNAT and MASQUERADE (the address addressing.ts
+ * `masqueradeSource` picks; undefined when there is none, and the kernel drops the packet). Within a range, the kernel's choice (nat-choice.ts). Where the kernel draws the
  * port at random (`--random`, `--random-fully`, an SNAT port outside its range), the trace
  * shows the packet's port, or the range's first, and `randomPort` says so (docs/trace.md).
  * `flow` is told what of the source the choice depended on (flow-reads.ts).
@@ -25,11 +25,14 @@ export function natMapping(
   target: Nat,
   pkt: Packet,
   flow?: FlowReads,
-): NatMapping {
+): NatMapping | undefined {
   const manip = target.kind === "DNAT" ? "dst" : "src";
   let range: NatRange;
   if (target.kind === "MASQUERADE") {
-    const ip = primaryAddress(dp, pkt.outInterface, pkt.family) ?? pkt.src;
+    // Chosen from the outgoing interface and the route (both decided by the destination,
+    // which the flow cache's key holds). No address: the kernel drops the packet.
+    const ip = masqueradeSource(dp, pkt.outInterface, pkt.dst);
+    if (ip === undefined) return undefined;
     range = {
       ipFrom: ip,
       ipTo: ip,

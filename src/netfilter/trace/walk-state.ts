@@ -6,6 +6,7 @@
 import type { IPAddress, PortRange } from "../../net/index.js";
 import type { IpvsMatchView, Packet } from "../model.js";
 import type { TraceStep } from "./result.js";
+import { CONNMARK, DPORT, DST, IN_IFACE, MARK, OUT_IFACE, SPORT, SRC } from "./footprint.js";
 
 export interface Cons<T> {
   readonly head: T;
@@ -256,4 +257,80 @@ export function packetRouted(p: Packet, outInterface: string): Packet {
     tcpFlags: p.tcpFlags,
     ctDirection: p.ctDirection,
   } as Packet;
+}
+
+export function sameIp(a: IPAddress | undefined, b: IPAddress | undefined): boolean {
+  return (
+    a === b || (a !== undefined && b !== undefined && a.value === b.value && a.family === b.family)
+  );
+}
+
+function sameStates(a: Packet["ctState"], b: Packet["ctState"]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Equal in everything a walk with footprint `f` depends on: the fields of `f`, every other
+ * packet field but the per-branch ones, and the branch flags (not probability, path, steps,
+ * recent updates, which the walk only extends).
+ */
+export function sameBranchState(x: WalkState, y: WalkState, f: number): boolean {
+  const p = x.pkt;
+  const q = y.pkt;
+  if (p !== q) {
+    if (
+      (f & DPORT && p.dport !== q.dport) ||
+      (f & DST && !sameIp(p.dst, q.dst)) ||
+      (f & MARK && p.mark !== q.mark) ||
+      (f & SPORT && p.sport !== q.sport) ||
+      (f & SRC && !sameIp(p.src, q.src)) ||
+      p.family !== q.family ||
+      p.protocol !== q.protocol ||
+      (f & IN_IFACE && p.inInterface !== q.inInterface) ||
+      (f & OUT_IFACE && p.outInterface !== q.outInterface) ||
+      (f & CONNMARK && p.connmark !== q.connmark) ||
+      !sameStates(p.ctState, q.ctState) ||
+      p.icmpType !== q.icmpType ||
+      p.icmpCode !== q.icmpCode ||
+      p.fragment !== q.fragment ||
+      p.tcpFlags !== q.tcpFlags ||
+      p.ctDirection !== q.ctDirection
+    )
+      return false;
+    const o = p.ctOrig;
+    const r = q.ctOrig;
+    if (
+      o !== r &&
+      (o === undefined ||
+        r === undefined ||
+        o.sport !== r.sport ||
+        o.dport !== r.dport ||
+        !sameIp(o.src, r.src) ||
+        !sameIp(o.dst, r.dst))
+    )
+      return false;
+  }
+  if (
+    x.dnat !== y.dnat ||
+    x.snat !== y.snat ||
+    x.accepted !== y.accepted ||
+    x.untracked !== y.untracked ||
+    x.randomPort !== y.randomPort
+  )
+    return false;
+  const v = x.ipvs;
+  const w = y.ipvs;
+  return (
+    v === w ||
+    (v !== undefined &&
+      w !== undefined &&
+      v.isIpvs === w.isIpvs &&
+      sameIp(v.vaddr, w.vaddr) &&
+      v.vport === w.vport &&
+      v.vproto === w.vproto &&
+      v.vdir === w.vdir)
+  );
 }

@@ -5,26 +5,29 @@
  * the packet and go on. A rule whose conditions hold with probability p (statistic random)
  * splits the branch: p takes the target, 1 - p goes on with the next rule. NAT targets are
  * terminating for the nat table (the kernel returns NF_ACCEPT after the mapping is set up).
+ *
+ * All branches of a chain are walked together, rule by rule (walkChain), so that the walk is a
+ * loop whatever the length of a run of jumps and returns, and so that branches which can no
+ * longer differ can be merged when there are many (MERGE_FROM); a budget bounds the rest
+ * (docs/trace.md, "Budget").
  */
 import { formatIP, joinHostPort, type IPAddress, type PortRange } from "../../net/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import type { EvalContext, MatchOutcome, Rule, TableName } from "../model.js";
+import type { EvalContext, MatchOutcome, TableName } from "../model.js";
 import { evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
 import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
-import {
-  candidateRules,
-  firstAtOrAfter,
-  type CompiledChain,
-  type CompiledTable,
-} from "./chain-index.js";
+import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
 import type { RecentUpdate, WalkState } from "./walk-state.js";
+import { ALL } from "./footprint.js";
 import {
   packetTranslated,
+  sameBranchState,
+  sameIp,
   packetWith,
   patch,
   translated,
@@ -55,7 +58,18 @@ export class TraceError extends Error {
   }
 }
 
+/** Chains nested deeper than this are refused (the kernel refuses loops; we bound nesting). */
 const MAX_DEPTH = 256;
+/**
+ * Branches of one chain walk held apart, at the same rule, before equivalent ones are merged.
+ * Below it, every branch is walked on its own and the outcomes are bit for bit those of the
+ * depth-first walk (fast-walk.ts gives up at this many splits, so both agree).
+ */
+export const MERGE_FROM = 1024;
+/** Distinct branches one chain walk may hold at a rule after merging (budget, docs/trace.md). */
+export const MAX_BRANCHES = 4096;
+/** Rule visits one table walk of one branch may make (budget, docs/trace.md). */
+export const MAX_RULE_VISITS = 500_000;
 const NO_UPDATES: readonly RecentUpdate[] = [];
 
 function probabilityOf(o: MatchOutcome): number {
@@ -76,29 +90,80 @@ function targetName(t: Target): string {
   return t.kind === "jump" ? (t.goto ? `goto ${t.chain}` : t.chain) : t.kind;
 }
 
-/** Runs a chain from its first rule. */
-export function runChain(
-  env: WalkEnv,
-  chain: CompiledChain,
-  state: WalkState,
-  depth = 0,
-): ChainExit[] {
-  const out: ChainExit[] = [];
-  runChainInto(env, chain, state, depth, out);
-  return out;
+/**
+ * A branch's place in depth-first order: the choices at the splits it went through (0 taken,
+ * 1 not taken), newest first. Branches are walked rule by rule together (so that equivalent
+ * ones can be merged), and the exits are put back into the order a depth-first walk finds
+ * them in, which the outcomes' sums and printed paths depend on.
+ */
+interface Key {
+  readonly parent: Key | undefined;
+  readonly bit: 0 | 1;
+  readonly depth: number;
 }
 
-/** runChain appending to `out`. */
-function runChainInto(
-  env: WalkEnv,
-  chain: CompiledChain,
-  state: WalkState,
-  depth: number,
-  out: ChainExit[],
-): void {
-  if (depth > MAX_DEPTH)
-    throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
-  runFrom(env, chain, 0, state, depth, out);
+function child(k: Key | undefined, bit: 0 | 1): Key {
+  return { parent: k, bit, depth: k === undefined ? 1 : k.depth + 1 };
+}
+
+/** Depth-first order of two keys (neither a prefix of the other, as exits' keys never are). */
+function compareKeys(a: Key | undefined, b: Key | undefined): number {
+  if (a === b) return 0;
+  let x = a;
+  let y = b;
+  const dx = x?.depth ?? 0;
+  const dy = y?.depth ?? 0;
+  for (let d = dx; d > dy; d--) x = x!.parent;
+  for (let d = dy; d > dx; d--) y = y!.parent;
+  if (x === y) return dx - dy;
+  while (x!.parent !== y!.parent) {
+    x = x!.parent;
+    y = y!.parent;
+  }
+  return x!.bit - y!.bit;
+}
+
+interface Branch {
+  readonly state: WalkState;
+  readonly key: Key | undefined;
+}
+
+interface KeyedExit extends ChainExit {
+  readonly key: Key | undefined;
+}
+
+/** What one table walk has spent, and what to name when it runs out. */
+class Budget {
+  visits = 0;
+  /** Rules that split a branch (statistic), first seen first. */
+  splitters: Set<string> | undefined = undefined;
+  /** The jumps the walk is inside of (outermost first). */
+  readonly jumps: string[] = [];
+
+  constructor(readonly start: CompiledChain) {}
+
+  exhausted(what: string): TraceError {
+    const split = [...(this.splitters ?? [])];
+    const named = (list: readonly string[]) =>
+      list.length <= 10
+        ? list.join(", ")
+        : `${list.slice(0, 10).join(", ")} and ${list.length - 10} more`;
+    const parts = [`${this.start.table}/${this.start.name}: ${what} (docs/trace.md, "Budget")`];
+    if (split.length > 0) parts.push(`rules that branch: ${named(split)}`);
+    if (this.jumps.length > 0) parts.push(`inside the jumps ${named(this.jumps)}`);
+    return new TraceError(parts.join("; "));
+  }
+}
+
+/** Runs a chain from its first rule: its exits in depth-first order. */
+export function runChain(env: WalkEnv, chain: CompiledChain, state: WalkState): ChainExit[] {
+  const exits = walkChain(env, chain, [{ state, key: undefined }], 0, new Budget(chain));
+  for (let k = 1; k < exits.length; k++)
+    if (compareKeys(exits[k - 1]!.key, exits[k]!.key) > 0) {
+      exits.sort((a, b) => compareKeys(a.key, b.key));
+      break;
+    }
+  return exits;
 }
 
 function lookupChain(env: WalkEnv, from: CompiledChain, i: number): CompiledChain {
@@ -113,83 +178,192 @@ function lookupChain(env: WalkEnv, from: CompiledChain, i: number): CompiledChai
   return c;
 }
 
-function runFrom(
-  env: WalkEnv,
-  chain: CompiledChain,
-  start: number,
-  initial: WalkState,
-  depth: number,
-  out: ChainExit[],
-): void {
-  let state = initial;
-  // The branch's probability, kept apart from `state` (whose own `prob` may be stale): a run
-  // of statistic rules then makes no state for each not-taken share; applyRule and the
-  // fall-through put it into the states they make.
-  let prob = state.prob;
-  const candidates = candidateRules(chain, state.pkt.dst, state.pkt.dport);
-  const rules = chain.rules;
-  // Compiled conditions decide as ruleHolds does with the registry's evaluator (rule-compile.ts).
-  const matchers = env.evaluate === evaluateMatch ? chain.matchers : undefined;
-  const count = candidates === undefined ? rules.length : candidates.length;
-  let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
-  for (; k < count; k++) {
-    const i = candidates === undefined ? k : candidates[k]!;
-    const p =
-      matchers !== undefined
-        ? matchers[i]!(state.pkt, env.ctx)
-        : probabilityOf(ruleHolds(rules[i]!, state.pkt, env.ctx, env.evaluate));
-    if (p === 0) continue;
-    if (p < 1) {
-      // The taken branch's probability goes into the first state applyRule makes anyway.
-      const taken = state;
-      const takenProb = prob * p;
-      prob = prob * (1 - p);
-      if (env.explain)
-        state = step(env, state, {
-          kind: "branch-not-taken",
-          table: chain.table,
-          chain: chain.name,
-          index: i + 1,
-          probability: 1 - p,
-        });
-      const stop = applyRule(env, chain, i, rules[i]!, taken, takenProb, p, depth, out);
-      if (stop === "continue") continue;
-      runFrom(env, chain, i + 1, stop, depth, out);
-      continue;
-    }
-    const next = applyRule(env, chain, i, rules[i]!, state, prob, undefined, depth, out);
-    if (next === "continue") return;
-    state = next;
-    prob = next.prob;
-    // A changed destination (only via targets that go on, which none do today) would need a
-    // new candidate list; keep the walk exact if that ever happens.
-    if (
-      (next.pkt.dst !== initial.pkt.dst || next.pkt.dport !== initial.pkt.dport) &&
-      chain.index !== undefined
-    ) {
-      runFrom(env, chain, i + 1, next, depth, out);
-      return;
-    }
-  }
-  out.push({ state: prob === state.prob ? state : withProb(state, prob), end: "FALLTHROUGH" });
+/** Where one rule sends the branches it applies to. */
+class RuleSink {
+  /** Branches going on at the next rule. */
+  next: Branch[] = [];
+  /** Branches that take the rule's jump or goto. */
+  jumpers: Branch[] | undefined = undefined;
+  constructor(readonly out: KeyedExit[]) {}
 }
 
 /**
- * Applies a matched rule's target to `state0` with probability `prob` (its own, or the taken
- * share of a split). Returns the state to go on with at the next rule, or "continue" when the
- * branch ended here (its exits are in `out`).
+ * Walks `batch` (branches entering `chain` together) rule by rule: each rule is applied to every
+ * branch before the next rule, a jump takes all its branches into the called chain at once, and
+ * the branches that come back go on together. Nesting is the only recursion (bounded by
+ * MAX_DEPTH): a long run of jumps and returns is a loop, not a deeper stack.
+ */
+function walkChain(
+  env: WalkEnv,
+  chain: CompiledChain,
+  batch: readonly Branch[],
+  depth: number,
+  budget: Budget,
+): KeyedExit[] {
+  if (depth > MAX_DEPTH)
+    throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+  const out: KeyedExit[] = [];
+  const rules = chain.rules;
+  // Compiled conditions decide as ruleHolds does with the registry's evaluator (rule-compile.ts).
+  const matchers = env.evaluate === evaluateMatch ? chain.matchers : undefined;
+  const first = batch[0]!.state.pkt;
+  let candidates = sameDestination(batch)
+    ? candidateRules(chain, first.dst, first.dport)
+    : undefined;
+  // The branches at the current rule, and the next rule's (two arrays used in turn).
+  let active: Branch[] = batch.slice();
+  let spare: Branch[] = [];
+  const sink = new RuleSink(out);
+  let k = 0;
+  for (;;) {
+    const i = candidates === undefined ? k : (candidates[k] ?? rules.length);
+    if (i >= rules.length || active.length === 0) break;
+    let changed = false;
+    for (let j = 0; j < active.length; j++) {
+      const b = active[j]!;
+      if (++budget.visits > MAX_RULE_VISITS)
+        throw budget.exhausted(`the walk visits more than ${MAX_RULE_VISITS} rules`);
+      const state = b.state;
+      const p =
+        matchers !== undefined
+          ? matchers[i]!(state.pkt, env.ctx)
+          : probabilityOf(ruleHolds(rules[i]!, state.pkt, env.ctx, env.evaluate));
+      if (p === 0) {
+        if (changed) spare.push(b);
+        continue;
+      }
+      if (!changed) {
+        changed = true;
+        spare.length = 0;
+        for (let q = 0; q < j; q++) spare.push(active[q]!);
+        sink.next = spare;
+        sink.jumpers = undefined;
+      }
+      if (p < 1) {
+        (budget.splitters ??= new Set()).add(chain.labels[i]!);
+        const prob = state.prob;
+        applyRule(env, chain, i, state, prob * p, p, child(b.key, 0), sink);
+        let notTaken = withProb(state, prob * (1 - p));
+        if (env.explain)
+          notTaken = step(env, notTaken, {
+            kind: "branch-not-taken",
+            table: chain.table,
+            chain: chain.name,
+            index: i + 1,
+            probability: 1 - p,
+          });
+        sink.next.push({ state: notTaken, key: child(b.key, 1) });
+        continue;
+      }
+      applyRule(env, chain, i, state, state.prob, undefined, b.key, sink);
+    }
+    k++;
+    if (!changed) continue;
+    if (sink.jumpers !== undefined) comeBack(env, chain, i, sink, depth, budget);
+    let next = sink.next;
+    if (next.length > MERGE_FROM) next = merged(next);
+    if (next.length > MAX_BRANCHES)
+      throw budget.exhausted(
+        `${chain.table}/${chain.name}#${i + 1}: the walk holds more than ${MAX_BRANCHES} distinct branches`,
+      );
+    // A target that goes on and changes the destination (none does today) would need
+    // another candidate list: walk the rest of the chain without the index.
+    if (candidates !== undefined && !sameDestination(next, first)) {
+      candidates = undefined;
+      k = i + 1;
+    }
+    spare = active;
+    active = next;
+  }
+  for (const b of active) out.push({ state: b.state, end: "FALLTHROUGH", key: b.key });
+  return out;
+}
+
+/** Walks rule `i`'s called chain with the branches that jump there; the ones that come back go on. */
+function comeBack(
+  env: WalkEnv,
+  chain: CompiledChain,
+  i: number,
+  sink: RuleSink,
+  depth: number,
+  budget: Budget,
+): void {
+  const sub = lookupChain(env, chain, i);
+  const goto = chain.kinds[i] === "goto";
+  budget.jumps.push(chain.labels[i]!);
+  const exits = walkChain(env, sub, sink.jumpers!, depth + 1, budget);
+  budget.jumps.pop();
+  for (const e of exits) {
+    if (e.end !== "RETURN" && e.end !== "FALLTHROUGH") sink.out.push(e);
+    // `-g`: the called chain returns to our caller, as if we had returned.
+    else if (goto) sink.out.push({ state: e.state, end: "RETURN", key: e.key });
+    else sink.next.push({ state: e.state, key: e.key });
+  }
+}
+
+/** Whether every branch has the destination of `as` (the index's key). */
+function sameDestination(batch: readonly Branch[], as = batch[0]!.state.pkt): boolean {
+  for (const b of batch) {
+    const p = b.state.pkt;
+    if (p.dport !== as.dport || (p.dst !== as.dst && !sameIp(p.dst, as.dst))) return false;
+  }
+  return true;
+}
+
+/**
+ * Branches that can no longer differ merged into one: equal packets, flags and `recent`
+ * updates (sameBranchState), so every later rule treats them alike. The merged branch keeps
+ * the first one's path and explanation (in depth-first order: the one an outcome is printed
+ * from) and the sum of their probabilities.
+ */
+function merged(list: readonly Branch[]): Branch[] {
+  const kept: Branch[] = [];
+  const buckets = new Map<string, number[]>();
+  for (const b of list) {
+    const p = b.state.pkt;
+    const h = `${p.mark} ${p.connmark} ${p.src.value} ${p.sport} ${p.dst.value} ${p.dport}`;
+    const bucket = buckets.get(h);
+    let into = -1;
+    if (bucket !== undefined)
+      for (const q of bucket) {
+        const c = kept[q]!;
+        if (
+          c.state.recentUpdates === b.state.recentUpdates &&
+          sameBranchState(c.state, b.state, ALL)
+        ) {
+          into = q;
+          break;
+        }
+      }
+    if (into < 0) {
+      if (bucket === undefined) buckets.set(h, [kept.length]);
+      else bucket.push(kept.length);
+      kept.push(b);
+      continue;
+    }
+    const c = kept[into]!;
+    const [lo, hi] = compareKeys(c.key, b.key) <= 0 ? [c, b] : [b, c];
+    kept[into] = { state: withProb(lo.state, lo.state.prob + hi.state.prob), key: lo.key };
+  }
+  return kept;
+}
+
+/**
+ * Applies matched rule `i`'s target to `state0` with probability `prob` (its own, or the
+ * taken share of a split): the branch goes on at the next rule (`sink.next`), into the called
+ * chain (`sink.jumpers`), or ends here (`sink.out`).
  */
 function applyRule(
   env: WalkEnv,
   chain: CompiledChain,
   i: number,
-  rule: Rule,
   state0: WalkState,
   prob: number,
   probability: number | undefined,
-  depth: number,
-  out: ChainExit[],
-): WalkState | "continue" {
+  key: Key | undefined,
+  sink: RuleSink,
+): void {
+  const rule = chain.rules[i]!;
   let state = state0;
   const updates = chain.recentSets[i] === true ? recentUpdatesOf(rule, state.pkt) : NO_UPDATES;
   if (updates.length > 0) {
@@ -198,10 +372,11 @@ function applyRule(
     state = patch(state, { recentUpdates: list });
   }
   const kind = chain.kinds[i];
-  if (kind === undefined) return prob === state.prob ? state : withProb(state, prob);
+  if (kind === undefined) {
+    sink.next.push({ state: prob === state.prob ? state : withProb(state, prob), key });
+    return;
+  }
   state = withPath(state, chain.labels[i]!, prob);
-  if (!env.explain && (kind === "jump" || kind === "goto"))
-    return jump(env, chain, i, kind === "goto", state, depth, out);
   const target = rule.target!;
   if (env.explain)
     state = step(env, state, {
@@ -214,20 +389,19 @@ function applyRule(
     });
   switch (target.kind) {
     case "ACCEPT":
-      out.push({ state: patch(state, { accepted: true }), end: "ACCEPT" });
-      return "continue";
+      return end(sink, key, patch(state, { accepted: true }), "ACCEPT");
     case "DROP":
     case "REJECT":
-      out.push({ state, end: target.kind });
-      return "continue";
+      return end(sink, key, state, target.kind);
     case "RETURN":
-      out.push({ state, end: "RETURN" });
-      return "continue";
+      return end(sink, key, state, "RETURN");
     case "jump":
-      return jump(env, chain, i, target.goto, state, depth, out);
+      (sink.jumpers ??= []).push({ state, key });
+      return;
     case "DNAT": {
       // A DNAT port drawn at random (--random with a port range) is not reported (docs/trace.md).
-      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow);
+      // DNAT always maps (only MASQUERADE can lack an address).
+      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow)!;
       const before = state.pkt;
       state = translated(
         state,
@@ -241,72 +415,53 @@ function applyRule(
           from: hostPort(before.dst, before.dport),
           to: hostPort(ip, port),
         });
-      out.push({ state, end: "ACCEPT" });
-      return "continue";
+      return end(sink, key, state, "ACCEPT");
     }
     case "SNAT":
     case "MASQUERADE": {
       const m = natMapping(env.dp, target, state.pkt, env.ctx.flow);
-      out.push({ state: snat(env, state, m.ip, m.port, m.randomPort), end: "ACCEPT" });
-      return "continue";
+      // No address to masquerade to: dropped (target-effects.ts).
+      if (m === undefined) return end(sink, key, state, "DROP");
+      return end(sink, key, snat(env, state, m.ip, m.port, m.randomPort), "ACCEPT");
     }
     case "MARK": {
       const mark = markAfter(state.pkt.mark, target);
-      if (mark === state.pkt.mark) return state;
+      if (mark === state.pkt.mark) return goOn(sink, key, state);
       const from = state.pkt.mark;
       state = withPacket(state, packetWith(state.pkt, { mark }));
-      return env.explain
-        ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) })
-        : state;
+      return goOn(
+        sink,
+        key,
+        env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state,
+      );
     }
     case "CONNMARK":
-      return withPacket(
-        state,
-        packetWith(state.pkt, connmarkAfter(state.pkt.mark, state.pkt.connmark, target)),
+      return goOn(
+        sink,
+        key,
+        withPacket(
+          state,
+          packetWith(state.pkt, connmarkAfter(state.pkt.mark, state.pkt.connmark, target)),
+        ),
       );
     case "LOG":
     case "NFLOG":
-      return state;
+      return goOn(sink, key, state);
     case "NOTRACK":
-      return untrack(state);
+      return goOn(sink, key, untrack(state));
     case "CT":
-      return target.notrack ? untrack(state) : state;
+      return goOn(sink, key, target.notrack ? untrack(state) : state);
     default:
       return assertNever(target);
   }
 }
 
-/** `-j` / `-g` (goto) to rule `i`'s chain. */
-function jump(
-  env: WalkEnv,
-  chain: CompiledChain,
-  i: number,
-  goto: boolean,
-  state: WalkState,
-  depth: number,
-  out: ChainExit[],
-): "continue" {
-  const sub = lookupChain(env, chain, i);
-  // The sub-chain's exits go straight into `out`; only when one of them comes back
-  // (RETURN, FALLTHROUGH) are they taken out again and handled in order, as runChain's.
-  const mark = out.length;
-  runChainInto(env, sub, state, depth + 1, out);
-  let back = false;
-  for (let k = mark; k < out.length; k++) {
-    const end = out[k]!.end;
-    if (end === "RETURN" || end === "FALLTHROUGH") {
-      back = true;
-      break;
-    }
-  }
-  if (!back) return "continue";
-  for (const exit of out.splice(mark)) {
-    if (exit.end === "RETURN" || exit.end === "FALLTHROUGH") {
-      if (goto) out.push({ state: exit.state, end: "RETURN" });
-      else runFrom(env, chain, i + 1, exit.state, depth, out);
-    } else out.push(exit);
-  }
-  return "continue";
+function goOn(sink: RuleSink, key: Key | undefined, state: WalkState): void {
+  sink.next.push({ state, key });
+}
+
+function end(sink: RuleSink, key: Key | undefined, state: WalkState, e: ChainEnd): void {
+  sink.out.push({ state, end: e, key });
 }
 
 function untrack(state: WalkState): WalkState {
