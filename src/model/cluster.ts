@@ -13,6 +13,7 @@ import type {
   Node,
   Pod,
   Service,
+  ServiceCIDR,
 } from "./kinds.js";
 import type { Issue, SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
@@ -27,6 +28,8 @@ export interface Cluster {
   readonly networkPolicies: readonly NetworkPolicy[];
   readonly adminNetworkPolicies: readonly AdminNetworkPolicy[];
   readonly baselineAdminNetworkPolicies: readonly BaselineAdminNetworkPolicy[];
+  /** networking.k8s.io/v1 ServiceCIDRs (the nftables proxier drops unallocated cluster IPs). */
+  readonly serviceCIDRs?: readonly ServiceCIDR[];
   /** Where each object came from, keyed by `objectKey`. */
   readonly sources: Readonly<Record<string, SourcePosition>>;
   /** Warnings found while loading (unknown kinds, unknown fields, cross-object checks). */
@@ -48,6 +51,7 @@ export interface ClusterObjects {
   networkPolicies?: readonly NetworkPolicy[];
   adminNetworkPolicies?: readonly AdminNetworkPolicy[];
   baselineAdminNetworkPolicies?: readonly BaselineAdminNetworkPolicy[];
+  serviceCIDRs?: readonly ServiceCIDR[];
 }
 
 export function objectKey(kind: string, namespace: string | undefined, name: string): string {
@@ -75,6 +79,7 @@ export function makeCluster(
       networkPolicies: [...(objects.networkPolicies ?? [])],
       adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
       baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
+      serviceCIDRs: [...(objects.serviceCIDRs ?? [])],
       sources: { ...(extra.sources ?? {}) },
       warnings: [...(extra.warnings ?? [])],
       ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),

@@ -142,11 +142,21 @@ export type KindName =
   | "Endpoints"
   | "NetworkPolicy"
   | "AdminNetworkPolicy"
-  | "BaselineAdminNetworkPolicy";
+  | "BaselineAdminNetworkPolicy"
+  | "ServiceCIDR";
 
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
   "Namespace",
   "Node",
   "AdminNetworkPolicy",
   "BaselineAdminNetworkPolicy",
+  "ServiceCIDR",
 ]);
+
+/** networking.k8s.io/v1 ServiceCIDR (1.33 GA): the ranges cluster IPs are allocated from. */
+export interface ServiceCIDR {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { cidrs?: string[] };
+}

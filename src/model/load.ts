@@ -35,6 +35,7 @@ import type {
   EndpointSlice,
   Endpoints,
   KindName,
+  ServiceCIDR,
   Namespace,
   NetworkPolicy,
   Node,
@@ -67,6 +68,7 @@ const API_VERSIONS: Readonly<Record<KindName, string>> = {
   NetworkPolicy: "networking.k8s.io/v1",
   AdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
   BaselineAdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
+  ServiceCIDR: "networking.k8s.io/v1",
 };
 
 const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
@@ -79,6 +81,7 @@ const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
   NetworkPolicy: defaultNetworkPolicy,
   AdminNetworkPolicy: defaultAdminNetworkPolicy,
   BaselineAdminNetworkPolicy: defaultAdminNetworkPolicy,
+  ServiceCIDR: () => undefined,
 };
 
 /**
@@ -306,6 +309,7 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
     networkPolicies: bucket<NetworkPolicy>("NetworkPolicy"),
     adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
     baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>("BaselineAdminNetworkPolicy"),
+    serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
   };
   issues.push(...crossObjectWarnings(objects, loaded));
 

@@ -55,5 +55,7 @@ export function buildNodeDataplane(cluster: Cluster, opts: NodeDataplaneOptions)
         ruleSets: withNodeHostports(input.ruleSets, cluster, opts),
       });
     }
+    case "nftables":
+      throw new Error("mode nftables: tracing through the nftables proxier is not modelled yet");
   }
 }

@@ -360,4 +360,5 @@ export const KIND_SHAPES: Readonly<Record<KindName, Readonly<Record<string, Shap
   NetworkPolicy: NETWORK_POLICY,
   AdminNetworkPolicy: ANP,
   BaselineAdminNetworkPolicy: BANP,
+  ServiceCIDR: { ...TOP, spec: obj({ cidrs: STRINGS }), status: ANY },
 };

@@ -17,6 +17,7 @@ import type {
   Node,
   Pod,
   Service,
+  ServiceCIDR,
 } from "../kinds.js";
 import {
   validateAdminNetworkPolicy,
@@ -29,6 +30,7 @@ import { validateNetworkPolicy } from "./network-policy.js";
 import { validateNamespace, validateNode } from "./node.js";
 import { validatePod } from "./pod.js";
 import { validateService } from "./service.js";
+import { validateServiceCIDR } from "./service-cidr.js";
 import { checkObjectShape } from "./shape.js";
 import { KIND_SHAPES } from "./shapes.js";
 
@@ -63,6 +65,8 @@ export function validateObject(
       return validateAdminNetworkPolicy(ctx, o as AdminNetworkPolicy);
     case "BaselineAdminNetworkPolicy":
       return validateBaselineAdminNetworkPolicy(ctx, o as BaselineAdminNetworkPolicy);
+    case "ServiceCIDR":
+      return validateServiceCIDR(o as ServiceCIDR);
     default:
       return assertNever(kind);
   }

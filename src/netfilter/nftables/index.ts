@@ -1,0 +1,6 @@
+/** The nftables engine (Kubernetes-agnostic): model, knftables Dump, canonical `nft list`. */
+export * from "./model.js";
+export { TableBuilder } from "./builder.js";
+export { dumpTable, inDumpOrder } from "./dump.js";
+export { listTable, priorityText } from "./list.js";
+export { sortNftablesTransaction } from "./upstream-sort.js";
