@@ -21,6 +21,8 @@ export interface UpstreamNftPacket {
 export interface UpstreamNftResult {
   readonly output: string;
   readonly masq: boolean;
+  /** `chain#n` of every rule that matched, over all branches, in walk order. */
+  readonly path: readonly string[];
 }
 
 export function traceNftUpstreamStyle(
@@ -43,10 +45,12 @@ export function traceNftUpstreamStyle(
     ctStatus: [],
   };
   const outputs: string[] = [];
+  const path: string[] = [];
   let masq = false;
   const note = (branches: readonly Branch[]): boolean => {
     let verdict = false;
     for (const b of branches) {
+      path.push(...b.path);
       if (b.path.some((p) => p.startsWith("mark-for-masquerade#"))) masq = true;
       if (b.final.kind === "drop" || b.final.kind === "reject") {
         outputs.push(b.final.kind.toUpperCase());
@@ -56,7 +60,7 @@ export function traceNftUpstreamStyle(
     return verdict;
   };
   if (note(ev.runBase("filter-prerouting-pre-dnat", packet)))
-    return { output: outputs.join(", "), masq };
+    return { output: outputs.join(", "), masq, path };
   const nat = ev.runBase("nat-prerouting", packet);
   note(nat);
   const dnats = nat.flatMap((b) =>
@@ -69,5 +73,5 @@ export function traceNftUpstreamStyle(
   const first = dnats[0];
   if (first !== undefined) packet = { ...packet, dst: first.address };
   if (!note(ev.runBase("filter-forward", packet))) note(ev.runBase("filter-input", packet));
-  return { output: outputs.join(", "), masq };
+  return { output: outputs.join(", "), masq, path };
 }

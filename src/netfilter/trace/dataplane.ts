@@ -22,6 +22,7 @@ import {
   type IPFamily,
 } from "../../net/index.js";
 import type { IpsetKey, L4Protocol, RuleSet } from "../model.js";
+import type { Table as NftTable } from "../nftables/model.js";
 
 export interface DataplaneInterface {
   readonly name: string;
@@ -84,6 +85,8 @@ export interface NodeDataplaneInput {
   /** Where packets to non-connected destinations leave; default: the first non-loopback interface. */
   readonly defaultInterface?: string;
   readonly ipvs?: IpvsHook;
+  /** nftables tables (e.g. kube-proxy's); their base chains run among the iptables tables. */
+  readonly nftables?: readonly NftTable[];
 }
 
 export interface LocalAddress {
@@ -102,6 +105,7 @@ export interface NodeDataplane {
   readonly recent: readonly { readonly name: string; readonly address: IPAddress }[];
   readonly defaultInterface: string;
   readonly ipvs?: IpvsHook;
+  readonly nftables?: readonly NftTable[];
 }
 
 export class DataplaneError extends Error {
@@ -154,5 +158,6 @@ export function buildDataplane(input: NodeDataplaneInput): NodeDataplane {
     recent,
     defaultInterface,
     ...(input.ipvs !== undefined ? { ipvs: input.ipvs } : {}),
+    ...(input.nftables !== undefined ? { nftables: input.nftables } : {}),
   };
 }

@@ -63,3 +63,40 @@ describe("render nftables", () => {
     expect(r.err).toContain("yaml");
   });
 });
+
+describe("trace with mode: nftables", () => {
+  const d = join(NFT_ACCEPTANCE, "clusterip-general");
+  const args = [
+    "-f",
+    join(d, "cluster.yaml"),
+    "--node-env",
+    join(d, "node.yaml"),
+    "--proxy-config",
+    join(d, "proxy.yaml"),
+  ];
+
+  test("--upstream over flows.tsv gives the upstream outputs", async () => {
+    const r = await cli(["trace", ...args, "--upstream", "--packets", join(d, "flows.tsv")]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("packet to unallocated cluster ip\tDROP\tfalse\n");
+    expect(r.out).toContain("TCP-only port does not match UDP traffic\tREJECT\tfalse\n");
+  });
+
+  test("a packet's outcomes name the nftables rules", async () => {
+    const r = await cli([
+      "trace",
+      ...args,
+      "--proto",
+      "sctp",
+      "--src",
+      "10.180.0.2",
+      "--dst",
+      "172.30.0.42",
+      "--dport",
+      "53",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("DNAT, to 10.180.0.1:53, probability 50%");
+    expect(r.out).toContain("ip kube-proxy/services#1");
+  });
+});
