@@ -133,6 +133,7 @@ export function chainAddLine(t: Table, c: Chain): string {
   const parts: string[] = [];
   if (c.base !== undefined) {
     parts.push(`type ${c.base.type} hook ${c.base.hook} priority ${c.base.priority} ;`);
+    if (c.base.policy !== undefined) parts.push(`policy ${c.base.policy} ;`);
   }
   if (c.comment !== undefined) parts.push(`comment ${goQuote(c.comment)} ;`);
   const body = parts.length === 0 ? "" : ` { ${parts.join(" ")} }`;

@@ -28,7 +28,11 @@ import { formatNftTime } from "./time.js";
 
 export function listTable(t: Table): string {
   const blocks: string[] = [];
-  for (const s of t.sets) blocks.push(setBlock(s));
+  const updated = new Set<string>();
+  for (const c of t.chains)
+    for (const r of c.rules)
+      for (const st of r.statements) if (st.kind === "set-update") updated.add(st.set);
+  for (const s of t.sets) blocks.push(setBlock(s, updated.has(s.name)));
   for (const c of t.chains) blocks.push(chainBlock(t.family, c));
   const head = `table ${t.family} ${t.name} {\n${t.comment === undefined ? "" : `\tcomment ${goQuote(t.comment)}\n`}`;
   return `${head}${blocks.join("\n")}}\n`;
@@ -104,11 +108,12 @@ function elementsLine(s: NamedSet): string {
   return `${out} }`;
 }
 
-function setBlock(s: NamedSet): string {
+/** `updatedByRules`: a rule adds to it from the packet path, which gives it nft's default size. */
+function setBlock(s: NamedSet, updatedByRules: boolean): string {
   const lines = [`\t${s.kind} ${s.name} {`];
   const key = s.keyType.join(" . ");
   lines.push(`\t\ttype ${s.valueType === undefined ? key : `${key} : ${s.valueType}`}`);
-  if (s.flags.includes("dynamic")) lines.push("\t\tsize 65535");
+  if (s.flags.includes("dynamic") && updatedByRules) lines.push("\t\tsize 65535");
   if (s.flags.length > 0) lines.push(`\t\tflags ${s.flags.join(",")}`);
   if (s.timeout !== undefined) lines.push(`\t\ttimeout ${formatNftTime(s.timeout)}`);
   if (s.comment !== undefined) lines.push(`\t\tcomment ${goQuote(s.comment)}`);
@@ -145,7 +150,7 @@ function chainBlock(family: Family, c: Chain): string {
   if (c.comment !== undefined) lines.push(`\t\tcomment ${goQuote(c.comment)}`);
   if (c.base !== undefined)
     lines.push(
-      `\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityText(c.base)}; policy ${c.base.policy};`,
+      `\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityText(c.base)}; policy ${c.base.policy ?? "accept"};`,
     );
   for (const r of c.rules) lines.push(`\t\t${ruleCanonical(family, r)}`);
   lines.push("\t}");
@@ -153,7 +158,9 @@ function chainBlock(family: Family, c: Chain): string {
 }
 
 export function ruleCanonical(family: Family, r: Rule): string {
-  const body = r.statements.map((s) => statementCanonical(family, s)).join(" ");
+  const body = withoutL4Dependency(r.statements)
+    .map((s) => statementCanonical(family, s))
+    .join(" ");
   return r.comment === undefined ? body : `${body} comment ${goQuote(r.comment)}`;
 }
 
@@ -266,4 +273,60 @@ function statementCanonical(family: Family, s: Statement): string {
     default:
       return assertNever(s);
   }
+}
+
+const PORTED = new Set(["tcp", "udp", "sctp"]);
+
+/** Uses a transport field the `meta l4proto p` match is the dependency of (`th` or `p`). */
+function hasTh(e: Expr, p: string): boolean {
+  if (e.kind === "concat") return e.parts.some((x) => hasTh(x, p));
+  return e.kind === "payload" && (e.protocol === "th" || e.protocol === p);
+}
+
+function thAs(e: Expr, p: "tcp" | "udp" | "sctp"): Expr {
+  if (e.kind === "concat") return { ...e, parts: e.parts.map((x) => thAs(x, p)) };
+  return e.kind === "payload" && e.protocol === "th" ? { ...e, protocol: p } : e;
+}
+
+/**
+ * nft's dependency handling when it lists a rule: once the transport protocol is known (a
+ * `meta l4proto tcp` match or a `tcp ...` field), later `th` fields print as `tcp ...`; and a
+ * `meta l4proto tcp` match that a later field depends on disappears.
+ */
+function withoutL4Dependency(stmts: readonly Statement[]): readonly Statement[] {
+  const out: Statement[] = [];
+  let proto: "tcp" | "udp" | "sctp" | undefined;
+  stmts.forEach((s, i) => {
+    if (
+      s.kind === "match" &&
+      s.op === "==" &&
+      s.left.kind === "meta" &&
+      s.left.key === "l4proto" &&
+      s.right.kind === "value" &&
+      PORTED.has(s.right.text)
+    ) {
+      const p = s.right.text as "tcp" | "udp" | "sctp";
+      const rest = stmts.slice(i + 1);
+      const used = rest.some(
+        (x) => (x.kind === "match" && hasTh(x.left, p)) || (x.kind === "vmap" && hasTh(x.key, p)),
+      );
+      proto ??= p;
+      if (used) return;
+      out.push(s);
+      return;
+    }
+    if (s.kind === "match") {
+      const left = proto === undefined ? s.left : thAs(s.left, proto);
+      if (left.kind === "payload" && PORTED.has(left.protocol) && proto === undefined)
+        proto = left.protocol as "tcp" | "udp" | "sctp";
+      out.push({ ...s, left });
+      return;
+    }
+    if (s.kind === "vmap" && proto !== undefined) {
+      out.push({ ...s, key: thAs(s.key, proto) });
+      return;
+    }
+    out.push(s);
+  });
+  return out;
 }

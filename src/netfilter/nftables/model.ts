@@ -19,7 +19,8 @@ export interface BaseChainSpec {
   readonly hook: Hook;
   /** Numeric priority (named priorities are resolved when parsed: `dstnat - 10` is -110). */
   readonly priority: number;
-  readonly policy: "accept" | "drop";
+  /** As written; absent means the kernel's default, accept (knftables writes none then). */
+  readonly policy?: "accept" | "drop";
 }
 
 export interface Chain {

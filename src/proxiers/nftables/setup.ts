@@ -89,7 +89,7 @@ export function addSetup(b: TableBuilder, s: NftSettings): void {
   const daddr = payload(w, "daddr");
   for (const c of BASE_CHAINS) {
     b.addChain(c.name, {
-      base: { type: c.type, hook: c.hook, priority: c.priority, policy: "accept" },
+      base: { type: c.type, hook: c.hook, priority: c.priority },
     });
     for (const target of c.jumps)
       b.addRule(c.name, rule([...(c.newOnly ? [CT_NEW] : []), verdictStatement(jump(target))]));
