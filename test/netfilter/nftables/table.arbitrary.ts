@@ -10,7 +10,6 @@ import type {
   BaseChainSpec,
   Chain,
   Expr,
-  Family,
   Hook,
   NamedSet,
   Rule,
