@@ -44,21 +44,47 @@ export function nftablesTable(cluster: Cluster, family: IPFamily, opts: Nftables
   return inDumpOrder(b.build());
 }
 
+/** A text computed on first use (a caller that wants the dump does not pay for the listing). */
+function lazy(make: () => string): () => string {
+  let v: string | undefined;
+  return () => (v ??= make());
+}
+
 export function renderNftables(cluster: Cluster, opts: NftablesOptions): NftablesResult {
   const families = opts.node.ipFamilies.map((family): NftablesFamilyResult => {
     const table = nftablesTable(cluster, family, opts);
+    const dump = lazy(() => dumpTable(table));
+    const transaction = lazy(() => fullSyncTransaction(table));
+    const list = lazy(() => listTable(table));
     return {
       family,
       table,
-      dump: dumpTable(table),
-      transaction: fullSyncTransaction(table),
-      list: listTable(table),
+      get dump() {
+        return dump();
+      },
+      get transaction() {
+        return transaction();
+      },
+      get list() {
+        return list();
+      },
     };
   });
+  const joined = (pick: (f: NftablesFamilyResult) => string) =>
+    lazy(() => families.map(pick).join(""));
+  const dump = joined((f) => f.dump);
+  const transaction = joined((f) => f.transaction);
+  const list = joined((f) => f.list);
   return {
-    dump: families.map((f) => f.dump).join(""),
-    transaction: families.map((f) => f.transaction).join(""),
-    list: families.map((f) => f.list).join(""),
+    get dump() {
+      return dump();
+    },
+    get transaction() {
+      return transaction();
+    },
+    get list() {
+      return list();
+    },
     ruleSet: { tables: families.map((f) => f.table) },
     families,
   };
