@@ -19,7 +19,7 @@ import {
 } from "../../proxiers/nftables/kernel-helpers.js";
 import { tableArb } from "./table.arbitrary.js";
 
-const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 40);
+const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 20);
 
 describe("random tables against the real nft", () => {
   nftTest("load, list, parse back", () => {
