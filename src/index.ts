@@ -111,3 +111,14 @@ export { parseDnsMap, type DnsMap } from "./policy/dns-map.js";
 export type { Verdict } from "./policy/verdict3.js";
 export type { ClusterNetworkPolicy } from "./model/kinds.js";
 export * from "./backends/index.js";
+export {
+  renderNftables,
+  type NftablesResult,
+  type NftablesOptions,
+} from "./proxiers/nftables/index.js";
+export {
+  dumpTable as formatNftablesDump,
+  listTable as formatNftablesList,
+} from "./netfilter/nftables/index.js";
+export { parseNftables, NftParseError, type NftRuleSet } from "./netfilter/nftables/parse/index.js";
+export type { ServiceCIDR } from "./model/kinds.js";

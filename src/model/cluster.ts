@@ -14,6 +14,7 @@ import type {
   Node,
   Pod,
   Service,
+  ServiceCIDR,
 } from "./kinds.js";
 import type { Issue, SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
@@ -30,6 +31,8 @@ export interface Cluster {
   readonly baselineAdminNetworkPolicies: readonly BaselineAdminNetworkPolicy[];
   /** policy.networking.k8s.io/v1alpha2, both tiers. */
   readonly clusterNetworkPolicies: readonly ClusterNetworkPolicy[];
+  /** networking.k8s.io/v1 ServiceCIDRs (the nftables proxier drops unallocated cluster IPs). */
+  readonly serviceCIDRs?: readonly ServiceCIDR[];
   /** Where each object came from, keyed by `objectKey`. */
   readonly sources: Readonly<Record<string, SourcePosition>>;
   /** Warnings found while loading (unknown kinds, unknown fields, cross-object checks). */
@@ -52,6 +55,7 @@ export interface ClusterObjects {
   adminNetworkPolicies?: readonly AdminNetworkPolicy[];
   baselineAdminNetworkPolicies?: readonly BaselineAdminNetworkPolicy[];
   clusterNetworkPolicies?: readonly ClusterNetworkPolicy[];
+  serviceCIDRs?: readonly ServiceCIDR[];
 }
 
 export function objectKey(kind: string, namespace: string | undefined, name: string): string {
@@ -80,6 +84,7 @@ export function makeCluster(
       adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
       baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
       clusterNetworkPolicies: [...(objects.clusterNetworkPolicies ?? [])],
+      serviceCIDRs: [...(objects.serviceCIDRs ?? [])],
       sources: { ...(extra.sources ?? {}) },
       warnings: [...(extra.warnings ?? [])],
       ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),

@@ -212,7 +212,8 @@ export type KindName =
   | "NetworkPolicy"
   | "AdminNetworkPolicy"
   | "BaselineAdminNetworkPolicy"
-  | "ClusterNetworkPolicy";
+  | "ClusterNetworkPolicy"
+  | "ServiceCIDR";
 
 export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
   "Namespace",
@@ -220,4 +221,13 @@ export const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
   "AdminNetworkPolicy",
   "BaselineAdminNetworkPolicy",
   "ClusterNetworkPolicy",
+  "ServiceCIDR",
 ]);
+
+/** networking.k8s.io/v1 ServiceCIDR (1.33 GA): the ranges cluster IPs are allocated from. */
+export interface ServiceCIDR {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { cidrs?: string[] };
+}

@@ -58,7 +58,8 @@ const KNOWN: KnownFields = {
   minSyncPeriod: true,
 };
 
-const MODES: readonly string[] = ["iptables", "ipvs"];
+const DEFAULT_NFTABLES = { masqueradeAll: false, masqueradeBit: 14 };
+const MODES: readonly string[] = ["iptables", "ipvs", "nftables"];
 const DETECT_LOCAL_MODES: readonly string[] = [
   "ClusterCIDR",
   "NodeCIDR",
@@ -100,7 +101,7 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
     else
       r.report(
         ["mode"],
-        `Unsupported value: ${showValue(rawMode)}: supported values: "iptables", "ipvs"`,
+        `Unsupported value: ${showValue(rawMode)}: supported values: "iptables", "ipvs", "nftables"`,
         "unsupported-value",
       );
   }
@@ -152,6 +153,14 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
       `Invalid value: ${masqueradeBit}: must be within the range [0, 31]`,
     );
 
+  const nftMasqueradeBit =
+    r.integer(["nftables", "masqueradeBit"]) ?? DEFAULT_NFTABLES.masqueradeBit;
+  if (nftMasqueradeBit < 0 || nftMasqueradeBit > 31)
+    r.report(
+      ["nftables", "masqueradeBit"],
+      `Invalid value: ${nftMasqueradeBit}: must be within the range [0, 31]`,
+    );
+
   const excludeCIDRs = r.stringList(["ipvs", "excludeCIDRs"]) ?? [...d.ipvs.excludeCIDRs];
   excludeCIDRs.forEach((c, i) => {
     if (parseCIDR(c, "lenient") === undefined)
@@ -172,6 +181,7 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
   }
   r.record(["iptables"]);
   r.record(["ipvs"]);
+  r.record(["nftables"]);
   r.record(["detectLocal"]);
 
   const config: KubeProxyConfiguration = {
@@ -198,6 +208,10 @@ export function parseProxyConfigWithWarnings(text: string, file: string): Parsed
       excludeCIDRs,
     },
     featureGates,
+    nftables: {
+      masqueradeAll: r.boolean(["nftables", "masqueradeAll"]) ?? DEFAULT_NFTABLES.masqueradeAll,
+      masqueradeBit: nftMasqueradeBit,
+    },
   };
   if (detectLocalMode === "BridgeInterface" && config.detectLocal.bridgeInterface === "")
     r.report(

@@ -36,6 +36,7 @@ import type {
   EndpointSlice,
   Endpoints,
   KindName,
+  ServiceCIDR,
   Namespace,
   NetworkPolicy,
   Node,
@@ -69,6 +70,7 @@ const API_VERSIONS: Readonly<Record<KindName, string>> = {
   AdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
   BaselineAdminNetworkPolicy: "policy.networking.k8s.io/v1alpha1",
   ClusterNetworkPolicy: "policy.networking.k8s.io/v1alpha2",
+  ServiceCIDR: "networking.k8s.io/v1",
 };
 
 const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
@@ -83,6 +85,7 @@ const DEFAULTERS: Readonly<Record<KindName, (o: PlainRecord) => void>> = {
   BaselineAdminNetworkPolicy: defaultAdminNetworkPolicy,
   // The v1alpha2 CRD has no `default:` markers: nothing to fill in.
   ClusterNetworkPolicy: () => undefined,
+  ServiceCIDR: () => undefined,
 };
 
 /**
@@ -311,6 +314,7 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
     adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
     baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>("BaselineAdminNetworkPolicy"),
     clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
+    serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
   };
   issues.push(...crossObjectWarnings(objects, loaded));
 

@@ -3,7 +3,7 @@
  * change generated rules. `defaultProxyConfig` holds kube-proxy's own defaults.
  */
 
-export type ProxyMode = "iptables" | "ipvs";
+export type ProxyMode = "iptables" | "ipvs" | "nftables";
 export type DetectLocalMode =
   "ClusterCIDR" | "NodeCIDR" | "BridgeInterface" | "InterfaceNamePrefix" | "";
 
@@ -30,6 +30,8 @@ export interface KubeProxyConfiguration {
     readonly excludeCIDRs: readonly string[];
   };
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** Optional so configurations built before nftables mode existed stay valid. */
+  readonly nftables?: { readonly masqueradeAll: boolean; readonly masqueradeBit: number };
 }
 
 export const DEFAULT_PROXY_CONFIG: KubeProxyConfiguration = {
@@ -42,4 +44,5 @@ export const DEFAULT_PROXY_CONFIG: KubeProxyConfiguration = {
   iptables: { masqueradeAll: false, masqueradeBit: 14, localhostNodePorts: true },
   ipvs: { scheduler: "", strictARP: false, excludeCIDRs: [] },
   featureGates: {},
+  nftables: { masqueradeAll: false, masqueradeBit: 14 },
 };

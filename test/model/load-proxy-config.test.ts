@@ -52,6 +52,7 @@ conntrack: {maxPerCore: 0}
       iptables: { masqueradeAll: true, masqueradeBit: 15, localhostNodePorts: false },
       ipvs: { scheduler: "wrr", strictARP: true, excludeCIDRs: ["10.1.0.0/16"] },
       featureGates: { ServiceTrafficDistribution: true },
+      nftables: { masqueradeAll: false, masqueradeBit: 14 },
     });
   });
 
@@ -69,14 +70,14 @@ conntrack: {maxPerCore: 0}
 
   test("bad values are positioned errors", () => {
     expect(
-      errors(`${HEAD}mode: nftables
+      errors(`${HEAD}mode: userspace
 clusterCIDR: 10.0.0.0/33
 detectLocalMode: Node
 nodePortAddresses: [primary, 10.0.0.0/8, nope]
 iptables: {masqueradeBit: 32, masqueradeAll: "no"}
 `),
     ).toEqual([
-      'proxy.yaml:3:1: mode: Unsupported value: "nftables": supported values: "iptables", "ipvs"',
+      'proxy.yaml:3:1: mode: Unsupported value: "userspace": supported values: "iptables", "ipvs", "nftables"',
       'proxy.yaml:5:1: detectLocalMode: Unsupported value: "Node": supported values: "ClusterCIDR", "NodeCIDR", "BridgeInterface", "InterfaceNamePrefix"',
       'proxy.yaml:4:1: clusterCIDR: Invalid value: "10.0.0.0/33": must be a valid CIDR block or a comma-separated list of CIDR blocks',
       'proxy.yaml:6:42: nodePortAddresses[2]: Invalid value: "nope": must be a valid CIDR',

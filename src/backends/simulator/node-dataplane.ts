@@ -7,6 +7,7 @@ import type { Cluster } from "../../model/cluster.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
 import { renderIptables } from "../../proxiers/iptables/render-iptables.js";
+import { renderNftables } from "../../proxiers/nftables/render-nftables.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
@@ -55,6 +56,15 @@ export function buildNodeDataplane(cluster: Cluster, opts: NodeDataplaneOptions)
         ...input,
         ...(opts.node.routes !== undefined ? { routes: opts.node.routes } : {}),
         ruleSets: withNodeHostports(input.ruleSets, cluster, opts),
+      });
+    }
+    case "nftables": {
+      const rendered = renderNftables(cluster, opts);
+      return buildDataplane({
+        ruleSets: withNodeHostports([], cluster, opts),
+        nftables: rendered.ruleSet.tables,
+        interfaces: opts.node.interfaces,
+        nfacct: opts.node.kernel.nfacct,
       });
     }
   }

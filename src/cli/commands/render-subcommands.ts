@@ -7,6 +7,7 @@ import type { CliIO } from "../program.js";
 import { registerRenderHostports } from "./render-hostports.js";
 import { registerRenderIptables } from "./render-iptables.js";
 import { registerRenderIpvs } from "./render-ipvs.js";
+import { registerRenderNftables } from "./render-nftables.js";
 
 export type RegisterRenderSubcommand = (render: Command, io: CliIO) => void;
 
@@ -14,4 +15,5 @@ export const renderSubcommands: RegisterRenderSubcommand[] = [
   registerRenderIptables,
   registerRenderIpvs,
   registerRenderHostports,
+  registerRenderNftables,
 ];

@@ -10,6 +10,7 @@
 import { readText } from "../read-text.js";
 import { Option, type Command } from "commander";
 import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
+import { traceNftUpstreamStyle } from "../../netfilter/nftables/upstream-trace.js";
 import { ValidationError } from "../../model/issue.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
@@ -317,6 +318,20 @@ function run(opts: TraceCommandOptions, io: CliIO, given: (name: string) => bool
   const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
   const upstream = (spec: PacketSpec) => {
     const family = spec.src.includes(":") ? "IPv6" : "IPv4";
+    const nft = loaded.dataplane.nftables?.find(
+      (t) => t.family === (family === "IPv4" ? "ip" : "ip6"),
+    );
+    if (nft !== undefined)
+      return traceNftUpstreamStyle(
+        nft,
+        loaded.localAddresses.map((a) => a.split("/")[0] ?? a),
+        {
+          protocol: spec.proto,
+          sourceIP: spec.src,
+          destIP: spec.dst,
+          destPort: spec.dport,
+        },
+      );
     const rs = loaded.ruleSets.find((r) => r.family === family);
     if (rs === undefined) throw new CliError(`no ${family} rule set given`);
     return traceUpstreamStyle(rs, loaded.localAddresses, {

@@ -362,4 +362,5 @@ export const KIND_SHAPES: Readonly<Record<KindName, Readonly<Record<string, Shap
   AdminNetworkPolicy: ANP,
   BaselineAdminNetworkPolicy: BANP,
   ClusterNetworkPolicy: clusterNetworkPolicyShape(TOP, LABEL_SELECTOR),
+  ServiceCIDR: { ...TOP, spec: obj({ cidrs: STRINGS }), status: ANY },
 };

@@ -19,6 +19,7 @@ import type {
   Node,
   Pod,
   Service,
+  ServiceCIDR,
 } from "../kinds.js";
 import {
   validateAdminNetworkPolicy,
@@ -32,6 +33,7 @@ import { validateNetworkPolicy } from "./network-policy.js";
 import { validateNamespace, validateNode } from "./node.js";
 import { validatePod } from "./pod.js";
 import { validateService } from "./service.js";
+import { validateServiceCIDR } from "./service-cidr.js";
 import { checkObjectShape } from "./shape.js";
 import { KIND_SHAPES } from "./shapes.js";
 
@@ -82,6 +84,8 @@ export function validateObject(
       );
     case "ClusterNetworkPolicy":
       return validateClusterNetworkPolicy(ctx, o as ClusterNetworkPolicy);
+    case "ServiceCIDR":
+      return validateServiceCIDR(o as ServiceCIDR);
     default:
       return assertNever(kind);
   }

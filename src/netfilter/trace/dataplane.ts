@@ -23,6 +23,7 @@ import {
   type IPFamily,
 } from "../../net/index.js";
 import type { IpsetKey, L4Protocol, RuleSet } from "../model.js";
+import type { Table as NftTable } from "../nftables/model.js";
 
 /**
  * A route of the main table, in `ip -j route`'s words: `dst` is "default" or a CIDR, with a
@@ -109,6 +110,8 @@ export interface NodeDataplaneInput {
   /** Routes besides the connected ones (default: none). */
   readonly routes?: readonly DataplaneRoute[];
   readonly ipvs?: IpvsHook;
+  /** nftables tables (e.g. kube-proxy's); their base chains run among the iptables tables. */
+  readonly nftables?: readonly NftTable[];
 }
 
 export interface LocalAddress {
@@ -128,6 +131,7 @@ export interface NodeDataplane {
   readonly defaultInterface: string;
   readonly routes: readonly RouteEntry[];
   readonly ipvs?: IpvsHook;
+  readonly nftables?: readonly NftTable[];
 }
 
 export class DataplaneError extends Error {
@@ -181,6 +185,7 @@ export function buildDataplane(input: NodeDataplaneInput): NodeDataplane {
     recent,
     defaultInterface,
     ...(input.ipvs !== undefined ? { ipvs: input.ipvs } : {}),
+    ...(input.nftables !== undefined ? { nftables: input.nftables } : {}),
   };
 }
 

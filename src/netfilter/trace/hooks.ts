@@ -36,6 +36,7 @@ import {
   footprint,
 } from "./footprint.js";
 import type { NodeDataplane } from "./dataplane.js";
+import { runNftStage, stagesFor } from "./nft-stage.js";
 import type { Delivery, TraceStep } from "./result.js";
 import type { MatchEvaluator } from "./rule-match.js";
 import { runChain, step, type ChainExit, type WalkEnv } from "./walk.js";
@@ -175,7 +176,12 @@ export function runHook(
   natManip: "dst" | "src" | "none",
 ): WalkState[] {
   let current = states as WalkState[];
-  for (const table of tables) {
+  for (const stage of stagesFor(r.dp.nftables, hook, tables, natManip)) {
+    if (stage.kind === "nft") {
+      current = runNftStage(r, current, stage, isFirstPacket);
+      continue;
+    }
+    const table = stage.table;
     if (table === "nat") {
       if (natManip === "none") continue;
       const fresh: WalkState[] = [];

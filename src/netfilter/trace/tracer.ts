@@ -276,6 +276,7 @@ function flowCacheFor(dp: NodeDataplane, opts: TraceOptions): FlowCache | undefi
   // which costs the garbage collector more than the walks saved (measured: 1.5x slower at a
   // 50 % hit rate). IPVS schedulers may hash on any field.
   if (opts.explain !== false || dp.ipvs !== undefined) return undefined;
+  if (dp.nftables !== undefined && dp.nftables.length > 0) return undefined;
   let cache = flowCaches.get(dp);
   if (cache === undefined) flowCaches.set(dp, (cache = new FlowCache(dp.ruleSets)));
   return cache;
@@ -292,6 +293,7 @@ const fastWalkable = new WeakMap<CompiledRuleSet, boolean>();
 function usesFastWalk(dp: NodeDataplane, prep: Prepared, opts: TraceOptions): boolean {
   if (opts.explain !== false || opts.indexed === false || opts.evaluateMatch !== undefined)
     return false;
+  if (dp.nftables !== undefined && dp.nftables.length > 0) return false;
   const c = prep.compiled;
   if (c === undefined) return dp.ipvs === undefined;
   let ok = fastWalkable.get(c);

@@ -1,0 +1,162 @@
+/**
+ * Rules, elements and objects as knftables writes them (`add rule ip kube-proxy CHAIN ...`):
+ * the spelling kube-proxy chose is kept (`mark and 0x4000 == 0`, `{ a , b }`, `{ a,b }`), so a
+ * generated table prints back byte for byte. Source: sigs.k8s.io/knftables objects.go
+ * (writeOperation) and kube-proxy's rule strings (pkg/proxy/nftables/proxier.go).
+ */
+import { assertNever } from "../../util/assert-never.js";
+import { goQuote } from "./go-quote.js";
+import type {
+  Chain,
+  Expr,
+  MapValue,
+  NamedSet,
+  Rule,
+  SetElement,
+  Statement,
+  Table,
+  Verdict,
+  VerdictMapRef,
+} from "./model.js";
+
+export function verdictText(v: Verdict): string {
+  switch (v.kind) {
+    case "accept":
+    case "drop":
+    case "return":
+    case "continue":
+      return v.kind;
+    case "jump":
+    case "goto":
+      return `${v.kind} ${v.chain}`;
+    default:
+      return assertNever(v);
+  }
+}
+
+export function exprText(e: Expr): string {
+  switch (e.kind) {
+    case "payload":
+      return `${e.protocol} ${e.field}`;
+    case "meta":
+      return e.short ? e.key : `meta ${e.key}`;
+    case "ct":
+      return `ct ${e.key}`;
+    case "fib":
+      return `fib ${e.flag} ${e.result}`;
+    case "numgen":
+      return `numgen ${e.mode} mod ${e.mod}`;
+    case "concat":
+      return e.parts.map(exprText).join(" . ");
+    case "bitwise":
+      return `${exprText(e.left)} ${e.words ? e.op : BITWISE_SYMBOL[e.op]} ${e.right.text}`;
+    case "value":
+      return e.text;
+    case "set-literal":
+      return e.compact ? `{ ${e.elements.join(",")} }` : `{ ${e.elements.join(" , ")} }`;
+    case "set-ref":
+      return `@${e.name}`;
+    default:
+      return assertNever(e);
+  }
+}
+
+export const BITWISE_SYMBOL = { and: "&", or: "|", xor: "^" } as const;
+
+function vmapText(m: VerdictMapRef): string {
+  switch (m.kind) {
+    case "set-ref":
+      return `@${m.name}`;
+    case "vmap-literal":
+      return `{ ${m.entries.map((x) => `${x.key} : ${verdictText(x.verdict)}`).join(" , ")} }`;
+    default:
+      return assertNever(m);
+  }
+}
+
+export function statementText(s: Statement): string {
+  switch (s.kind) {
+    case "match": {
+      const op = s.op === "!=" ? "!= " : s.explicit ? "== " : "";
+      return `${exprText(s.left)} ${op}${exprText(s.right)}`;
+    }
+    case "vmap":
+      return `${exprText(s.key)} vmap ${vmapText(s.map)}`;
+    case "verdict":
+      return verdictText(s.verdict);
+    case "reject":
+    case "counter":
+      return s.kind;
+    case "mark-set":
+      return `${s.short ? "mark" : "meta mark"} set ${exprText(s.value)}`;
+    case "masquerade":
+      return s.fullyRandom ? "masquerade fully-random" : "masquerade";
+    case "dnat":
+      return `dnat to ${dnatTarget(s.address, s.port)}`;
+    case "set-update":
+      return `${s.op} @${s.set} { ${exprText(s.key)} }`;
+    default:
+      return assertNever(s);
+  }
+}
+
+export function dnatTarget(address: string, port: number | undefined): string {
+  if (port === undefined) return address;
+  return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/** The rule body (statements, then ` comment "..."`), as after `add rule FAMILY TABLE CHAIN `. */
+export function ruleText(r: Rule): string {
+  const body = r.statements.map(statementText).join(" ");
+  return r.comment === undefined ? body : `${body} comment ${goQuote(r.comment)}`;
+}
+
+export function mapValueText(v: MapValue): string {
+  return v.kind === "verdict" ? verdictText(v.verdict) : v.text;
+}
+
+/** `{ K1 . K2 comment "c" : V }` (a map element's comment sits between key and colon). */
+export function elementText(e: SetElement): string {
+  let s = `{ ${e.key.join(" . ")}`;
+  if (e.timeout !== undefined) s += ` timeout ${e.timeout}s`;
+  if (e.comment !== undefined) s += ` comment ${goQuote(e.comment)}`;
+  if (e.value !== undefined) s += ` : ${mapValueText(e.value)}`;
+  return `${s} }`;
+}
+
+export function tableAddLine(t: Table): string {
+  const c = t.comment === undefined ? "" : ` { comment ${goQuote(t.comment)} ; }`;
+  return `add table ${t.family} ${t.name}${c}`;
+}
+
+export function chainAddLine(t: Table, c: Chain): string {
+  const parts: string[] = [];
+  if (c.base !== undefined) {
+    parts.push(`type ${c.base.type} hook ${c.base.hook} priority ${c.base.priority} ;`);
+    if (c.base.policy !== undefined) parts.push(`policy ${c.base.policy} ;`);
+  }
+  if (c.comment !== undefined) parts.push(`comment ${goQuote(c.comment)} ;`);
+  const body = parts.length === 0 ? "" : ` { ${parts.join(" ")} }`;
+  return `add chain ${t.family} ${t.name} ${c.name}${body}`;
+}
+
+export function setTypeText(s: NamedSet): string {
+  const key = s.keyType.join(" . ");
+  return s.valueType === undefined ? key : `${key} : ${s.valueType}`;
+}
+
+export function setAddLine(t: Table, s: NamedSet): string {
+  const parts = [`type ${setTypeText(s)} ;`];
+  if (s.flags.length > 0) parts.push(`flags ${s.flags.join(",")} ;`);
+  if (s.timeout !== undefined) parts.push(`timeout ${s.timeout}s ;`);
+  if (s.comment !== undefined) parts.push(`comment ${goQuote(s.comment)} ;`);
+  return `add ${s.kind} ${t.family} ${t.name} ${s.name} { ${parts.join(" ")} }`;
+}
+
+export function ruleAddLine(t: Table, chain: string, r: Rule): string {
+  return `add rule ${t.family} ${t.name} ${chain} ${ruleText(r)}`;
+}
+
+export function elementAddLine(t: Table, set: string, e: SetElement): string {
+  return `add element ${t.family} ${t.name} ${set} ${elementText(e)}`;
+}
