@@ -13,6 +13,7 @@ import { isLoopbackInterface } from "../netfilter/trace/dataplane.js";
 import { renderIptables } from "../proxiers/iptables/render-iptables.js";
 import { DUMMY_DEVICE } from "../proxiers/ipvs/index.js";
 import type { AttachedPod, Scenario } from "./backend.js";
+import { ScenarioError } from "./layout.js";
 import { ipvsDataplaneInput } from "./simulator/ipvs-dataplane.js";
 import { withNodeHostports } from "./simulator/node-dataplane.js";
 
@@ -61,6 +62,10 @@ function rulesAndState(
         ipvs: render.ipvs,
       };
     }
+    case "nftables":
+      throw new ScenarioError(
+        "kube-proxy's nftables mode is not yet a backend scenario (use mode iptables or ipvs)",
+      );
   }
 }
 

@@ -3,6 +3,7 @@
  * hostport rules) as lines grouped by where they live (table and chain, IPVS virtual server,
  * ipset), and per group the lines added and removed.
  */
+import { renderNftables } from "../proxiers/nftables/index.js";
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../model/proxy-config.js";
@@ -67,6 +68,15 @@ export function renderedLines(cluster: Cluster, s: NodeSettings): RenderedLines 
         restoreLines(groups, "iptables", r.iptables);
         break;
       }
+      case "nftables":
+        for (const f of renderNftables(cluster, s).families)
+          for (const line of f.dump.split("\n")) {
+            // knftables Dump lines: `add rule ip kube-proxy CHAIN ...` grouped per chain.
+            const m = /^add rule (\S+) (\S+) (\S+) /.exec(line);
+            if (m !== null) add(groups, `nftables ${m[1]} ${m[2]} ${m[3]}`, line);
+            else if (/^add element /.test(line)) add(groups, "nftables elements", line);
+          }
+        break;
       default:
         assertNever(mode);
     }

@@ -93,6 +93,9 @@ function graphsFor(
       );
     case "ipvs":
       return ipvsServiceGraphs(renderIpvs(cluster, { node, proxyConfig }).state, loc);
+    case "nftables":
+      // Chain graphs are drawn from iptables and IPVS state; nftables mode has none yet.
+      return [];
   }
 }
 

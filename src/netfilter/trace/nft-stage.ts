@@ -221,6 +221,11 @@ function apply(r: HookRunner, s0: WalkState, b: Branch, where: string, out: Walk
           { kind: "MASQUERADE", random: false, randomFully: f.nat.fullyRandom === true },
           pkt,
         );
+        if (m === undefined) {
+          // No address to masquerade to: the kernel drops the packet (target-effects.ts).
+          r.finals.push({ state: s, stoppedBy: "DROP", delivery: "stopped" });
+          return;
+        }
         const from = joinHostPort(formatIP(pkt.src), pkt.sport);
         s = patch(s, {
           pkt: {
