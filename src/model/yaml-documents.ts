@@ -20,6 +20,8 @@ import {
   isSeq,
   LineCounter,
   parseAllDocuments,
+  visit,
+  type Alias,
   type Document,
   type Node as YamlNode,
 } from "yaml";
@@ -297,6 +299,30 @@ interface Budget {
   count: number;
   /** Alias targets being expanded, to refuse one that contains its own alias. */
   readonly expanding: Set<unknown>;
+  /** The document's anchored and alias nodes in order, collected at its first alias. */
+  anchored?: readonly YamlNode[];
+}
+
+/**
+ * The node an alias names: the last node anchored with its name before it, as `Alias.resolve`
+ * finds it, but from one list per document instead of a walk of the document per alias.
+ */
+function aliasTarget(doc: Document, alias: Alias, budget: Budget): YamlNode | undefined {
+  if (budget.anchored === undefined) {
+    const nodes: YamlNode[] = [];
+    visit(doc, {
+      Node: (_key, node) => {
+        if (isAlias(node) || node.anchor !== undefined) nodes.push(node);
+      },
+    });
+    budget.anchored = nodes;
+  }
+  let found: YamlNode | undefined;
+  for (const n of budget.anchored) {
+    if (n === alias) break;
+    if (!isAlias(n) && n.anchor === alias.source) found = n;
+  }
+  return found;
 }
 
 function newBudget(): Budget {
@@ -322,7 +348,7 @@ function convert(
     if (positions[key] === undefined) positions[key] = pos(n.range[0]);
   }
   if (isAlias(node)) {
-    const target = node.resolve(doc);
+    const target = aliasTarget(doc, node, budget);
     if (target === undefined) return null;
     if (budget.expanding.has(target)) throw new AliasCycle(node.source, node.range?.[0]);
     budget.expanding.add(target);
