@@ -28,7 +28,7 @@ export function measure(argv: readonly string[], stdoutFile?: string): Run {
     maxBuffer: 1 << 28,
   });
   const lines = r.stderr.split("\n");
-  const last = lines.findLast((l) => l.startsWith(marker)) ?? "";
+  const last = [...lines].reverse().find((l) => l.startsWith(marker)) ?? "";
   const [wall, user, sys, rssKb] = last.slice(marker.length).split(" ").map(Number);
   return {
     wallMs: (wall ?? NaN) * 1000,
