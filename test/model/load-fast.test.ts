@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import { stringify } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { parseCluster } from "../../src/model/load.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
 import { decodeFast } from "../../src/model/yaml-fast.js";
@@ -121,7 +121,80 @@ const manifests = fc
     return `${services.map(([s, flow]) => serviceText(s, flow)).join(`\n${separator}`)}\n`;
   });
 
+/** A manifest in several styles, mutated at random to break its syntax in small ways. */
+const STYLES = `apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: "x y", labels: {app: 'q'}}
+spec:
+  ports:
+  - port: 80
+    name: "h"
+  - {port: 53, protocol: UDP}
+  selector:
+    app: a # c
+---
+- a
+- [b, c]
+- key: |
+    text
+  other: >-
+    folded
+    more
+`;
+const MUTATION = [
+  ":",
+  "-",
+  " ",
+  "\n",
+  "[",
+  "]",
+  "{",
+  "}",
+  "'",
+  '"',
+  "#",
+  ",",
+  "  ",
+  "|",
+  ">",
+  "a",
+  "\\",
+];
+
 describe("loader fast path", () => {
+  test("accepts only what the yaml path accepts, with the same values (property)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(STYLES.length), fc.nat(3), fc.constantFrom(...MUTATION)), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        (mutations) => {
+          let text = STYLES;
+          for (const [at, cut, put] of mutations)
+            text = text.slice(0, at) + put + text.slice(at + cut);
+          const fast = decodeFast(text, MAX_YAML_DEPTH);
+          if (fast === undefined) return;
+          accepted++;
+          const docs = parseAllDocuments(text, { uniqueKeys: true });
+          const list = Array.isArray(docs) ? docs : [];
+          expect({ text, errors: list.flatMap((d) => d.errors.map((e) => e.message)) }).toEqual({
+            text,
+            errors: [],
+          });
+          expect(fast.values.filter((v) => v !== null)).toEqual(
+            list
+              .flatMap((d) => (d.contents === null ? [] : [d.toJS() as unknown]))
+              .filter((v) => v !== null),
+          );
+        },
+      ),
+      { seed: 3, numRuns: 1000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+
   test("gives the slow path's objects, issues and positions (property)", () => {
     let fast = 0;
     fc.assert(
