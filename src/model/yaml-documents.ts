@@ -33,8 +33,6 @@ import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-depth.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
 import { isRecord, type PlainRecord } from "../util/plain.js";
 
-export { MAX_YAML_DEPTH };
-
 export interface ManifestInput {
   readonly file: string;
   readonly text: string;
@@ -231,13 +229,13 @@ function addDocument(
   objects: RawObject[],
   issues: Issue[],
 ): void {
-  const docPos = deferred(() => positions[""] ?? { file, line: 1, col: 1 });
+  const docPos = (): SourcePosition => positions[""] ?? { file, line: 1, col: 1 };
   if (!isRecord(value)) {
     issues.push({
       code: "not-an-object",
       severity: "error",
       message: "document is not an object (expected a mapping with apiVersion, kind and metadata)",
-      source: docPos,
+      source: deferred(docPos),
       path: [],
     });
     return;
@@ -248,7 +246,7 @@ function addDocument(
         code: "invalid-type",
         severity: "error",
         message: "items: must be a list",
-        source: docPos,
+        source: deferred(docPos),
         path: ["items"],
       });
       return;
@@ -262,7 +260,7 @@ function addDocument(
           code: "not-an-object",
           severity: "error",
           message: "list item is not an object",
-          source: deferred(() => positions[formatFieldPath(["items", i])] ?? docPos),
+          source: deferred(() => positions[formatFieldPath(["items", i])] ?? docPos()),
           path: ["items", i],
         });
         return;

@@ -9,7 +9,7 @@ import { parseAllDocuments, stringify } from "yaml";
 import { parseCluster } from "../../src/model/load.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
 import { decodeFast } from "../../src/model/yaml-fast.js";
-import { MAX_YAML_DEPTH } from "../../src/model/yaml-documents.js";
+import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
 
 const SLOW = "\n# &slow\n";
 

@@ -8,7 +8,7 @@ import { parseCluster } from "../../src/model/load.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
 import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
 import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
-import { MAX_YAML_DEPTH } from "../../src/model/yaml-documents.js";
+import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
 
 function errorsOf(load: () => unknown): string[] {
   try {
