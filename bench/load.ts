@@ -1,64 +1,85 @@
 /**
- * Loader throughput: parseCluster (decode with positions, shape check, defaulting, validation,
- * cross-object checks) against a baseline of plain `yaml` parsing of the same text, in the same
- * process. Prints the ratio; no absolute thresholds.
- *   npx tsx bench/load.ts [pods]
+ * Loading, as a user runs it: `kube-netsim validate -f FILE` (the built CLI, a process of its
+ * own) on N Services × 10 endpoints (one Service and one EndpointSlice document each; 10,000
+ * is ~12 MB in 20,000 documents), against a baseline in the same run: a node process that only
+ * parses the same file with js-yaml (the fast parser the loader uses). Prints CPU time, wall
+ * time and peak RSS of each (median of 3 runs), the ratio, and peak RSS over the file size.
+ * A second row loads the same file with one invalid field in its last document: the price of a
+ * positioned error.
+ *   npm run build && npx tsx bench/load.ts [services...]   (default: 10000)
  */
-import { parseAllDocuments } from "yaml";
-import { parseCluster } from "../src/model/load.js";
+import { createRequire } from "node:module";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cliArgv, gnuTimeMissing, measure, medianOf } from "./lib/measure.js";
+import { servicesYaml } from "./lib/fixtures.js";
 
-const pods = Number(process.argv[2] ?? 3000);
-const services = Math.ceil(pods / 10);
-
-function manifest(): string {
-  const docs: string[] = [];
-  for (let s = 0; s < services; s++) {
-    const ns = `ns-${s % 20}`;
-    docs.push(`apiVersion: v1
-kind: Service
-metadata: {name: svc-${s}, namespace: ${ns}}
-spec:
-  clusterIP: 10.96.${s >> 8}.${s & 255}
-  selector: {app: app-${s}}
-  ports: [{name: http, port: 80, targetPort: http}, {name: dns, port: 53, protocol: UDP}]`);
-    const eps: string[] = [];
-    for (let p = s * 10; p < Math.min(pods, s * 10 + 10); p++)
-      eps.push(
-        `  - {addresses: [10.${(p >> 16) & 255}.${(p >> 8) & 255}.${p & 255}], nodeName: node-${p % 50}, conditions: {ready: true}}`,
-      );
-    docs.push(`apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: svc-${s}-abcde, namespace: ${ns}, labels: {kubernetes.io/service-name: svc-${s}}}
-addressType: IPv4
-endpoints:
-${eps.join("\n")}
-ports: [{name: http, port: 8080}, {name: dns, port: 53, protocol: UDP}]`);
-  }
-  for (let p = 0; p < pods; p++)
-    docs.push(`apiVersion: v1
-kind: Pod
-metadata: {name: pod-${p}, namespace: ns-${Math.floor(p / 10) % 20}, labels: {app: app-${Math.floor(p / 10)}}}
-spec:
-  nodeName: node-${p % 50}
-  containers: [{name: c, image: nginx, ports: [{name: http, containerPort: 8080}, {name: dns, containerPort: 53, protocol: UDP}]}]
-status: {phase: Running, podIP: 10.${(p >> 16) & 255}.${(p >> 8) & 255}.${p & 255}}`);
-  return docs.join("\n---\n");
+const root = join(import.meta.dirname, "..");
+const missing = gnuTimeMissing();
+if (missing !== undefined) {
+  console.log(`skipped: ${missing}`);
+  process.exit(0);
 }
+const sizes = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith("--"))
+  .map(Number);
+const dir = mkdtempSync(join(tmpdir(), "kns-bench-load-"));
+const cli = cliArgv(root);
+const parseOnly = [
+  process.execPath,
+  "-e",
+  `require(${JSON.stringify(createRequire(import.meta.url).resolve("js-yaml"))}).loadAll(require("fs").readFileSync(process.argv[1], "utf8"))`,
+];
 
-function time(f: () => void, reps: number): number {
-  f();
-  const t0 = performance.now();
-  for (let i = 0; i < reps; i++) f();
-  return (performance.now() - t0) / reps;
-}
-
-const text = manifest();
-const baseline = time(() => {
-  const docs = parseAllDocuments(text);
-  if (Array.isArray(docs)) for (const d of docs) d.toJS();
-}, 3);
-const load = time(() => parseCluster([{ file: "bench.yaml", text }]), 3);
 console.log(
-  `objects: ${pods} pods, ${services} services, ${services} slices (${(text.length / 1e6).toFixed(1)} MB)`,
+  [
+    "services",
+    "input_mb",
+    "case",
+    "cpu_ms",
+    "wall_ms",
+    "peak_rss_mb",
+    "rss_over_input",
+    "baseline_cpu_ms",
+    "cpu_ratio",
+  ].join("\t"),
 );
-console.log(`parseCluster / yaml parse+toJS: ${(load / baseline).toFixed(2)}x`);
+try {
+  for (const n of sizes.length > 0 ? sizes : [10000]) {
+    const text = servicesYaml(n);
+    const file = join(dir, `services-${n}.yaml`);
+    writeFileSync(file, text);
+    const bad = join(dir, `services-${n}-invalid.yaml`);
+    writeFileSync(
+      bad,
+      `${text}---\napiVersion: v1\nkind: Service\nmetadata: {name: bad}\nspec:\n  ports: [{port: 0}]\n`,
+    );
+    const mb = statSync(file).size / 1e6;
+    const base = medianOf(3, () => measure([...parseOnly, file]));
+    for (const [name, f, expected] of [
+      ["valid", file, 0],
+      ["one error", bad, 2],
+    ] as const) {
+      const r = medianOf(3, () => measure([...cli, "validate", "-f", f]));
+      if (r.status !== expected)
+        throw new Error(`validate ${name}: exit ${r.status}, expected ${expected}\n${r.stderr}`);
+      console.log(
+        [
+          n,
+          mb.toFixed(1),
+          name,
+          r.cpuMs.toFixed(0),
+          r.wallMs.toFixed(0),
+          r.peakRssMb.toFixed(0),
+          (r.peakRssMb / mb).toFixed(1),
+          base.cpuMs.toFixed(0),
+          (r.cpuMs / base.cpuMs).toFixed(2),
+        ].join("\t"),
+      );
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -18,6 +18,14 @@ export interface LoadFilesOptions extends LoadOptions {
   readonly readStdin?: () => string;
 }
 
+/**
+ * The file's text. Decoding the bytes in one go is about twice as fast in Node 20 as
+ * `readFileSync(path, "utf8")` on large files (see cli/read-text.ts); the text is the same.
+ */
+function readUtf8(path: string): string {
+  return readFileSync(path).toString("utf8");
+}
+
 function ioIssue(file: string, message: string): Issue {
   return { code: "io", severity: "error", message, source: { file, line: 1, col: 1 }, path: [] };
 }
@@ -52,10 +60,10 @@ export function readManifestSources(
         for (const n of names) {
           const p = join(src, n);
           if (statSync(p).isDirectory()) continue;
-          inputs.push({ file: p, text: readFileSync(p, "utf8") });
+          inputs.push({ file: p, text: readUtf8(p) });
         }
       } else {
-        inputs.push({ file: src, text: readFileSync(src, "utf8") });
+        inputs.push({ file: src, text: readUtf8(src) });
       }
     } catch (e) {
       issues.push(ioIssue(src, errnoMessage(e)));

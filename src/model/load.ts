@@ -19,6 +19,7 @@ import {
   defaultService,
   NAMESPACE_NAME_LABEL,
 } from "./defaults.js";
+import { deferred } from "./deferred.js";
 import { mirrorEndpoints } from "./endpoints-mirroring.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { positionOf, type FieldPositions } from "./field-positions.js";
@@ -150,7 +151,10 @@ export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions
 
   for (const raw of read.objects) {
     const value = raw.value;
-    const src = positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 };
+    // Positions are computed only when read (see deferred.ts): most objects have nothing to report.
+    const src = deferred(
+      (): SourcePosition => positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 },
+    );
     const at = (path: readonly (string | number)[]): SourcePosition =>
       exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
     const kind = value["kind"];

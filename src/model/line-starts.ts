@@ -1,0 +1,41 @@
+/**
+ * Offsets → 1-based line numbers of one text, counting `\n` as `yaml`'s LineCounter does.
+ * Built on first use: loading a valid file never needs it.
+ */
+export class LineStarts {
+  private starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  private index(): number[] {
+    if (this.starts !== undefined) return this.starts;
+    const starts = [0];
+    for (let i = this.text.indexOf("\n"); i !== -1; i = this.text.indexOf("\n", i + 1))
+      starts.push(i + 1);
+    this.starts = starts;
+    return starts;
+  }
+
+  /** The 0-based index of the line holding `offset`. */
+  private lineIndex(offset: number): number {
+    const starts = this.index();
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The offset where the line holding `offset` starts. */
+  lineStart(offset: number): number {
+    return this.index()[this.lineIndex(offset)]!;
+  }
+
+  /** 1-based line and column of `offset`. */
+  position(offset: number): { line: number; col: number } {
+    const i = this.lineIndex(offset);
+    return { line: i + 1, col: offset - this.index()[i]! + 1 };
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * The loader's two paths (src/model/yaml-fast.ts without positions, the `yaml` path with them)
+ * give the same objects, issues and positions. A trailing `# &slow` comment sends a text down
+ * the slow path without changing what it means, so each generated text is loaded both ways.
+ */
+import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
+import { parseAllDocuments, stringify } from "yaml";
+import { parseCluster } from "../../src/model/load.js";
+import { formatIssue, ValidationError } from "../../src/model/issue.js";
+import { decodeFast } from "../../src/model/yaml-fast.js";
+import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
+
+const SLOW = "\n# &slow\n";
+
+/** Everything a load produces, positions included (read, which computes them). */
+function outcome(text: string): unknown {
+  try {
+    const c = parseCluster([{ file: "m.yaml", text }], { validation: "warn" });
+    return JSON.parse(
+      JSON.stringify({
+        objects: [c.namespaces, c.pods, c.services, c.endpointSlices, c.networkPolicies, c.nodes],
+        warnings: c.warnings.map(formatIssue),
+        sources: c.sources,
+        fieldSources: c.fieldSources,
+      }),
+    );
+  } catch (e) {
+    if (e instanceof ValidationError) return { errors: e.issues.map(formatIssue) };
+    throw e;
+  }
+}
+
+/** Plain scalars as a user may spell them: each core-schema form, and near misses. */
+const PLAIN = [
+  "80",
+  "+12",
+  "-0",
+  "012",
+  "0o17",
+  "0o8",
+  "0x1F",
+  "0xg",
+  "1e3",
+  "1.",
+  ".5",
+  "-.inf",
+  ".NaN",
+  "1_000",
+  "0b1",
+  "~",
+  "null",
+  "Null",
+  "NULL",
+  "nUll",
+  "true",
+  "True",
+  "TRUE",
+  "tRue",
+  "yes",
+  "on",
+  "10.0.0.1",
+  "TCP",
+  "1.2.3",
+  "node-a",
+  "",
+];
+
+const scalar = fc.oneof(
+  fc.constantFrom(...PLAIN).map((s) => ({ raw: s })),
+  fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null)),
+);
+
+/** A Service-like object with plain-scalar leaves, some valid, some not. */
+const service = fc.record({
+  name: fc.constantFrom("a", "b", "web", "a"),
+  namespace: fc.constantFrom(undefined, "default", "ns1"),
+  port: scalar,
+  targetPort: scalar,
+  protocol: scalar,
+  clusterIP: fc.oneof(scalar, fc.constant({ raw: "10.96.0.10" })),
+  extra: fc.option(fc.constantFrom("selector", "bogusField", "externalIPs"), { nil: undefined }),
+});
+
+type Scalar = { raw: string } | string | number | boolean | null;
+type Svc = typeof service extends fc.Arbitrary<infer T> ? T : never;
+
+function scalarText(s: Scalar, flow: boolean): string {
+  if (s !== null && typeof s === "object") return s.raw;
+  return stringify(s, flow ? { collectionStyle: "flow" } : {}).trimEnd();
+}
+
+function serviceText(s: Svc, flow: boolean): string {
+  const meta = `metadata: {name: ${s.name}${s.namespace === undefined ? "" : `, namespace: ${s.namespace}`}}`;
+  const port = flow
+    ? `  ports: [{port: ${scalarText(s.port, true)}, targetPort: ${scalarText(s.targetPort, true)}, protocol: ${scalarText(s.protocol, true)}}]`
+    : `  ports:\n  - port: ${scalarText(s.port, false)}\n    targetPort: ${scalarText(s.targetPort, false)}\n    protocol: ${scalarText(s.protocol, false)}`;
+  const extra =
+    s.extra === undefined
+      ? ""
+      : `\n  ${s.extra}: ${s.extra === "externalIPs" ? "[1.2.3.4, x]" : "{app: a}"}`;
+  return `apiVersion: v1\nkind: Service\n${meta}\nspec:\n  clusterIP: ${scalarText(s.clusterIP, false)}\n${port}${extra}`;
+}
+
+const manifests = fc
+  .record({
+    services: fc.array(fc.tuple(service, fc.boolean()), { minLength: 1, maxLength: 4 }),
+    separator: fc.constantFrom("---\n", "---\n# c\n", "---\n---\n", "--- # x\n"),
+    asList: fc.boolean(),
+  })
+  .map(({ services, separator, asList }) => {
+    if (asList) {
+      const items = services.map(([s, flow]) =>
+        serviceText(s, flow)
+          .split("\n")
+          .map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`))
+          .join("\n"),
+      );
+      return `apiVersion: v1\nkind: List\nitems:\n${items.join("\n")}\n`;
+    }
+    return `${services.map(([s, flow]) => serviceText(s, flow)).join(`\n${separator}`)}\n`;
+  });
+
+/** A manifest in several styles, mutated at random to break its syntax in small ways. */
+const STYLES = `apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: "x y", labels: {app: 'q'}}
+spec:
+  ports:
+  - port: 80
+    name: "h"
+  - {port: 53, protocol: UDP}
+  selector:
+    app: a # c
+---
+- a
+- [b, c]
+- key: |
+    text
+  other: >-
+    folded
+    more
+`;
+const MUTATION = [
+  ":",
+  "-",
+  " ",
+  "\n",
+  "[",
+  "]",
+  "{",
+  "}",
+  "'",
+  '"',
+  "#",
+  ",",
+  "  ",
+  "|",
+  ">",
+  "a",
+  "\\",
+];
+
+describe("loader fast path", () => {
+  test("accepts only what the yaml path accepts, with the same values (property)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(STYLES.length), fc.nat(3), fc.constantFrom(...MUTATION)), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        (mutations) => {
+          let text = STYLES;
+          for (const [at, cut, put] of mutations)
+            text = text.slice(0, at) + put + text.slice(at + cut);
+          const fast = decodeFast(text, MAX_YAML_DEPTH);
+          if (fast === undefined) return;
+          accepted++;
+          const docs = parseAllDocuments(text, { uniqueKeys: true });
+          const list = Array.isArray(docs) ? docs : [];
+          expect({ text, errors: list.flatMap((d) => d.errors.map((e) => e.message)) }).toEqual({
+            text,
+            errors: [],
+          });
+          expect(fast.values.filter((v) => v !== null)).toEqual(
+            list
+              .flatMap((d) => (d.contents === null ? [] : [d.toJS() as unknown]))
+              .filter((v) => v !== null),
+          );
+        },
+      ),
+      { seed: 3, numRuns: 1000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  test("gives the slow path's objects, issues and positions (property)", () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(manifests, (text) => {
+        if (decodeFast(text, MAX_YAML_DEPTH) !== undefined) fast++;
+        expect(decodeFast(text + SLOW, MAX_YAML_DEPTH)).toBeUndefined();
+        expect(outcome(text)).toEqual(outcome(text + SLOW));
+      }),
+      { seed: 17, numRuns: 100 },
+    );
+    // The property is about the fast path: most generated texts must take it.
+    expect(fast).toBeGreaterThan(50);
+  });
+
+  test("plain scalars resolve as the yaml core schema says", () => {
+    const text = PLAIN.map((p, i) => `k${i}: ${p}`).join("\n");
+    const fast = decodeFast(text, MAX_YAML_DEPTH);
+    expect(fast?.values).toHaveLength(1);
+    expect(fast?.values[0]).toEqual(
+      Object.fromEntries(
+        PLAIN.map((p, i) => [`k${i}`, (outcomeOfScalar(p) as Record<string, unknown>)["v"]]),
+      ),
+    );
+  });
+
+  test("declines what only the slow path models", () => {
+    for (const text of [
+      "a: &x 1\nb: *x\n",
+      "a: !!str 1\n",
+      "? a\n: b\n",
+      "<<: {a: 1}\n",
+      "%YAML 1.2\n---\na: 1\n",
+      "a: 1\n...\n",
+      "a:\t1\n",
+      "a: 1\na: 2\n",
+      "a: [\n",
+    ])
+      expect(decodeFast(text, MAX_YAML_DEPTH)).toBeUndefined();
+    expect(decodeFast("a: 'x&y'\nb: http://h/?q=1\n", MAX_YAML_DEPTH)).toBeDefined();
+  });
+});
+
+/** The slow path's value of one plain scalar (`# &` forces that path). */
+function outcomeOfScalar(p: string): unknown {
+  const c = parseCluster(
+    [
+      {
+        file: "s.yaml",
+        text: `apiVersion: v1\nkind: Namespace\nmetadata: {name: n, labels: {}}\nv: ${p}${SLOW}`,
+      },
+    ],
+    { validation: "warn" },
+  );
+  return c.namespaces[0];
+}
