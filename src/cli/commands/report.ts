@@ -51,7 +51,6 @@ export function registerReport(program: Command, io: CliIO): void {
     .requiredOption("--out <file>", "the HTML file to write")
     .option("--ports <list>", "policy heat-map ports (default: every declared containerPort)")
     .option("--protocols <list>", "policy heat-map protocols (default: TCP,UDP,SCTP)")
-    .option("--quiet", "no progress on stderr")
     .addHelpText(
       "after",
       `

@@ -26,7 +26,7 @@ export function nftTest(name: string, fn: () => Promise<void> | void, timeoutMs?
 
 /** Runs `body` with a fresh namespace, deleted afterwards whatever happens. */
 export function withNftNetns<T>(body: (ns: Netns) => T): T {
-  const ns = createNetns("knft");
+  const ns = createNetns("kns-nft");
   try {
     return body(ns);
   } finally {
