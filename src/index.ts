@@ -106,3 +106,4 @@ export { policyDiff, type PolicyDiffRow } from "./policy/diff.js";
 export { lintPolicies, type PolicyLintWarning } from "./policy/lint.js";
 
 // ---- Features added by later changes: one line each below ----
+export * from "./backends/index.js";

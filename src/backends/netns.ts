@@ -1,12 +1,20 @@
 /**
  * Scratch network namespaces for real-kernel checks. Only namespaces this module created are
- * ever touched, and each is deleted when its scope ends, even on failure, and on process exit.
+ * ever touched, and each is deleted when its scope ends: on success, failure, exception, process
+ * exit and SIGINT/SIGTERM/SIGHUP (after which the signal is raised again), with the probe
+ * servers started in them. Names carry the owner's pid, so a later run removes what a killed
+ * one (SIGKILL) left behind.
  *
  * Capabilities are detected, never assumed: root, `ip`, `iptables-restore`/`iptables-save`
  * (and the ip6 variants), `ipset`, IPVS (/proc/net/ip_vs after `ip netns` creation) and SCTP
  * sockets (/proc/net/sctp or a loadable module). A test that cannot run says why.
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import {
+  execFileSync,
+  spawnSync,
+  type ChildProcess,
+  type SpawnSyncReturns,
+} from "node:child_process";
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
@@ -62,14 +70,85 @@ export function kernelSkipReason(
 }
 
 const created = new Set<string>();
-let exitHookInstalled = false;
+const children = new Set<ChildProcess>();
+let hooksInstalled = false;
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const name of created) spawnSync("ip", ["netns", "del", name]);
-  });
+/** Every name this module gives starts with this, then `-<owner pid>-<6 hex>` ends it. */
+export const NETNS_PREFIX = "kns";
+const OWNED = /^kns[a-z0-9-]*?-([0-9]+)-[0-9a-f]{6}$/;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Kills every process inside the namespace (by `ip netns pids`), then deletes it. */
+function removeNamespace(name: string): void {
+  const pids = spawnSync("ip", ["netns", "pids", name], { encoding: "utf8" });
+  for (const pid of (pids.stdout ?? "").split(/\s+/).filter((p) => /^[0-9]+$/.test(p))) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  spawnSync("ip", ["netns", "del", name]);
+}
+
+/** Removes what this process made: child processes first, then its namespaces. */
+export function cleanupNow(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  children.clear();
+  for (const name of created) removeNamespace(name);
+  created.clear();
+}
+
+/**
+ * Namespaces named by this module whose owner process is dead (an earlier run killed with
+ * SIGKILL, or a crash): removed, with any process still inside. Returns their names.
+ */
+export function removeStaleNamespaces(): string[] {
+  const list = spawnSync("ip", ["netns", "list"], { encoding: "utf8" });
+  const removed: string[] = [];
+  for (const line of (list.stdout ?? "").split("\n")) {
+    const name = line.split(" ")[0] ?? "";
+    const m = OWNED.exec(name);
+    if (m === null) continue;
+    const owner = Number(m[1]);
+    if (owner === process.pid || pidAlive(owner)) continue;
+    removeNamespace(name);
+    removed.push(name);
+  }
+  return removed;
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+function onSignal(signal: NodeJS.Signals): void {
+  cleanupNow();
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  hooksInstalled = false;
+  // Re-raise: with our handler gone the default action (or the next handler) runs.
+  process.kill(process.pid, signal);
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on("exit", cleanupNow);
+  for (const s of SIGNALS) process.on(s, onSignal);
+  removeStaleNamespaces();
+}
+
+/** Registers a child process (a probe server) to be killed on cleanup and on signals. */
+export function trackChild(child: ChildProcess): void {
+  installHooks();
+  children.add(child);
+  child.once("exit", () => children.delete(child));
 }
 
 export interface Netns {
@@ -80,8 +159,10 @@ export interface Netns {
   run(cmd: string, args: readonly string[], input?: string): SpawnSyncReturns<string>;
 }
 
-export function createNetns(prefix = "kns"): Netns {
-  installExitHook();
+export function createNetns(prefix = NETNS_PREFIX): Netns {
+  if (!prefix.startsWith(NETNS_PREFIX))
+    throw new Error(`namespace prefix ${prefix} must start with ${NETNS_PREFIX}`);
+  installHooks();
   const name = `${prefix}-${process.pid}-${randomBytes(3).toString("hex")}`;
   execFileSync("ip", ["netns", "add", name]);
   created.add(name);
@@ -108,7 +189,7 @@ export function createNetns(prefix = "kns"): Netns {
 
 export function deleteNetns(ns: Netns): void {
   if (!created.has(ns.name)) return;
-  spawnSync("ip", ["netns", "del", ns.name]);
+  removeNamespace(ns.name);
   created.delete(ns.name);
 }
 

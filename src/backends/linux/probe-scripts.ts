@@ -27,6 +27,8 @@ export interface Probe {
   readonly sport: number;
   readonly dst: string;
   readonly dport: number;
+  /** UDP: resend the datagram a few times within the timeout. */
+  readonly retry?: boolean;
 }
 
 /** argv: nsLabel, JSON list of addresses, JSON list of ports. Prints "ready" once all listen. */
@@ -52,7 +54,11 @@ for (const address of addresses) for (const port of ports) {
   });
   u.bind({ port, address }, ready);
 }
-setInterval(() => {}, 1 << 30);
+if (pending === 0) process.stdout.write("ready\n");
+// Exit once the process that started us is gone (killed with SIGKILL, say): a server must
+// never outlive its run.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 200);
 `;
 
 /** argv: JSON list of probes, timeout in ms. */
@@ -82,7 +88,8 @@ function udp(p) {
   return new Promise((resolve) => {
     let done = false;
     const u = dgram.createSocket({ type: p.dst.includes(":") ? "udp6" : "udp4" });
-    const finish = (r) => { if (!done) { done = true; clearTimeout(timer); try { u.close(); } catch {} resolve(r); } };
+    let again;
+    const finish = (r) => { if (!done) { done = true; clearTimeout(timer); clearInterval(again); try { u.close(); } catch {} resolve(r); } };
     const timer = setTimeout(() => finish({ kind: "timeout" }), timeout);
     u.on("error", (e) => finish(classify(e.code)));
     u.on("message", (m) => finish({ kind: "reached", reply: JSON.parse(m.toString()) }));
@@ -90,6 +97,9 @@ function udp(p) {
       u.connect(p.dport, p.dst, (err) => {
         if (err) return finish(classify(err.code));
         u.send(p.dst + ":" + p.dport);
+        // Datagrams may be lost while neighbours resolve: resend on the same socket (same
+        // conntrack entry, so the same NAT decision), as UDP clients do.
+        if (p.retry) again = setInterval(() => u.send(p.dst + ":" + p.dport), Math.max(100, timeout / 4));
       });
     });
   });

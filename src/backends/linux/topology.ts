@@ -18,7 +18,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import type { IPFamily } from "../../net/index.js";
-import { createNetns, deleteNetns, type Netns } from "../netns.js";
+import { createNetns, deleteNetns, trackChild, type Netns } from "../netns.js";
 import { CLIENT_SCRIPT, SERVER_SCRIPT, type Probe, type ProbeResult } from "./probe-scripts.js";
 
 export const TOPOLOGY = {
@@ -123,6 +123,7 @@ export function startServer(
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
+    trackChild(child);
     let out = "";
     let err = "";
     const timer = setTimeout(() => {
@@ -144,7 +145,11 @@ export function startServer(
   });
 }
 
-function runClient(ns: Netns, probes: readonly Probe[], timeoutMs: number): Promise<ProbeResult[]> {
+export function runClient(
+  ns: Netns,
+  probes: readonly Probe[],
+  timeoutMs: number,
+): Promise<ProbeResult[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "ip",
@@ -162,6 +167,7 @@ function runClient(ns: Netns, probes: readonly Probe[], timeoutMs: number): Prom
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    trackChild(child);
     let out = "";
     let err = "";
     const guard = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 10_000);

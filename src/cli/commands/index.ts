@@ -7,6 +7,8 @@ import { registerRender } from "./render.js";
 import { registerRepl } from "./repl.js";
 import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
+import { registerVerify } from "./verify.js";
+import { registerSnapshot } from "./snapshot.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -17,4 +19,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerTrace,
   registerParse,
   registerRepl,
+  registerVerify,
+  registerSnapshot,
 ];

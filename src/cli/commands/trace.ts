@@ -43,6 +43,7 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { readIpsets } from "./trace-ipsets.js";
+import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
 
 interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly rules?: readonly string[];
@@ -58,6 +59,7 @@ interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly output: string;
   readonly upstream?: boolean;
   readonly naive?: boolean;
+  readonly snapshot?: string;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -208,9 +210,14 @@ function run(opts: TraceCommandOptions, io: CliIO): void {
   const format = parseOutputFormat(opts.output, ["text", "json"]);
   const fromRules = (opts.rules ?? []).length > 0;
   const fromManifests = (opts.filename ?? []).length > 0;
-  if (fromRules === fromManifests)
+  if (fromRules === fromManifests && opts.snapshot === undefined)
     throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
-  const loaded = fromRules ? loadFromRules(opts) : loadFromManifests(opts, io);
+  const loaded =
+    opts.snapshot !== undefined
+      ? snapshotDataplane(opts.snapshot)
+      : fromRules
+        ? loadFromRules(opts)
+        : loadFromManifests(opts, io);
   const traceOpts = { indexed: opts.naive !== true };
   const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
   const upstream = (spec: PacketSpec) => {
@@ -293,6 +300,10 @@ export function registerTrace(program: Command, io: CliIO): void {
       "answer as kube-proxy's unit-test tracer does (output and masq columns of flows.tsv)",
     )
     .option("--naive", "walk every rule (no destination index); for checking the index")
+    .option(
+      "--snapshot <dir>",
+      "trace over a node's collected rules and addresses (snapshot collect)",
+    )
     .option("-o, --output <format>", "text or json", "text");
   addManifestOptions(cmd);
   addNodeOptions(cmd);
@@ -311,6 +322,7 @@ Examples:
     } catch (e) {
       if (
         e instanceof IptablesParseError ||
+        e instanceof SnapshotError ||
         e instanceof TraceInputError ||
         e instanceof DataplaneError ||
         e instanceof TraceError

@@ -1,0 +1,275 @@
+/**
+ * The netns backend: a scenario on this machine's kernel, in namespaces this process creates
+ * (topology.ts), with the rules loaded by iptables-restore (the nft or legacy variant, as
+ * chosen), the ipsets by `ipset restore`, and real TCP and UDP connections as probes, each
+ * bounded in time and run concurrently per source namespace. Capabilities are detected, never
+ * assumed: a scenario with IPVS on a kernel without it, an SCTP probe on a kernel without SCTP
+ * sockets, and IPv6 probes (the topology is IPv4) are skipped with the reason.
+ * Everything is removed by `close`, and also on exceptions, exit and SIGINT/SIGTERM (netns.ts).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { parseIP } from "../../net/index.js";
+import type {
+  Backend,
+  Capability,
+  Observation,
+  Probe,
+  RunningScenario,
+  Scenario,
+} from "../backend.js";
+import { layoutOf, resolveSource, type ScenarioLayout } from "../layout.js";
+import { runClient } from "../linux/topology.js";
+import type { Probe as WireProbe, ProbeResult } from "../linux/probe-scripts.js";
+import {
+  buildTopology,
+  ensureListening,
+  hostOutsideAddress,
+  removeTopology,
+  type Place,
+  type ScenarioTopology,
+} from "./topology.js";
+
+export type IptablesVariant = "default" | "nft" | "legacy";
+
+export interface NetnsBackendOptions {
+  /** Which iptables-restore loads the rules: `iptables-restore`, `iptables-nft-restore` or `iptables-legacy-restore`. */
+  readonly iptables?: IptablesVariant;
+  /** How long one probe waits for an answer before it counts as dropped (default 1000 ms). */
+  readonly timeoutMs?: number;
+}
+
+export const NO_IPVS = "no IPVS in this kernel (/proc/net/ip_vs missing)";
+export const NO_SCTP = "no SCTP sockets in this kernel (/proc/net/sctp missing)";
+
+function hasCommand(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" }).status === 0;
+}
+
+function restoreCommand(variant: IptablesVariant, family: "IPv4" | "IPv6"): string {
+  const base = family === "IPv4" ? "iptables" : "ip6tables";
+  return variant === "default" ? `${base}-restore` : `${base}-${variant}-restore`;
+}
+
+/** What this machine can do for the netns backend, each with a reason when it cannot. */
+export function detectCapabilities(variant: IptablesVariant = "default"): Capability[] {
+  const root = typeof process.getuid === "function" && process.getuid() === 0;
+  const ip = hasCommand("ip");
+  const setup = !root ? "not running as root" : !ip ? "`ip` (iproute2) not installed" : undefined;
+  const tool = (name: Capability["name"], cmd: string): Capability => {
+    const reason = setup ?? (hasCommand(cmd) ? undefined : `${cmd} not installed`);
+    return reason === undefined ? { name, available: true } : { name, available: false, reason };
+  };
+  const sctpReason = existsSync("/proc/net/sctp")
+    ? "the probe client has no SCTP sockets (Node.js offers none)"
+    : NO_SCTP;
+  return [
+    tool("iptables", restoreCommand(variant, "IPv4")),
+    tool("ip6tables", restoreCommand(variant, "IPv6")),
+    tool("ipset", "ipset"),
+    tool("nftables", "nft"),
+    existsSync("/proc/net/ip_vs")
+      ? {
+          name: "ipvs",
+          available: setup === undefined,
+          ...(setup !== undefined ? { reason: setup } : {}),
+        }
+      : { name: "ipvs", available: false, reason: NO_IPVS },
+    {
+      name: "tcpSockets",
+      available: setup === undefined,
+      ...(setup !== undefined ? { reason: setup } : {}),
+    },
+    {
+      name: "udpSockets",
+      available: setup === undefined,
+      ...(setup !== undefined ? { reason: setup } : {}),
+    },
+    { name: "sctpSockets", available: false, reason: sctpReason },
+  ];
+}
+
+interface Opened {
+  readonly layout: ScenarioLayout;
+  readonly topology?: ScenarioTopology;
+  /** Set when the scenario cannot run here: every probe is skipped with it. */
+  readonly skip?: string;
+  nextPort: number;
+}
+
+const isV4 = (s: string): boolean => parseIP(s, "lenient")?.family === "IPv4";
+
+function observationOf(r: ProbeResult): Observation {
+  switch (r.kind) {
+    case "reached": {
+      const colon = r.reply.remote.lastIndexOf(":");
+      return { kind: "delivered", to: r.reply.local, seenSource: r.reply.remote.slice(0, colon) };
+    }
+    case "refused":
+    case "unreachable":
+      return { kind: "rejected" };
+    case "timeout":
+      return { kind: "dropped" };
+    case "error":
+      throw new Error(`probe client error ${r.code}`);
+  }
+}
+
+export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
+  const variant = opts.iptables ?? "default";
+  const timeoutMs = opts.timeoutMs ?? 1000;
+  const opened = new Map<string, Opened>();
+
+  const load = (scenario: Scenario, t: ScenarioTopology, caps: readonly Capability[]): void => {
+    // Rules that count into nfacct objects (kube-proxy's INVALID-drop and localhost NodePort
+    // counters) load only where those objects exist.
+    for (const name of scenario.node.kernel.nfacct) {
+      if (!hasCommand("nfacct"))
+        throw new Error(
+          `the node environment lists nfacct object ${name}: creating it needs the nfacct tool (apt-get install nfacct)`,
+        );
+      t.node.ns.exec("nfacct", ["add", name]);
+    }
+    if (scenario.ipsets !== undefined && scenario.ipsets.trim() !== "")
+      t.node.ns.exec("ipset", ["restore"], scenario.ipsets);
+    // Only reached where the kernel has IPVS (open() skips the scenario otherwise).
+    if (scenario.ipvs !== undefined && scenario.ipvs.trim() !== "") {
+      if (!hasCommand("ipvsadm-restore"))
+        throw new Error(
+          "the scenario has an IPVS table: loading it needs ipvsadm-restore (apt-get install ipvsadm)",
+        );
+      t.node.ns.exec("ipvsadm-restore", [], scenario.ipvs);
+    }
+    for (const r of scenario.rules) {
+      const cap = caps.find((c) => c.name === (r.family === "IPv4" ? "iptables" : "ip6tables"));
+      if (cap?.available !== true)
+        throw new Error(`cannot load ${r.family} rules: ${cap?.reason ?? "unknown"}`);
+      t.node.ns.exec(restoreCommand(variant, r.family), ["-w"], r.text);
+    }
+    for (const [key, value] of Object.entries(scenario.sysctls ?? {})) {
+      const out = t.node.ns.run("sysctl", ["-q", "-w", `${key}=${value}`]);
+      // conntrack's sysctls exist only once nf_conntrack is loaded (by rules that use it).
+      if (out.status !== 0 && !key.startsWith("net.netfilter."))
+        throw new Error(`sysctl ${key}=${value}: ${out.stderr}`);
+    }
+  };
+
+  const placeOf = async (
+    o: Opened,
+    t: ScenarioTopology,
+    scenario: Scenario,
+    probe: Probe,
+  ): Promise<[Place, string]> => {
+    const source = resolveSource(scenario, o.layout, probe);
+    switch (source.where) {
+      case "pod":
+        return [t.pods.get(source.pod ?? "")!, source.ip];
+      case "node":
+        return [t.node, source.ip];
+      case "external":
+        await hostOutsideAddress(t, source.ip);
+        return [t.world, source.ip];
+    }
+  };
+
+  const probeAll = async (
+    running: RunningScenario,
+    probes: readonly Probe[],
+  ): Promise<Observation[]> => {
+    const o = opened.get(running.id);
+    if (o === undefined) throw new Error(`scenario ${running.id} is not open in the netns backend`);
+    const out: (Observation | undefined)[] = probes.map((p) => {
+      if (o.skip !== undefined) return { kind: "skipped", reason: o.skip };
+      if (p.protocol === "sctp")
+        return {
+          kind: "skipped",
+          reason: existsSync("/proc/net/sctp")
+            ? "the probe client has no SCTP sockets (Node.js offers none)"
+            : NO_SCTP,
+        };
+      if (!isV4(p.to))
+        return { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
+      return undefined;
+    });
+    const t = o.topology;
+    if (t === undefined)
+      return out.map((x) => x ?? { kind: "skipped", reason: o.skip ?? "not open" });
+    const groups = new Map<Place, { index: number; wire: WireProbe }[]>();
+    for (const [i, p] of probes.entries()) {
+      if (out[i] !== undefined) continue;
+      const [place, src] = await placeOf(o, t, running.scenario, p);
+      if (!isV4(src)) {
+        out[i] = { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
+        continue;
+      }
+      const sport = p.sourcePort ?? o.nextPort++;
+      const list = groups.get(place) ?? [];
+      list.push({
+        index: i,
+        wire: {
+          proto: p.protocol as "tcp" | "udp",
+          src,
+          sport,
+          dst: p.to,
+          dport: p.port,
+          retry: true,
+        },
+      });
+      groups.set(place, list);
+    }
+    await ensureListening(t, [...running.scenario.ports, ...probes.map((p) => p.port)]);
+    await Promise.all(
+      [...groups].map(async ([place, list]) => {
+        const results = await runClient(
+          place.ns,
+          list.map((x) => x.wire),
+          timeoutMs,
+        );
+        list.forEach((x, k) => (out[x.index] = observationOf(results[k]!)));
+      }),
+    );
+    return out.map((x) => x ?? { kind: "dropped" });
+  };
+
+  return {
+    name: "netns",
+    capabilities: () => Promise.resolve(detectCapabilities(variant)),
+    open(scenario: Scenario): Promise<RunningScenario> {
+      const caps = detectCapabilities(variant);
+      const needed = caps.find((c) => c.name === "tcpSockets");
+      if (needed?.available !== true)
+        throw new Error(`the netns backend cannot run here: ${needed?.reason}`);
+      const running: RunningScenario = {
+        backend: "netns",
+        id: `netns-${randomBytes(4).toString("hex")}`,
+        scenario,
+      };
+      const layout = layoutOf(scenario);
+      const ipvs = caps.find((c) => c.name === "ipvs");
+      if (scenario.ipvs !== undefined && scenario.ipvs.trim() !== "" && ipvs?.available !== true) {
+        opened.set(running.id, { layout, skip: ipvs?.reason ?? NO_IPVS, nextPort: 40000 });
+        return Promise.resolve(running);
+      }
+      const topology = buildTopology(scenario, layout);
+      try {
+        load(scenario, topology, caps);
+      } catch (e) {
+        removeTopology(topology);
+        throw e;
+      }
+      opened.set(running.id, { layout, topology, nextPort: 40000 });
+      return Promise.resolve(running);
+    },
+    async probe(running: RunningScenario, probe: Probe): Promise<Observation> {
+      return (await probeAll(running, [probe]))[0]!;
+    },
+    probeAll,
+    close(running: RunningScenario): Promise<void> {
+      const o = opened.get(running.id);
+      opened.delete(running.id);
+      if (o?.topology !== undefined) removeTopology(o.topology);
+      return Promise.resolve();
+    },
+  };
+}

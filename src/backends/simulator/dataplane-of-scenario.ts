@@ -1,0 +1,32 @@
+/**
+ * A scenario as the tracer's node dataplane: its rule texts parsed per family, its ipsets as
+ * membership, its IPVS table as the IPVS hook, and the node environment's interfaces.
+ */
+import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
+import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
+import { parseIptables } from "../../netfilter/parse/iptables.js";
+import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
+import type { Scenario } from "../backend.js";
+
+export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
+  const ruleSets = scenario.rules.map((r) =>
+    parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
+  );
+  const ipsets =
+    scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
+      ? parseIpsetSave(scenario.ipsets, "<scenario ipsets>")
+      : undefined;
+  const ipvs =
+    scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
+      ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")
+      : undefined;
+  return buildDataplane({
+    ruleSets,
+    interfaces: scenario.node.interfaces,
+    nfacct: scenario.node.kernel.nfacct,
+    ...(ipsets !== undefined
+      ? { ipsets: { test: (name, key) => ipsetTest(ipsets, name, key) } }
+      : {}),
+    ...(ipvs !== undefined ? { ipvs: ipvsHook(ipvs) } : {}),
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * A collected snapshot read back: the iptables rule set of each family (the front end whose
+ * save holds kube-proxy's chains, else the default one), ipsets, IPVS, and the interfaces with
+ * their addresses from `ip -j addr`, as the tracer's node dataplane.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { IPFamily } from "../../net/index.js";
+import { ipsetTest, parseIpsetSave } from "../../netfilter/ipset/index.js";
+import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
+import type { RuleSet } from "../../netfilter/model.js";
+import { parseIptables } from "../../netfilter/parse/iptables.js";
+import {
+  buildDataplane,
+  type DataplaneInterface,
+  type NodeDataplane,
+} from "../../netfilter/trace/dataplane.js";
+import { MANIFEST_FILE, type SnapshotManifest } from "./collect.js";
+
+export class SnapshotError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SnapshotError";
+  }
+}
+
+export interface Snapshot {
+  readonly dir: string;
+  readonly manifest: SnapshotManifest;
+  /** Per family: the rule set and the file it came from. */
+  readonly rules: readonly {
+    readonly family: IPFamily;
+    readonly file: string;
+    readonly ruleSet: RuleSet;
+  }[];
+  readonly ipsets: string;
+  readonly ipvs: string;
+  readonly interfaces: readonly DataplaneInterface[];
+  readonly modules: readonly string[];
+  readonly sysctls: Readonly<Record<string, string>>;
+}
+
+const FRONT_ENDS: Readonly<Record<IPFamily, readonly string[]>> = {
+  IPv4: ["iptables-save.txt", "iptables-nft-save.txt", "iptables-legacy-save.txt"],
+  IPv6: ["ip6tables-save.txt", "ip6tables-nft-save.txt", "ip6tables-legacy-save.txt"],
+};
+
+interface IpAddrJson {
+  readonly ifname?: string;
+  readonly addr_info?: readonly {
+    readonly family?: string;
+    readonly local?: string;
+    readonly prefixlen?: number;
+  }[];
+}
+
+function read(dir: string, file: string): string | undefined {
+  const p = join(dir, file);
+  return existsSync(p) ? readFileSync(p, "utf8") : undefined;
+}
+
+export function readSnapshot(dir: string): Snapshot {
+  const manifestText = read(dir, MANIFEST_FILE);
+  if (manifestText === undefined)
+    throw new SnapshotError(
+      `${dir}: no ${MANIFEST_FILE} (not a directory written by \`kube-netsim snapshot collect\`)`,
+    );
+  let manifest: SnapshotManifest;
+  try {
+    manifest = JSON.parse(manifestText) as SnapshotManifest;
+  } catch (e) {
+    throw new SnapshotError(`${join(dir, MANIFEST_FILE)}: ${(e as Error).message}`);
+  }
+  if (manifest.kind !== "kube-netsim-snapshot")
+    throw new SnapshotError(`${join(dir, MANIFEST_FILE)}: kind is not kube-netsim-snapshot`);
+  const rules: { family: IPFamily; file: string; ruleSet: RuleSet }[] = [];
+  for (const family of ["IPv4", "IPv6"] as const) {
+    const present = FRONT_ENDS[family].flatMap((f) => {
+      const text = read(dir, f);
+      return text === undefined ? [] : [{ file: f, text }];
+    });
+    const chosen =
+      present.find((p) => p.text.includes(":KUBE-")) ?? present.find((p) => p.text.trim() !== "");
+    if (chosen === undefined) continue;
+    rules.push({
+      family,
+      file: chosen.file,
+      ruleSet: parseIptables(chosen.text, { file: join(dir, chosen.file), family }),
+    });
+  }
+  const addrText = read(dir, "ip-addr.json");
+  const interfaces: DataplaneInterface[] = [];
+  if (addrText !== undefined) {
+    const list = JSON.parse(addrText) as readonly IpAddrJson[];
+    for (const l of list) {
+      if (l.ifname === undefined) continue;
+      const addresses = (l.addr_info ?? [])
+        .filter((a) => (a.family === "inet" || a.family === "inet6") && a.local !== undefined)
+        .map((a) => `${a.local}/${a.prefixlen ?? (a.family === "inet" ? 32 : 128)}`);
+      interfaces.push({ name: l.ifname, addresses });
+    }
+  }
+  const sysctlsText = read(dir, "sysctls.json");
+  return {
+    dir,
+    manifest,
+    rules,
+    ipsets: read(dir, "ipset-save.txt") ?? "",
+    ipvs: read(dir, "ipvsadm-save.txt") ?? "",
+    interfaces,
+    modules: (read(dir, "modules.txt") ?? "").split("\n").filter((m) => m !== ""),
+    sysctls: sysctlsText !== undefined ? (JSON.parse(sysctlsText) as Record<string, string>) : {},
+  };
+}
+
+/** The node a snapshot describes, as the tracer's dataplane (for `trace --snapshot`). */
+export function snapshotDataplane(dir: string): {
+  readonly dataplane: NodeDataplane;
+  readonly ruleSets: readonly RuleSet[];
+  readonly localAddresses: readonly string[];
+} {
+  const s = readSnapshot(dir);
+  const ruleSets = s.rules.map((r) => r.ruleSet);
+  const sets =
+    s.ipsets.trim() !== "" ? parseIpsetSave(s.ipsets, join(dir, "ipset-save.txt")) : undefined;
+  const ipvs =
+    s.ipvs.trim() !== "" ? parseIpvsadmSave(s.ipvs, join(dir, "ipvsadm-save.txt")) : undefined;
+  const dataplane = buildDataplane({
+    ruleSets,
+    interfaces: s.interfaces,
+    ...(sets !== undefined ? { ipsets: { test: (name, key) => ipsetTest(sets, name, key) } } : {}),
+    ...(ipvs !== undefined ? { ipvs: ipvsHook(ipvs) } : {}),
+  });
+  return { dataplane, ruleSets, localAddresses: s.interfaces.flatMap((i) => i.addresses) };
+}

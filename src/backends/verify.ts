@@ -1,0 +1,112 @@
+/**
+ * Runs probes on a backend and on the simulator and compares them probe by probe
+ * (`agrees`, agree.ts). The backend's scenario is closed whatever happens.
+ */
+import type { TraceResult } from "../netfilter/trace/result.js";
+import {
+  compareObservation,
+  describeObservation,
+  describePrediction,
+  type Agreement,
+} from "./agree.js";
+import type { Backend, Observation, Probe, Scenario } from "./backend.js";
+import { simulatorBackend } from "./simulator/backend.js";
+import { deliveredTo } from "./agree.js";
+import { layoutOf } from "./layout.js";
+
+export interface VerifyRow {
+  readonly probe: Probe;
+  readonly predicted: string;
+  readonly observed: string;
+  readonly agreement: Agreement;
+  readonly prediction: TraceResult;
+  readonly observation: Observation;
+  /** Why a probe counts as skipped although the backend observed something. */
+  readonly note?: string;
+}
+
+export interface VerifySummary {
+  readonly backend: string;
+  readonly probes: number;
+  readonly agreed: number;
+  readonly disagreed: number;
+  readonly skipped: number;
+}
+
+export interface VerifyResult {
+  readonly rows: readonly VerifyRow[];
+  readonly summary: VerifySummary;
+}
+
+/**
+ * A probe the simulator says leaves the node unchanged for an address no part of the scenario
+ * stands for (an external IP or ClusterIP port kube-proxy does not handle, from the node): what
+ * happens next is up to the network beyond the node, which no backend models. Such probes are
+ * reported as skipped with this reason, never compared.
+ */
+function leavesForUnhosted(scenario: Scenario, p: TraceResult): string | undefined {
+  const layout = layoutOf(scenario);
+  const hosted = new Set([
+    ...layout.nodeAddresses,
+    layout.external,
+    ...scenario.pods.map((x) => x.ip),
+    ...scenario.remoteEndpoints,
+  ]);
+  if (hosted.has(p.packet.dst) || p.packet.dst.startsWith("127.")) return undefined;
+  const all = p.outcomes.every(
+    (o) =>
+      o.destination === undefined &&
+      o.delivery === "forward" &&
+      deliveredTo(p.packet, o) !== undefined,
+  );
+  return all && p.outcomes.length > 0
+    ? `the packet leaves the node unchanged for ${p.packet.dst}, which nothing in the scenario stands for`
+    : undefined;
+}
+
+export async function verifyProbes(
+  backend: Backend,
+  scenario: Scenario,
+  probes: readonly Probe[],
+): Promise<VerifyResult> {
+  const sim = simulatorBackend();
+  const simRun = await sim.open(scenario);
+  const predictions = probes.map((p) => sim.predict(simRun, p));
+  await sim.close(simRun);
+  const running = await backend.open(scenario);
+  let observations: Observation[];
+  try {
+    observations =
+      backend.probeAll !== undefined
+        ? await backend.probeAll(running, probes)
+        : await Promise.all(probes.map((p) => backend.probe(running, p)));
+  } finally {
+    await backend.close(running);
+  }
+  const rows = probes.map((probe, i): VerifyRow => {
+    const prediction = predictions[i]!;
+    const observation = observations[i]!;
+    const note =
+      observation.kind === "skipped" ? undefined : leavesForUnhosted(scenario, prediction);
+    return {
+      probe,
+      predicted: describePrediction(prediction),
+      observed: describeObservation(observation),
+      agreement: note !== undefined ? "skipped" : compareObservation(prediction, observation),
+      prediction,
+      observation,
+      ...(note !== undefined ? { note } : {}),
+    };
+  });
+  const count = (a: Agreement): number => rows.filter((r) => r.agreement === a).length;
+  return {
+    rows,
+    summary: {
+      backend: backend.name,
+      probes: rows.length,
+      agreed: count("agree"),
+      disagreed: count("disagree"),
+      skipped: count("skipped"),
+    },
+  };
+}

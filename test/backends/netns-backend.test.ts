@@ -1,0 +1,162 @@
+/**
+ * The netns backend against the simulator on this machine's kernel: `verify --auto` on every
+ * example with a node environment agrees (SCTP and IPVS probes are skipped with the kernel's
+ * reason, never counted as agreement), through both iptables variants; a scenario of 50 probes;
+ * capabilities are detected.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect } from "@jest/globals";
+import { autoProbes } from "../../src/backends/auto-probes.js";
+import {
+  NO_IPVS,
+  NO_SCTP,
+  detectCapabilities,
+  netnsBackend,
+  type IptablesVariant,
+} from "../../src/backends/netns/backend.js";
+import { liveNetns } from "../../src/backends/netns.js";
+import { scenarioOfCluster } from "../../src/backends/scenario-of-cluster.js";
+import { verifyProbes } from "../../src/backends/verify.js";
+import { loadCluster } from "../../src/model/load-files.js";
+import { readFileSync } from "node:fs";
+import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
+import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
+import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";
+import { kernelTest } from "../helpers/kernel.js";
+
+const EXAMPLES = new URL("../../examples/", import.meta.url).pathname;
+
+interface Example {
+  readonly name: string;
+  readonly manifests: string[];
+  readonly node: string;
+  readonly proxy?: string;
+}
+
+/** Every example directory with a node.yaml, once per proxy config file in it. */
+function examples(): Example[] {
+  const out: Example[] = [];
+  for (const dir of readdirSync(EXAMPLES).sort()) {
+    const path = join(EXAMPLES, dir);
+    if (!existsSync(join(path, "node.yaml"))) continue;
+    const files = readdirSync(path).filter((f) => f.endsWith(".yaml"));
+    const proxies = files.filter((f) => f.startsWith("proxy"));
+    const manifests = files
+      .filter((f) => f !== "node.yaml" && !f.startsWith("proxy"))
+      .map((f) => join(path, f));
+    for (const proxy of proxies.length > 0 ? proxies : [undefined])
+      out.push({
+        name: `${dir}${proxy !== undefined ? ` (${proxy})` : ""}`,
+        manifests,
+        node: join(path, "node.yaml"),
+        ...(proxy !== undefined ? { proxy: join(path, proxy) } : {}),
+      });
+  }
+  return out;
+}
+
+function load(e: Example) {
+  const cluster = loadCluster(e.manifests);
+  const node = parseNodeEnvironment(readFileSync(e.node, "utf8"), e.node);
+  const proxyConfig =
+    e.proxy !== undefined
+      ? parseProxyConfig(readFileSync(e.proxy, "utf8"), e.proxy)
+      : DEFAULT_PROXY_CONFIG;
+  const scenario = scenarioOfCluster(cluster, { node, proxyConfig });
+  return { cluster, proxyConfig, scenario };
+}
+
+const ALL = examples();
+const NEEDS = ["root", "ip", "iptables"] as const;
+
+describe("verify --backend netns --auto on the examples", () => {
+  it_hasExamples();
+  for (const variant of ["nft", "legacy"] as const satisfies readonly IptablesVariant[]) {
+    kernelTest(
+      `every example agrees (iptables-${variant}-restore)`,
+      [...NEEDS],
+      async () => {
+        expect.hasAssertions();
+        let agreed = 0;
+        for (const e of ALL) {
+          const { cluster, proxyConfig, scenario } = load(e);
+          const probes = autoProbes(cluster, scenario, { proxyConfig });
+          const r = await verifyProbes(netnsBackend({ iptables: variant }), scenario, probes);
+          const bad = r.rows.filter((row) => row.agreement === "disagree");
+          expect({
+            example: e.name,
+            disagreements: bad.map(
+              (b) => `${JSON.stringify(b.probe)}: predicted ${b.predicted}, observed ${b.observed}`,
+            ),
+          }).toEqual({ example: e.name, disagreements: [] });
+          for (const row of r.rows)
+            if (row.agreement === "skipped" && row.observation.kind === "skipped")
+              expect([
+                NO_SCTP,
+                NO_IPVS,
+                "the probe client has no SCTP sockets (Node.js offers none)",
+              ]).toContain(row.observation.reason);
+          agreed += r.summary.agreed;
+        }
+        // TCP/UDP probes really ran (not everything skipped).
+        expect(agreed).toBeGreaterThanOrEqual(25);
+        expect(liveNetns()).toEqual([]);
+      },
+      600_000,
+    );
+  }
+});
+
+function it_hasExamples(): void {
+  kernelTest("the examples with a node environment are found", [], () => {
+    expect(ALL.map((e) => e.name)).toEqual(
+      expect.arrayContaining(["nodeport-loadbalancer (proxy.yaml)", "sctp-hostport"]),
+    );
+  });
+}
+
+kernelTest(
+  "a scenario of 50 probes: every observation agrees",
+  [...NEEDS],
+  async () => {
+    expect.hasAssertions();
+    const e = ALL.find((x) => x.name.startsWith("nodeport-loadbalancer"))!;
+    const { cluster, proxyConfig, scenario } = load(e);
+    const base = autoProbes(cluster, scenario, { proxyConfig });
+    expect(base.length).toBeGreaterThan(0);
+    const probes = Array.from({ length: 50 }, (_, i) => ({
+      ...base[i % base.length]!,
+      sourcePort: 45000 + i,
+    }));
+    const r = await verifyProbes(netnsBackend({ timeoutMs: 800 }), scenario, probes);
+    expect(r.summary).toEqual({
+      backend: "netns",
+      probes: 50,
+      agreed: 50,
+      disagreed: 0,
+      skipped: 0,
+    });
+    // Both endpoints of the NodePort service were reached at least once over 50 random draws
+    // of p=0.5 (probability of missing one: about 2^-20).
+    const reached = new Set(
+      r.rows.flatMap((row) => (row.observation.kind === "delivered" ? [row.observation.to] : [])),
+    );
+    expect(reached.has("10.244.1.5:8080") && reached.has("10.244.2.5:8080")).toBe(true);
+  },
+  300_000,
+);
+
+kernelTest(
+  "capabilities are detected: IPVS and SCTP from /proc, tools from PATH",
+  [...NEEDS],
+  () => {
+    const caps = detectCapabilities();
+    const byName = new Map(caps.map((c) => [c.name, c]));
+    expect(byName.get("ipvs")?.available).toBe(existsSync("/proc/net/ip_vs"));
+    if (!existsSync("/proc/net/ip_vs")) expect(byName.get("ipvs")?.reason).toBe(NO_IPVS);
+    if (!existsSync("/proc/net/sctp")) expect(byName.get("sctpSockets")?.reason).toBe(NO_SCTP);
+    expect(byName.get("iptables")?.available).toBe(true);
+    expect(byName.get("tcpSockets")?.available).toBe(true);
+  },
+);
