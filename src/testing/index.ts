@@ -18,3 +18,5 @@ export { ipAddress as arbIpAddress } from "./arbitraries/ipAddress.js";
 export { cidr as arbCidr } from "./arbitraries/cidr.js";
 export { labels as arbLabels } from "./arbitraries/labels.js";
 export { labelSelector as arbLabelSelector } from "./arbitraries/labelSelector.js";
+// The conformance suites (the SCTP test plan) and the adapters for kube-netsim's own dataplanes.
+export * from "./conformance/index.js";
