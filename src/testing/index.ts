@@ -20,3 +20,9 @@ export { labels as arbLabels } from "./arbitraries/labels.js";
 export { labelSelector as arbLabelSelector } from "./arbitraries/labelSelector.js";
 // The conformance suites (the SCTP test plan) and the adapters for kube-netsim's own dataplanes.
 export * from "./conformance/index.js";
+// Reusable properties over a dataplane adapter, and the arbitrary they draw from.
+export * from "./properties/index.js";
+export {
+  nodePolicyCase as arbNodePolicyCase,
+  type NodePolicyCase,
+} from "./arbitraries/nodePolicyCase.js";

@@ -86,6 +86,7 @@ export function tinypolState(input: AdapterInput, options: PluginOptions = {}): 
   const rules: string[] = ["-A FORWARD -j TINYPOL-FORWARD"];
   const jumps: string[] = [];
   const sets: string[] = [];
+  const created: string[] = [];
   const attachments: { [ip: string]: string } = {};
   for (const pod of input.pods) {
     const ip = pod.status?.podIP;
@@ -107,9 +108,13 @@ export function tinypolState(input: AdapterInput, options: PluginOptions = {}): 
         let source = "";
         if (rule.from !== undefined && rule.from.length > 0) {
           const set = `TP-${hash(key(policy))}-${r}`;
-          sets.push(`create ${set} hash:ip family inet hashsize 1024 maxelem 65536`);
-          for (const peer of rule.from)
-            for (const p of peerPods(cluster, ns, peer)) sets.push(`add ${set} ${p.status?.podIP}`);
+          if (created.indexOf(set) < 0) {
+            created.push(set);
+            sets.push(`create ${set} hash:ip family inet hashsize 1024 maxelem 65536`);
+            for (const peer of rule.from)
+              for (const p of peerPods(cluster, ns, peer))
+                sets.push(`add ${set} ${p.status?.podIP}`);
+          }
           source = ` -m set --match-set ${set} src`;
         }
         const ports = rule.ports !== undefined && rule.ports.length > 0 ? rule.ports : undefined;

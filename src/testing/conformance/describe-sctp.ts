@@ -12,7 +12,7 @@ interface JestGlobals {
   readonly test: (name: string, fn: () => Promise<void>, timeout?: number) => void;
 }
 
-function jestGlobals(): JestGlobals {
+export function jestGlobals(): JestGlobals {
   const g = globalThis as unknown as Partial<JestGlobals>;
   if (typeof g.describe !== "function" || typeof g.test !== "function")
     throw new Error(

@@ -17,3 +17,7 @@ export {
 } from "./run-plan.js";
 export { SCTP_PLAN, type PlanTest } from "./sctp-plan.js";
 export { sctpCluster, sctpNode } from "./fixture.js";
+export {
+  describeNetworkPolicyConformance,
+  type PropertySuiteOptions,
+} from "./describe-network-policy.js";

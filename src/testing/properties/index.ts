@@ -1,0 +1,5 @@
+/** Reusable properties over a dataplane adapter (issue 13 §4), one per file. */
+export { sctpPolicyNeverAdmitsTcpOrUdp } from "./sctpPolicyNeverAdmitsTcpOrUdp.js";
+export { policyVerdictsMatchReference } from "./policyVerdictsMatchReference.js";
+export { noSctpSocketsOpened } from "./noSctpSocketsOpened.js";
+export type { PropertyOptions } from "./trace-probe.js";
