@@ -26,3 +26,7 @@ export {
   nodePolicyCase as arbNodePolicyCase,
   type NodePolicyCase,
 } from "./arbitraries/nodePolicyCase.js";
+export {
+  nodeServiceCase as arbNodeServiceCase,
+  type NodeServiceCase,
+} from "./arbitraries/nodeServiceCase.js";

@@ -21,3 +21,4 @@ export {
   describeNetworkPolicyConformance,
   type PropertySuiteOptions,
 } from "./describe-network-policy.js";
+export { describeServiceConformance } from "./describe-service.js";

@@ -3,3 +3,5 @@ export { sctpPolicyNeverAdmitsTcpOrUdp } from "./sctpPolicyNeverAdmitsTcpOrUdp.j
 export { policyVerdictsMatchReference } from "./policyVerdictsMatchReference.js";
 export { noSctpSocketsOpened } from "./noSctpSocketsOpened.js";
 export type { PropertyOptions } from "./trace-probe.js";
+export { servicesReachOnlyReadyEndpoints } from "./servicesReachOnlyReadyEndpoints.js";
+export { noEndpointServicesReject } from "./noEndpointServicesReject.js";
