@@ -9,6 +9,7 @@ import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
 import { registerVerify } from "./verify.js";
 import { registerSnapshot } from "./snapshot.js";
+import { registerConformance } from "./conformance.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -21,4 +22,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerRepl,
   registerVerify,
   registerSnapshot,
+  registerConformance,
 ];
