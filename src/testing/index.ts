@@ -30,3 +30,7 @@ export {
   nodeServiceCase as arbNodeServiceCase,
   type NodeServiceCase,
 } from "./arbitraries/nodeServiceCase.js";
+export {
+  nodeHostPortCase as arbNodeHostPortCase,
+  type NodeHostPortCase,
+} from "./arbitraries/nodeHostPortCase.js";

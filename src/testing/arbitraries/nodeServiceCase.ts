@@ -17,6 +17,8 @@ export interface NodeServiceCase {
   readonly probe: Probe;
   /** `ip:port` of the ready endpoints behind the probed port (empty: none ready). */
   readonly readyTargets: readonly string[];
+  /** The probed port's NodePort (type NodePort only). */
+  readonly nodePort?: number;
 }
 
 const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
@@ -42,7 +44,12 @@ export function nodeServiceCase(): fc.Arbitrary<NodeServiceCase> {
       which: fc.nat(),
     })
     .map((r) => {
-      const ports = r.ports.map((p, k) => ({ ...p, name: `p${k}`, targetPort: 8000 + k }));
+      const ports = r.ports.map((p, k) => ({
+        ...p,
+        name: `p${k}`,
+        targetPort: 8000 + k,
+        ...(r.type === "NodePort" ? { nodePort: 30080 + k } : {}),
+      }));
       const svc = service("default/svc", {
         type: r.type,
         selector: { app: "svc" },
@@ -51,6 +58,7 @@ export function nodeServiceCase(): fc.Arbitrary<NodeServiceCase> {
           port: p.port,
           protocol: p.protocol,
           targetPort: p.targetPort,
+          ...(p.nodePort !== undefined ? { nodePort: p.nodePort } : {}),
         })),
       });
       const eps = r.endpoints.map((e, j) => ({
@@ -93,6 +101,7 @@ export function nodeServiceCase(): fc.Arbitrary<NodeServiceCase> {
         ),
         probe,
         readyTargets,
+        ...(chosen.nodePort !== undefined ? { nodePort: chosen.nodePort } : {}),
       };
     });
 }

@@ -3,6 +3,7 @@
  * fixed seed and number of runs, using the consumer's `describe`/`test` globals.
  */
 import fc from "fast-check";
+import { nodePortsReachable } from "../properties/nodePortsReachable.js";
 import { noEndpointServicesReject } from "../properties/noEndpointServicesReject.js";
 import { servicesReachOnlyReadyEndpoints } from "../properties/servicesReachOnlyReadyEndpoints.js";
 import type { ConformanceAdapter } from "./adapter.js";
@@ -19,6 +20,8 @@ export function describeServiceConformance(
   describe(`Service conformance: ${adapter.name}`, () => {
     test("a Service port with ready endpoints reaches only them", () =>
       fc.assert(servicesReachOnlyReadyEndpoints(adapter, backend), params));
+    test("a NodePort reaches the Service's ready endpoints from outside", () =>
+      fc.assert(nodePortsReachable(adapter, backend), params));
     test("a Service port without ready endpoints rejects", () =>
       fc.assert(noEndpointServicesReject(adapter, backend), params));
   });

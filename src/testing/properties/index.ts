@@ -5,3 +5,5 @@ export { noSctpSocketsOpened } from "./noSctpSocketsOpened.js";
 export type { PropertyOptions } from "./trace-probe.js";
 export { servicesReachOnlyReadyEndpoints } from "./servicesReachOnlyReadyEndpoints.js";
 export { noEndpointServicesReject } from "./noEndpointServicesReject.js";
+export { nodePortsReachable } from "./nodePortsReachable.js";
+export { hostPortsReachPods } from "./hostPortsReachPods.js";
