@@ -18,3 +18,19 @@ export { ipAddress as arbIpAddress } from "./arbitraries/ipAddress.js";
 export { cidr as arbCidr } from "./arbitraries/cidr.js";
 export { labels as arbLabels } from "./arbitraries/labels.js";
 export { labelSelector as arbLabelSelector } from "./arbitraries/labelSelector.js";
+// The conformance suites (the SCTP test plan) and the adapters for kube-netsim's own dataplanes.
+export * from "./conformance/index.js";
+// Reusable properties over a dataplane adapter, and the arbitrary they draw from.
+export * from "./properties/index.js";
+export {
+  nodePolicyCase as arbNodePolicyCase,
+  type NodePolicyCase,
+} from "./arbitraries/nodePolicyCase.js";
+export {
+  nodeServiceCase as arbNodeServiceCase,
+  type NodeServiceCase,
+} from "./arbitraries/nodeServiceCase.js";
+export {
+  nodeHostPortCase as arbNodeHostPortCase,
+  type NodeHostPortCase,
+} from "./arbitraries/nodeHostPortCase.js";

@@ -10,6 +10,7 @@ import { registerTrace } from "./trace.js";
 import { registerValidate } from "./validate.js";
 import { registerVerify } from "./verify.js";
 import { registerSnapshot } from "./snapshot.js";
+import { registerConformance } from "./conformance.js";
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -23,4 +24,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerReport,
   registerVerify,
   registerSnapshot,
+  registerConformance,
 ];

@@ -1,0 +1,48 @@
+/**
+ * The dataplane under test, as the conformance suites see it (issue 13 §6): given a cluster, the
+ * node's environment and the pods on that node, an adapter returns what a real node would show —
+ * iptables-save text per family, optionally `ipset save` and `ipvsadm-save -n` text — and how each
+ * pod attaches (the node-side interface a CNI plugin made for it). kube-netsim traces probes
+ * through exactly that state; it never looks at how the plugin computed it.
+ */
+import type { Cluster } from "../../model/cluster.js";
+import type { Pod } from "../../model/kinds.js";
+import type { NodeEnvironment, NodeInterface } from "../../model/node-environment.js";
+
+/** What a dataplane implements; the suites define the tests of the features it claims. */
+export type ConformanceFeature = "services" | "hostPorts" | "networkPolicy";
+
+export interface AdapterInput {
+  readonly cluster: Cluster;
+  readonly node: NodeEnvironment;
+  /** The cluster's pods scheduled on `node` (spec.nodeName), with their IPs. */
+  readonly pods: readonly Pod[];
+}
+
+/** A socket a node component holds open (kubenet reserves host ports this way). */
+export interface NodeSocket {
+  readonly protocol: "tcp" | "udp" | "sctp";
+  readonly port: number;
+}
+
+export interface NodeState {
+  /** `iptables-save` / `ip6tables-save` text; at least one family. */
+  readonly iptables: { readonly IPv4?: string; readonly IPv6?: string };
+  /** `ipset save` text. */
+  readonly ipsets?: string;
+  /** `ipvsadm-save -n` text. */
+  readonly ipvs?: string;
+  /** Interfaces the dataplane adds to the node (e.g. kube-ipvs0 holding service addresses). */
+  readonly interfaces?: readonly NodeInterface[];
+  /** Node-side interface per pod IP (`cali1234…`, `veth…`); default: a stable `veth` name. */
+  readonly attachments?: Readonly<Record<string, string>>;
+  /** Sockets the node components open for this state (for the sctp.ko side condition). */
+  readonly sockets?: readonly NodeSocket[];
+}
+
+export interface ConformanceAdapter {
+  /** Shown in the suite's describe block and in failures. */
+  readonly name: string;
+  readonly features: readonly ConformanceFeature[];
+  nodeState(input: AdapterInput): NodeState | Promise<NodeState>;
+}

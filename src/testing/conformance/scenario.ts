@@ -1,0 +1,53 @@
+/**
+ * An adapter's node state as a backend Scenario: its rule texts, ipsets and IPVS table, the
+ * node's interfaces plus those the dataplane adds, and the node's pods attached on the
+ * interfaces the adapter names. Workloads and ports come from the cluster as for any scenario.
+ */
+import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
+import type { Scenario } from "../../backends/backend.js";
+import type { Cluster } from "../../model/cluster.js";
+import type { NodeEnvironment } from "../../model/node-environment.js";
+import { proxyConfig } from "../builders/proxy-config.js";
+import type { AdapterInput, ConformanceAdapter, NodeState } from "./adapter.js";
+
+export function adapterInput(cluster: Cluster, node: NodeEnvironment): AdapterInput {
+  return {
+    cluster,
+    node,
+    pods: cluster.pods.filter((p) => p.spec?.nodeName === node.nodeName),
+  };
+}
+
+export function scenarioOfState(
+  cluster: Cluster,
+  node: NodeEnvironment,
+  state: NodeState,
+): Scenario {
+  const rules = (["IPv4", "IPv6"] as const).flatMap((family) => {
+    const text = state.iptables[family];
+    return text === undefined ? [] : [{ family, text }];
+  });
+  if (rules.length === 0)
+    throw new Error("the adapter returned no iptables-save text for any family");
+  // Workloads, remote endpoints and ports as kube-netsim derives them for any node.
+  const base = scenarioOfCluster(cluster, { node, proxyConfig: proxyConfig() });
+  const attachments = state.attachments ?? {};
+  return {
+    remoteEndpoints: base.remoteEndpoints,
+    ports: base.ports,
+    node: { ...node, interfaces: [...node.interfaces, ...(state.interfaces ?? [])] },
+    rules,
+    ...(state.ipsets !== undefined ? { ipsets: state.ipsets } : {}),
+    ...(state.ipvs !== undefined ? { ipvs: state.ipvs } : {}),
+    pods: base.pods.map((p) => ({ ...p, interface: attachments[p.ip] ?? p.interface })),
+  };
+}
+
+export async function scenarioOfAdapter(
+  adapter: ConformanceAdapter,
+  cluster: Cluster,
+  node: NodeEnvironment,
+): Promise<{ scenario: Scenario; state: NodeState }> {
+  const state = await adapter.nodeState(adapterInput(cluster, node));
+  return { scenario: scenarioOfState(cluster, node, state), state };
+}

@@ -1,0 +1,201 @@
+/**
+ * The Kubernetes SCTP-support test plan (shared/docs/sctp-test-plan.md) as data: one entry per
+ * upstream test, named as upstream names it, with the feature it needs from the dataplane and
+ * the probes it makes on the fixture cluster. The reference outcome of every probe comes from
+ * kube-proxy's service semantics (the Service's ready endpoints) or from `evaluatePolicy`.
+ */
+import type { Probe } from "../../backends/backend.js";
+import type { Cluster } from "../../model/cluster.js";
+import { evaluatePolicy } from "../../policy/evaluate.js";
+import { formatExplanation } from "../../policy/explanation-text.js";
+import type { ConformanceFeature, NodeState } from "./adapter.js";
+import { CLIENT, LB_IP, NODE_IP, SCTP_HOST_PORT, SCTP_PORT, SERVER, STRANGER } from "./fixture.js";
+import { checkProbe, type Expectation, type OpenRun } from "./probe-check.js";
+
+export interface PlanContext {
+  readonly run: OpenRun;
+  readonly cluster: Cluster;
+  readonly state: NodeState;
+}
+
+export interface PlanTest {
+  /** `[Feature:SCTP]` (basic) or `[Feature:SCTPConnectivity]`. */
+  readonly group: "[Feature:SCTP]" | "[Feature:SCTPConnectivity]";
+  readonly name: string;
+  /** The dataplane feature the test needs; undefined: every dataplane. */
+  readonly feature?: ConformanceFeature;
+  /** Failure messages (empty: passed). */
+  check(ctx: PlanContext): Promise<string[]>;
+}
+
+type Proto = Probe["protocol"];
+const server = `${SERVER.ip}:${SCTP_PORT}`;
+
+async function all(ctx: PlanContext, probes: readonly [Probe, Expectation][]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const [p, e] of probes) {
+    const f = await checkProbe(ctx.run, p, e);
+    if (f !== undefined) failures.push(f);
+  }
+  return failures;
+}
+
+function clusterIP(cluster: Cluster): string {
+  const ip = cluster.services[0]?.spec?.clusterIP;
+  if (ip === undefined) throw new Error("the SCTP fixture's Service has no clusterIP");
+  return ip;
+}
+
+/** The probe pod→pod and NetworkPolicy's verdict on it, as an expectation. */
+function policyProbe(
+  cluster: Cluster,
+  from: { name: string },
+  to: { name: string; ip: string },
+  protocol: Proto,
+  port: number,
+): [Probe, Expectation] {
+  const v = evaluatePolicy(cluster, {
+    from: from.name,
+    to: to.name,
+    port,
+    protocol: protocol.toUpperCase(),
+  });
+  const because = `NetworkPolicy ${v.allowed ? "allows" : "denies"} it: ${formatExplanation(
+    v.explanation,
+  )
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .join("; ")}`;
+  return [
+    { protocol, from: from.name, to: to.ip, port },
+    { kind: v.allowed ? "reaches" : "avoids", targets: [`${to.ip}:${port}`], because },
+  ];
+}
+
+const toServer = (because: string): Expectation => ({
+  kind: "reaches",
+  targets: [server],
+  because,
+});
+const notToServer = (because: string): Expectation => ({
+  kind: "avoids",
+  targets: [server],
+  because,
+});
+
+export const SCTP_PLAN: readonly PlanTest[] = [
+  {
+    group: "[Feature:SCTP]",
+    name: "Pods, Services, and NetworkPolicies can declare SCTP ports",
+    // Reaching this point means the objects were accepted and the adapter's state loaded.
+    check: () => Promise.resolve([]),
+  },
+  {
+    group: "[Feature:SCTP]",
+    name: "Pods can declare SCTP HostPorts when using kubenet",
+    feature: "hostPorts",
+    check: (ctx) =>
+      all(ctx, [
+        [
+          { protocol: "sctp", from: "external", to: NODE_IP, port: SCTP_HOST_PORT },
+          toServer(`the server pod's SCTP hostPort ${SCTP_HOST_PORT}`),
+        ],
+        ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
+          { protocol, from: "external", to: NODE_IP, port: SCTP_HOST_PORT },
+          notToServer(`the hostPort is declared for SCTP only`),
+        ]),
+      ]),
+  },
+  {
+    group: "[Feature:SCTP]",
+    name: "Services can declare SCTP ServicePorts when using the iptables proxier",
+    feature: "services",
+    check: (ctx) =>
+      all(ctx, [
+        [
+          { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+          toServer("the Service's SCTP port and its one ready endpoint"),
+        ],
+        [
+          { protocol: "sctp", from: "external", to: NODE_IP, port: 30500 },
+          toServer("the Service's SCTP NodePort 30500"),
+        ],
+        ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
+          { protocol, from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+          notToServer("the Service port is declared for SCTP only"),
+        ]),
+      ]),
+  },
+  {
+    group: "[Feature:SCTP]",
+    name: "A NetworkPolicy matching an SCTP port does not allow TCP or UDP traffic",
+    feature: "networkPolicy",
+    check: (ctx) =>
+      all(
+        ctx,
+        (["tcp", "udp", "sctp"] as const).map((p) =>
+          policyProbe(ctx.cluster, CLIENT, SERVER, p, SCTP_PORT),
+        ),
+      ),
+  },
+  {
+    group: "[Feature:SCTP]",
+    name: "if sctp.ko was not loaded before a test, it is not loaded after (node components open no SCTP sockets)",
+    check: (ctx) =>
+      Promise.resolve(
+        (ctx.state.sockets ?? [])
+          .filter((s) => s.protocol === "sctp")
+          .map(
+            (s) =>
+              `${ctx.run.adapterName} opens an SCTP socket on port ${s.port}: opening it loads sctp.ko (kube-proxy and kubelet never do)`,
+          ),
+      ),
+  },
+  {
+    group: "[Feature:SCTPConnectivity]",
+    name: "A pod can connect directly to another pod via SCTP",
+    check: (ctx) =>
+      all(ctx, [
+        [
+          { protocol: "sctp", from: CLIENT.name, to: SERVER.ip, port: SCTP_PORT },
+          toServer("pod-to-pod, allowed by every policy of the fixture"),
+        ],
+      ]),
+  },
+  {
+    group: "[Feature:SCTPConnectivity]",
+    name: "A pod can connect to another pod via SCTP via a Service IP",
+    feature: "services",
+    check: (ctx) =>
+      all(ctx, [
+        [
+          { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+          toServer("ClusterIP DNAT to the Service's ready endpoint"),
+        ],
+      ]),
+  },
+  {
+    group: "[Feature:SCTPConnectivity]",
+    name: "A pod can connect to another pod via SCTP via a Load Balancer",
+    feature: "services",
+    check: (ctx) =>
+      all(ctx, [
+        [
+          { protocol: "sctp", from: "external", to: LB_IP, port: SCTP_PORT },
+          toServer(`the Service's load-balancer ingress ${LB_IP}`),
+        ],
+      ]),
+  },
+  {
+    group: "[Feature:SCTPConnectivity]",
+    name: "NetworkPolicy can be used to allow or deny traffic to SCTP ports",
+    feature: "networkPolicy",
+    check: (ctx) =>
+      all(ctx, [
+        policyProbe(ctx.cluster, CLIENT, SERVER, "sctp", SCTP_PORT),
+        policyProbe(ctx.cluster, STRANGER, SERVER, "sctp", SCTP_PORT),
+        policyProbe(ctx.cluster, CLIENT, SERVER, "sctp", SCTP_PORT + 1),
+      ]),
+  },
+];

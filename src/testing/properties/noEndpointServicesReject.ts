@@ -1,0 +1,29 @@
+/**
+ * `noEndpointServicesReject(adapter)`: proves, over random Services whose probed port has no
+ * ready endpoint (none at all, or only unready ones), that a pod's connection to it is
+ * rejected (kube-proxy's REJECT, an ICMP error or RST), not dropped to time out and not
+ * delivered anywhere. For dataplanes with services.
+ */
+import fc from "fast-check";
+import { describeObservation } from "../../backends/agree.js";
+import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
+import type { ConformanceAdapter } from "../conformance/adapter.js";
+import { sctpNode } from "../conformance/fixture.js";
+import { observeProbe, type PropertyOptions } from "./trace-probe.js";
+
+export function noEndpointServicesReject(
+  adapter: ConformanceAdapter,
+  options: PropertyOptions = {},
+): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
+  return fc.asyncProperty(
+    nodeServiceCase().filter((c) => c.readyTargets.length === 0),
+    async (c) => {
+      const o = await observeProbe(adapter, c.cluster, sctpNode(), c.probe, options);
+      if (o.kind !== "rejected")
+        throw new Error(
+          `${adapter.name}: ${c.probe.protocol.toUpperCase()} ${c.probe.from} → ${c.probe.to}:${c.probe.port} has no ready endpoint: expected rejected, traced ${describeObservation(o)}`,
+        );
+      return true;
+    },
+  );
+}

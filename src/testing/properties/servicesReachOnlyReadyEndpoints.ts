@@ -1,0 +1,30 @@
+/**
+ * `servicesReachOnlyReadyEndpoints(adapter)`: proves, over random Services (TCP, UDP and SCTP
+ * ports, ready and unready endpoints here and on other nodes), that a pod's connection to a
+ * Service port that has ready endpoints is delivered to one of them (at the port's
+ * targetPort), never to an unready one — kube-proxy's service semantics. Probes to ports
+ * without ready endpoints are left to noEndpointServicesReject. For dataplanes with services.
+ */
+import fc from "fast-check";
+import { describeObservation } from "../../backends/agree.js";
+import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
+import type { ConformanceAdapter } from "../conformance/adapter.js";
+import { sctpNode } from "../conformance/fixture.js";
+import { observeProbe, type PropertyOptions } from "./trace-probe.js";
+
+export function servicesReachOnlyReadyEndpoints(
+  adapter: ConformanceAdapter,
+  options: PropertyOptions = {},
+): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
+  return fc.asyncProperty(
+    nodeServiceCase().filter((c) => c.readyTargets.length > 0),
+    async (c) => {
+      const o = await observeProbe(adapter, c.cluster, sctpNode(), c.probe, options);
+      if (o.kind !== "delivered" || !c.readyTargets.includes(o.to))
+        throw new Error(
+          `${adapter.name}: ${c.probe.protocol.toUpperCase()} ${c.probe.from} → ${c.probe.to}:${c.probe.port}: expected delivery to one of ${c.readyTargets.join(", ")}, traced ${describeObservation(o)}`,
+        );
+      return true;
+    },
+  );
+}

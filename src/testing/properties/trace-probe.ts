@@ -1,0 +1,36 @@
+/**
+ * What one probe does through an adapter's node state on a backend (default: the simulator):
+ * the shared step of the properties, which then compare it with a reference.
+ */
+import type { Backend, Observation, Probe } from "../../backends/backend.js";
+import { simulatorBackend } from "../../backends/simulator/backend.js";
+import type { Cluster } from "../../model/cluster.js";
+import type { NodeEnvironment } from "../../model/node-environment.js";
+import type { ConformanceAdapter } from "../conformance/adapter.js";
+import { closeRun, openRun } from "../conformance/probe-check.js";
+import { scenarioOfAdapter } from "../conformance/scenario.js";
+
+export interface PropertyOptions {
+  readonly backend?: Backend;
+}
+
+export async function observeProbe(
+  adapter: ConformanceAdapter,
+  cluster: Cluster,
+  node: NodeEnvironment,
+  probe: Probe,
+  options: PropertyOptions = {},
+): Promise<Observation> {
+  const { scenario } = await scenarioOfAdapter(adapter, cluster, node);
+  const run = await openRun(options.backend ?? simulatorBackend(), scenario, adapter.name);
+  try {
+    const o = await run.backend.probe(run.running, probe);
+    return o.kind === "skipped" ? await run.simulator.probe(run.simulated, probe) : o;
+  } finally {
+    await closeRun(run);
+  }
+}
+
+export function reached(o: Observation, target: string): boolean {
+  return o.kind === "delivered" && o.to === target;
+}
