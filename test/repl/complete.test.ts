@@ -21,7 +21,7 @@ describe("completion by position", () => {
   });
 
   it("offers that command's subcommands, then its options", () => {
-    expect(words("render ")).toEqual(["iptables", "ipvs", "hostports"]);
+    expect(words("render ")).toEqual(["iptables", "ipvs", "hostports", "nftables"]);
     expect(words("policy ")).toEqual(expect.arrayContaining(["check", "matrix", "diff", "lint"]));
     expect(words("render ")).not.toContain("matrix");
     expect(words("render iptables --pro")).toEqual(["--proxy-config"]);
