@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { runCli } from "./program.js";
 import { readUtf8 } from "./read-text.js";
 
@@ -14,6 +15,8 @@ runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   readStdin: () => readUtf8(0),
+  readStdinBytes: () => readFileSync(0),
+  stdoutBytes: (b) => process.stdout.write(b),
   stderrIsTTY: process.stderr.isTTY,
 })
   .then((code) => {

@@ -13,6 +13,16 @@ export interface CliIO {
   readonly stderr: (s: string) => void;
   /** Reads stdin (for `-f -`). */
   readonly readStdin: () => string;
+  /**
+   * Reads stdin as bytes, for input whose bytes matter beyond UTF-8 (`parse` keeps invalid
+   * UTF-8 in rules text, src/util/byte-text.ts); when absent, readStdin's text is used.
+   */
+  readonly readStdinBytes?: () => Uint8Array;
+  /**
+   * Writes bytes to stdout (`parse` prints kept invalid UTF-8 bytes back raw, as iptables-save
+   * does); when absent, stdout gets the text.
+   */
+  readonly stdoutBytes?: (b: Uint8Array) => void;
   /** stderr is a terminal: progress may be shown there (src/cli/progress.ts). */
   readonly stderrIsTTY?: boolean;
   /** Runs another command line in a fresh program (the REPL's lines); runCli sets it. */

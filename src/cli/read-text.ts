@@ -4,11 +4,20 @@
  * against 0.30 s for a 46 MB dump here); the text is the same, invalid UTF-8 included.
  */
 import { readFileSync } from "node:fs";
+import { decodeKeepingBytes } from "../util/byte-text.js";
 import { CliError } from "./exit.js";
 
 /** The text of `file` (a path, or 0 for standard input). */
 export function readUtf8(file: string | 0): string {
   return readFileSync(file).toString("utf8");
+}
+
+/**
+ * The text of `file` (a path, or 0 for standard input) with bytes that are not valid UTF-8
+ * kept (src/util/byte-text.ts), for rules text that is printed back.
+ */
+export function readKeepingBytes(file: string | 0): string {
+  return decodeKeepingBytes(readFileSync(file));
 }
 
 /** The text of `file`, or a CliError naming it as `what` and saying why it cannot be read. */

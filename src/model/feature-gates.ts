@@ -1,5 +1,7 @@
 /** Kubernetes feature gates as kube components spell them on the command line: `Key=bool,...`. */
 
+import { LOCKED_FEATURE_GATE_TABLE } from "./locked-feature-gates.js";
+
 export type FeatureGates = Readonly<Record<string, boolean>>;
 
 /** Gates kube-netsim's validation consults, with the defaults of the Kubernetes version modelled. */
@@ -22,18 +24,12 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = {
 };
 
 /**
- * Gates that are locked to their default at the modelled version (GA with `LockToDefault` in
- * pkg/features/versioned_kube_features.go): setting one to the other value is refused, as
- * component-base's featuregate refuses it in kube-proxy and the API server. The networking
- * gates this model touches; `since` is the release that locked them.
+ * Gates that are locked to their default at the modelled version (`LockToDefault` in
+ * pkg/features): setting one to the other value is refused, as component-base's featuregate
+ * refuses it in kube-proxy and the API server. The table and its upstream source are in
+ * locked-feature-gates.ts; `since` is the release that locked them.
  */
-export const LOCKED_FEATURE_GATES: Readonly<Record<string, { value: boolean; since: string }>> = {
-  KubeProxyDrainingTerminatingNodes: { value: true, since: "1.31" },
-  LoadBalancerIPMode: { value: true, since: "1.32" },
-  MultiCIDRServiceAllocator: { value: true, since: "1.33" },
-  NFTablesProxyMode: { value: true, since: "1.33" },
-  ServiceTrafficDistribution: { value: true, since: "1.33" },
-};
+export const LOCKED_FEATURE_GATES = LOCKED_FEATURE_GATE_TABLE;
 
 /** featuregate's refusal of a locked gate set to the other value, or undefined. */
 export function lockedGateError(name: string, value: boolean): string | undefined {

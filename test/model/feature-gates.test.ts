@@ -5,6 +5,20 @@ import {
   lockedGateError,
   parseFeatureGates,
 } from "../../src/model/feature-gates.js";
+import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
+import { ValidationError, formatIssue } from "../../src/model/issue.js";
+
+const PROXY_HEAD = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n";
+
+function proxyConfigErrors(text: string): string[] {
+  try {
+    parseProxyConfig(text, "proxy.yaml");
+  } catch (e) {
+    if (e instanceof ValidationError) return e.issues.map(formatIssue);
+    throw e;
+  }
+  return [];
+}
 
 describe("feature gates", () => {
   test("Key=bool,... as kube components read it", () => {
@@ -55,5 +69,44 @@ describe("locked feature gates (component-base featuregate)", () => {
       error: 'invalid value of A=tRuE, err: strconv.ParseBool: parsing "tRuE": invalid syntax',
     });
     expect(parseFeatureGates("A=constructor")).toHaveProperty("error");
+  });
+});
+
+describe("every gate locked at the modelled version, not only the networking ones", () => {
+  // Values from pkg/features/kube_features.go (stored 1.33 copy, see locked-feature-gates.ts).
+  const cases: [string, boolean][] = [
+    ["SidecarContainers", true],
+    ["TopologyAwareHints", true],
+    ["JobSuccessPolicy", true],
+    ["StrictCostEnforcementForVAP", true],
+    ["AllowServiceLBStatusOnNonLB", false],
+    ["WatchFromStorageWithoutResourceVersion", false],
+  ];
+
+  test.each(cases)("--feature-gates %s refuses the other value", (name, value) => {
+    expect(parseFeatureGates(`SCTPSupport=true,${name}=${String(!value)}`)).toEqual({
+      error: `cannot set feature gate ${name} to ${String(!value)}, feature is locked to ${String(value)}`,
+    });
+    expect(parseFeatureGates(`${name}=${String(value)}`)).toEqual({ gates: { [name]: value } });
+  });
+
+  test.each(cases)(
+    "KubeProxyConfiguration featureGates %s refuses the other value",
+    (name, value) => {
+      expect(
+        proxyConfigErrors(`${PROXY_HEAD}featureGates:\n  ${name}: ${String(!value)}\n`),
+      ).toEqual([
+        `proxy.yaml:4:3: featureGates.${name}: cannot set feature gate ${name} to ${String(!value)}, feature is locked to ${String(value)}`,
+      ]);
+      expect(
+        proxyConfigErrors(`${PROXY_HEAD}featureGates:\n  ${name}: ${String(value)}\n`),
+      ).toEqual([]);
+    },
+  );
+
+  test("a gate that is GA but not locked, or not a gate at all, stays settable", () => {
+    expect(parseFeatureGates("TopologyManagerPolicyOptions=false,ExecProbeTimeout=false")).toEqual({
+      gates: { TopologyManagerPolicyOptions: false, ExecProbeTimeout: false },
+    });
   });
 });

@@ -11,7 +11,8 @@ import { formatIptablesIssue, IptablesParseError } from "../../netfilter/parse/e
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { escapeControl } from "../../model/issue.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
-import { readUtf8 } from "../read-text.js";
+import { readKeepingBytes } from "../read-text.js";
+import { decodeKeepingBytes, encodeKeepingBytes } from "../../util/byte-text.js";
 import type { CliIO } from "../program.js";
 
 interface ParseOptions {
@@ -30,7 +31,11 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
   const family = familyOption(opts.family);
   let text: string;
   try {
-    text = file === "-" ? io.readStdin() : readUtf8(file);
+    // Bytes that are not UTF-8 (a comment in another encoding) are kept and printed back raw,
+    // as iptables-save prints them, not as U+FFFD.
+    if (file !== "-") text = readKeepingBytes(file);
+    else if (io.readStdinBytes !== undefined) text = decodeKeepingBytes(io.readStdinBytes());
+    else text = io.readStdin();
   } catch (e) {
     throw new CliError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
@@ -39,7 +44,11 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
       file: file === "-" ? "<stdin>" : file,
       ...(family && { family }),
     });
-    if (opts.check !== true) io.stdout(formatIptablesSave(ruleSet));
+    if (opts.check !== true) {
+      const out = formatIptablesSave(ruleSet);
+      if (io.stdoutBytes !== undefined) io.stdoutBytes(encodeKeepingBytes(out));
+      else io.stdout(out);
+    }
     return EXIT_OK;
   } catch (e) {
     if (!(e instanceof IptablesParseError)) throw e;

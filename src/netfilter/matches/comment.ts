@@ -1,6 +1,7 @@
 /** `-m comment --comment TEXT`: always matches. The kernel keeps at most 255 bytes. */
 import { ARG, fail, MATCH, single, type MatchExtension } from "./extension.js";
 import { saveString } from "./save-string.js";
+import { keptByteLength } from "../../util/byte-text.js";
 
 export interface CommentMatch {
   readonly module: "comment";
@@ -14,7 +15,8 @@ export const commentMatch: MatchExtension<CommentMatch> = {
     const c = single(options, "comment").get("--comment");
     if (c === undefined) fail(`comment: "--comment" is required`);
     const text = c.args[0] as string;
-    if (text.length > 85 && new TextEncoder().encode(text).length > 255)
+    // Bytes, counting a byte kept from invalid UTF-8 (src/util/byte-text.ts) as one byte.
+    if (text.length > 85 && keptByteLength(text) > 255)
       fail(`comment: comment too long (at most 255 bytes)`);
     return { module: "comment", comment: text };
   },

@@ -570,8 +570,23 @@ export function parseIptables(text: string, opts: ParseIptablesOptions = {}): Ru
     let line = text.slice(pos, end);
     pos = end + 1;
     lineNo++;
+    // iptables-restore reads a line with fgets and then works on it as a C string: a NUL byte
+    // ends the line there, and what follows it (up to the newline) is ignored. A line that is
+    // left blank that way is a rule line without a command (a blank line is only skipped when it
+    // is exactly "\n"); checked against iptables-restore in test/netfilter/parse/nul.test.ts.
+    const nul = line.indexOf("\0");
+    const cutToBlank = nul !== -1 && line.slice(0, nul).trim() === "";
+    if (nul !== -1) line = line.slice(0, nul);
     if (line.endsWith("\r")) line = line.slice(0, -1);
     const c0 = line.charCodeAt(0);
+    if (cutToBlank) {
+      issues.push({
+        file,
+        line: lineNo,
+        message: `a NUL byte at column ${nul + 1} ends the line, leaving no command: iptables-restore refuses it ("no command specified")`,
+      });
+      continue;
+    }
     if (line.length === 0 || c0 === 35 /* # */) continue;
     try {
       if (c0 === 45 /* - */ && current !== undefined) {
