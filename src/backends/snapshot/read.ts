@@ -13,6 +13,7 @@ import { parseIptables } from "../../netfilter/parse/iptables.js";
 import {
   buildDataplane,
   type DataplaneInterface,
+  type DataplaneRoute,
   type NodeDataplane,
 } from "../../netfilter/trace/dataplane.js";
 import { MANIFEST_FILE, type SnapshotManifest } from "./collect.js";
@@ -36,6 +37,8 @@ export interface Snapshot {
   readonly ipsets: string;
   readonly ipvs: string;
   readonly interfaces: readonly DataplaneInterface[];
+  /** The main table's unicast routes (`ip -j route`), which decide MASQUERADE's source address. */
+  readonly routes: readonly DataplaneRoute[];
   readonly modules: readonly string[];
   readonly sysctls: Readonly<Record<string, string>>;
 }
@@ -44,6 +47,32 @@ const FRONT_ENDS: Readonly<Record<IPFamily, readonly string[]>> = {
   IPv4: ["iptables-save.txt", "iptables-nft-save.txt", "iptables-legacy-save.txt"],
   IPv6: ["ip6tables-save.txt", "ip6tables-nft-save.txt", "ip6tables-legacy-save.txt"],
 };
+
+interface IpRouteJson {
+  readonly type?: string;
+  readonly table?: string;
+  readonly dst?: string;
+  readonly gateway?: string;
+  readonly dev?: string;
+}
+
+/** `ip -j route show table all`: the main table's unicast routes (local/broadcast ones are implied). */
+function mainRoutes(text: string | undefined): DataplaneRoute[] {
+  if (text === undefined) return [];
+  const list = JSON.parse(text) as readonly IpRouteJson[];
+  return list
+    .filter(
+      (r) =>
+        r.dst !== undefined &&
+        (r.table === undefined || r.table === "main") &&
+        (r.type === undefined || r.type === "unicast"),
+    )
+    .map((r) => ({
+      dst: r.dst!,
+      ...(r.gateway !== undefined ? { gateway: r.gateway } : {}),
+      ...(r.dev !== undefined ? { dev: r.dev } : {}),
+    }));
+}
 
 interface IpAddrJson {
   readonly ifname?: string;
@@ -108,6 +137,7 @@ export function readSnapshot(dir: string): Snapshot {
     ipsets: read(dir, "ipset-save.txt") ?? "",
     ipvs: read(dir, "ipvsadm-save.txt") ?? "",
     interfaces,
+    routes: mainRoutes(read(dir, "ip-route.json")),
     modules: (read(dir, "modules.txt") ?? "").split("\n").filter((m) => m !== ""),
     sysctls: sysctlsText !== undefined ? (JSON.parse(sysctlsText) as Record<string, string>) : {},
   };
@@ -128,6 +158,7 @@ export function snapshotDataplane(dir: string): {
   const dataplane = buildDataplane({
     ruleSets,
     interfaces: s.interfaces,
+    routes: s.routes,
     ...(sets !== undefined ? { ipsets: { test: (name, key) => ipsetTest(sets, name, key) } } : {}),
     ...(ipvs !== undefined ? { ipvs: ipvsHook(ipvs) } : {}),
   });
