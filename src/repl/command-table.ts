@@ -22,6 +22,8 @@ export interface SessionCommand {
   readonly options: readonly string[];
   /** Options whose value is a file path. */
   readonly fileOptions?: readonly string[];
+  /** More for `help CMD`. */
+  readonly detail?: string;
 }
 
 const KIND: ArgKind = { kind: "object-kind" };
@@ -74,6 +76,10 @@ export const SESSION_COMMANDS: readonly SessionCommand[] = [
     args: [],
     options: ["-f", "--filename"],
     fileOptions: ["-f", "--filename"],
+    detail:
+      "With -f - the YAML is typed on the following lines (prompt ...>), ending at a line holding\n" +
+      "only . (or Ctrl-D, which also ends the session); it is checked like a file, positions given\n" +
+      "as <stdin>:LINE:COL of the typed text, and an invalid document changes nothing.",
   },
   {
     name: "delete",
@@ -142,5 +148,5 @@ export function sessionCommand(name: string): SessionCommand | undefined {
 }
 
 export function formatSessionHelp(c: SessionCommand): string {
-  return `Usage: ${c.usage}\n\n${c.summary}\n`;
+  return `Usage: ${c.usage}\n\n${c.summary}\n${c.detail !== undefined ? `\n${c.detail}\n` : ""}`;
 }

@@ -16,6 +16,18 @@ export interface DispatchEnv {
   readonly cli: readonly CliCommandSpec[];
   readonly run: RunCommand;
   readonly io: CliIO;
+  /** The text typed after an `apply -f -` line (see `readsTypedText`). */
+  readonly typed?: string;
+}
+
+/** Whether the line is `apply -f -`: the YAML follows on the next lines, up to a lone `.`. */
+export function readsTypedText(line: string): boolean {
+  const words = splitWords(line.trim());
+  return (
+    Array.isArray(words) &&
+    words[0] === "apply" &&
+    optionValues(words.slice(1), ["-f", "--filename"]).includes("-")
+  );
 }
 
 /** "did you mean X?" for a mistyped command, when one is close. */
@@ -102,7 +114,12 @@ async function help(words: readonly string[], env: DispatchEnv): Promise<string>
   return "";
 }
 
-function session(words: readonly string[], line: string, s: Session): string {
+function session(
+  words: readonly string[],
+  line: string,
+  s: Session,
+  typed: string | undefined,
+): string {
   const [cmd, ...rest] = words;
   const args = positionals(rest, ["-o", "--output", "--node", "-f", "--filename"]);
   switch (cmd) {
@@ -128,7 +145,7 @@ function session(words: readonly string[], line: string, s: Session): string {
         line,
       );
     case "apply":
-      return s.applyFiles(optionValues(rest, ["-f", "--filename"]), line);
+      return s.applyFiles(optionValues(rest, ["-f", "--filename"]), line, typed);
     case "delete":
       return s.delete(args[0], args[1], line);
     case "edit":
@@ -166,7 +183,7 @@ export async function dispatch(line: string, env: DispatchEnv): Promise<string> 
     return "already in the REPL (nested sessions are not supported); .exit leaves it\n";
   if (sessionCommand(first) !== undefined) {
     try {
-      return session(words, line.trim(), env.session);
+      return session(words, line.trim(), env.session, env.typed);
     } catch (e) {
       if (e instanceof SessionError) return `error: ${e.message}\n`;
       throw e;

@@ -12,7 +12,7 @@ import type { Cluster } from "../model/cluster.js";
 import type { CliCommandSpec, CliIO, RunCommand } from "./cli-spec.js";
 import { complete } from "./complete.js";
 import type { NodeSettings } from "./diff-rules.js";
-import { dispatch } from "./dispatch.js";
+import { dispatch, readsTypedText } from "./dispatch.js";
 import { objectsOf } from "./objects.js";
 import { Session, type SessionOptions } from "./session.js";
 
@@ -81,6 +81,39 @@ export function startRepl(opts: ReplOptions): Promise<void> {
         });
     },
   });
+  // `apply -f -`: the lines up to a lone `.` (or EOF) are the YAML, read here before node:repl
+  // sees them (it would take `.` for one of its dot commands).
+  let typing: { line: string; lines: string[] } | undefined;
+  const finishTyping = (): void => {
+    if (typing === undefined) return;
+    const { line, lines } = typing;
+    typing = undefined;
+    const typed = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+    queue = queue
+      .then(() => dispatch(line, { session, cli: opts.cli, run: opts.run, io, typed }))
+      .then(write)
+      .catch((e: unknown) => {
+        write(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      });
+  };
+  const [onLine] = server.listeners("line") as ((line: string) => void)[];
+  if (onLine !== undefined) {
+    server.removeListener("line", onLine);
+    server.on("line", (text: string) => {
+      if (typing === undefined && !readsTypedText(text)) {
+        onLine.call(server, text);
+        return;
+      }
+      if (typing === undefined) typing = { line: text, lines: [] };
+      else if (text.trim() === ".") finishTyping();
+      else typing.lines.push(text);
+      const prompt = typing === undefined ? "kube-netsim> " : "...> ";
+      queue = queue.then(() => {
+        server.setPrompt(prompt);
+        server.displayPrompt();
+      });
+    });
+  }
   // node:repl's JavaScript-session dot commands mean nothing here (.help and .exit stay).
   const builtins = server.commands as Record<string, unknown>;
   for (const name of ["editor", "load", "save", "clear", "break"]) delete builtins[name];
@@ -97,6 +130,7 @@ export function startRepl(opts: ReplOptions): Promise<void> {
   }
   return new Promise((resolve) =>
     server.on("exit", () => {
+      finishTyping();
       void queue.then(() => {
         session.close();
         resolve();

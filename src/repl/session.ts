@@ -247,9 +247,11 @@ export class Session {
     return this.edit(() => removeEndpoint(this.cluster, svc, ip), line);
   }
 
-  applyFiles(files: readonly string[], line: string): string {
+  /** `typed`: the text typed after an `apply -f -` line (the REPL's own input), read as `-`. */
+  applyFiles(files: readonly string[], line: string, typed?: string): string {
     if (files.length === 0) throw new SessionError("usage: apply -f FILE|DIR|-");
-    const { inputs, issues } = readManifestSources(files, this.deps.readStdin);
+    const readStdin = typed !== undefined ? (): string => typed : this.deps.readStdin;
+    const { inputs, issues } = readManifestSources(files, readStdin);
     if (issues.length > 0) throw new SessionError(formatIssues(issues));
     if (inputs.length === 0) throw new SessionError(`no manifests in ${files.join(" ")}`);
     // One input per apply: positions stay those of each file when there is just one.

@@ -130,6 +130,49 @@ describe("repl session", () => {
     }
   });
 
+  it("applies YAML typed after apply -f -, up to a lone . line", async () => {
+    const out = await drive([
+      "apply -f -",
+      "apiVersion: v1",
+      "kind: Pod",
+      "metadata:",
+      "  name: web",
+      "  namespace: shop",
+      "  labels: {app: web}",
+      "spec:",
+      "  containers: [{name: c, image: x}]",
+      ".",
+      "get pods shop/web -o yaml",
+      "history",
+    ]);
+    expect(out).toContain("...> ");
+    expect(out).toContain("ok (1: apply -f -)");
+    expect(out).toContain("app: web");
+    expect(out).toContain("1: apply -f -");
+    expect(out).not.toContain("Invalid REPL keyword");
+  });
+
+  it("refuses invalid typed YAML with <stdin> positions and changes nothing; EOF ends it", async () => {
+    const out = await drive([
+      "apply -f -",
+      "apiVersion: v1",
+      "kind: Service",
+      "metadata: {name: s}",
+      "spec:",
+      "  ports: [{port: 0}]",
+      ".",
+      "history",
+      "apply -f -",
+      "apiVersion: v1",
+      "kind: Namespace",
+      "metadata: {name: typed-at-eof}",
+    ]);
+    expect(out).toMatch(/error: <stdin>:5:\d+: Service default\/s: spec\.ports\[0\]\.port/);
+    expect(out).toContain("(nothing changed)");
+    expect(out).toMatch(/\* 0: loaded/);
+    expect(out).toContain("ok (1: apply -f -)");
+  });
+
   it("edits in $EDITOR: a valid buffer is applied, an invalid one changes nothing", async () => {
     const edits = [
       (t: string) => t.replace("externalTrafficPolicy: Cluster", "externalTrafficPolicy: Local"),
@@ -170,8 +213,16 @@ describe("repl session", () => {
   });
 
   it("answers help, unknown input and a nested repl in one line each", async () => {
-    const out = await drive(["help set", "help render", "trcae", "repl", "rendr iptables"]);
+    const out = await drive([
+      "help set",
+      "help render",
+      "trcae",
+      "repl",
+      "rendr iptables",
+      "help apply",
+    ]);
     expect(out).toContain("Usage: set KIND NAME field.path=value...");
+    expect(out).toContain("With -f - the YAML is typed on the following lines");
     expect(out).toContain("Usage: kube-netsim render");
     expect(out).toContain('unknown command "trcae" (did you mean trace?); type help for the list');
     expect(out).toContain('unknown command "rendr" (did you mean render?)');
