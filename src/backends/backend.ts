@@ -91,7 +91,12 @@ export interface Backend {
   open(scenario: Scenario): Promise<RunningScenario>;
   probe(running: RunningScenario, probe: Probe): Promise<Observation>;
   /** Several probes at once (concurrently where the backend can); same answers as `probe`. */
-  probeAll?(running: RunningScenario, probes: readonly Probe[]): Promise<Observation[]>;
+  probeAll?(
+    running: RunningScenario,
+    probes: readonly Probe[],
+    /** Called as probes finish, with how many finished since the last call (for progress). */
+    finished?: (count: number) => void,
+  ): Promise<Observation[]>;
   /** Removes everything it made, also after failures. */
   close(running: RunningScenario): Promise<void>;
 }

@@ -64,22 +64,44 @@ function leavesForUnhosted(scenario: Scenario, p: TraceResult): string | undefin
     : undefined;
 }
 
+/** Where verifyProbes reports how far it is (the CLI's progress line fits). */
+export interface VerifyProgress {
+  phase(label: string): void;
+  step(done: number, total?: number): void;
+}
+
 export async function verifyProbes(
   backend: Backend,
   scenario: Scenario,
   probes: readonly Probe[],
+  progress?: VerifyProgress,
 ): Promise<VerifyResult> {
+  const total = probes.length;
   const sim = simulatorBackend();
   const simRun = await sim.open(scenario);
-  const predictions = probes.map((p) => sim.predict(simRun, p));
+  progress?.phase("predicting probes");
+  const predictions = probes.map((p, i) => {
+    const prediction = sim.predict(simRun, p);
+    progress?.step(i + 1, total);
+    return prediction;
+  });
   await sim.close(simRun);
+  progress?.phase(`setting up ${backend.name}`);
   const running = await backend.open(scenario);
   let observations: Observation[];
   try {
+    progress?.phase(`probing on ${backend.name}`);
+    let done = 0;
+    const counted = async (p: Probe): Promise<Observation> => {
+      const o = await backend.probe(running, p);
+      progress?.step(++done, total);
+      return o;
+    };
     observations =
       backend.probeAll !== undefined
-        ? await backend.probeAll(running, probes)
-        : await Promise.all(probes.map((p) => backend.probe(running, p)));
+        ? await backend.probeAll(running, probes, (n) => progress?.step((done += n), total))
+        : await Promise.all(probes.map(counted));
+    if (done < total) progress?.step(total, total);
   } finally {
     await backend.close(running);
   }

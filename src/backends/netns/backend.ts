@@ -181,6 +181,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   const probeAll = async (
     running: RunningScenario,
     probes: readonly Probe[],
+    finished?: (count: number) => void,
   ): Promise<Observation[]> => {
     const o = opened.get(running.id);
     if (o === undefined) throw new Error(`scenario ${running.id} is not open in the netns backend`);
@@ -232,6 +233,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
           timeoutMs,
         );
         list.forEach((x, k) => (out[x.index] = observationOf(results[k]!)));
+        finished?.(list.length);
       }),
     );
     return out.map((x) => x ?? { kind: "dropped" });

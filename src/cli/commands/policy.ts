@@ -11,10 +11,16 @@ import { makeCluster, objectKey, type Cluster } from "../../model/cluster.js";
 import { positionOf } from "../../model/field-positions.js";
 import { formatObjectRef, formatFieldPath } from "../../model/issue.js";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/port.js";
-import { evaluatePolicy } from "../../policy/evaluate.js";
+import { evaluatePolicy, toCompiled } from "../../policy/evaluate.js";
 import { PolicyInputError } from "../../policy/endpoint.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
-import { computePolicyMatrix, type MatrixOptions } from "../../policy/matrix.js";
+import {
+  computePolicyMatrix,
+  matrixProbes,
+  type MatrixOptions,
+  type PolicyMatrix,
+} from "../../policy/matrix.js";
+import { startProgress } from "../progress.js";
 import { formatMatrixGrid, matrixJson, matrixTsvLines } from "../../policy/matrix-format.js";
 import { policyDiff, type PolicyDiffRow } from "../../policy/diff.js";
 import { lintPolicies, type PolicyLintWarning } from "../../policy/lint.js";
@@ -221,14 +227,25 @@ function registerMatrix(policy: Command, io: CliIO): void {
         "text",
         "json",
       ]);
-      const cluster = loadClusterFromOptions(o, io);
+      const progress = startProgress(io, o);
+      const cluster = loadClusterFromOptions(o, io, progress);
       if (picture !== undefined) {
         const draw = picture === "svg" ? policyMatrixSvg : policyMatrixHtml;
         io.stdout(draw(cluster, matrixOptions(o)));
         process.exitCode = EXIT_OK;
         return;
       }
-      const m = computePolicyMatrix(cluster, matrixOptions(o));
+      const mo = matrixOptions(o);
+      let m: PolicyMatrix;
+      try {
+        progress.phase("compiling policies");
+        const cp = toCompiled(cluster, mo);
+        const pods = cp.facts.pods.length;
+        progress.phase(`computing ${pods * pods * matrixProbes(cp, mo).length} probes`);
+        m = computePolicyMatrix(cp, mo);
+      } finally {
+        progress.end();
+      }
       // (rows are sorted by from, to, port, protocol: file order never changes the bytes)
       if (format === "tsv") writeChunked(io, matrixTsvLines(m));
       else if (format === "json") io.stdout(matrixJson(m));

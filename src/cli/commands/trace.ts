@@ -44,6 +44,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress, type Progress } from "../progress.js";
 import { readIpsets } from "./trace-ipsets.js";
 import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
 import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
@@ -118,8 +119,8 @@ function loadFromRules(opts: TraceCommandOptions): Loaded {
   return { dataplane, ruleSets, localAddresses: env.interfaces.flatMap((i) => i.addresses) };
 }
 
-function loadFromManifests(opts: TraceCommandOptions, io: CliIO): Loaded {
-  const cluster = loadClusterFromOptions(opts, io);
+function loadFromManifests(opts: TraceCommandOptions, io: CliIO, progress: Progress): Loaded {
+  const cluster = loadClusterFromOptions(opts, io, progress);
   const node = loadNodeEnvironmentFromOptions(opts, cluster);
   const proxyConfig = loadProxyConfigFromOptions(opts, io);
   const dataplane = buildNodeDataplane(cluster, { proxyConfig, node });
@@ -308,12 +309,15 @@ function run(opts: TraceCommandOptions, io: CliIO, given: (name: string) => bool
   if (fromRules === fromManifests && opts.snapshot === undefined)
     throw new CliError("give either --rules FILE or -f MANIFESTS (one of them)");
   refuseIgnoredOptions(opts, given);
+  // Progress on stderr for a --packets file (a step per row); one packet needs none.
+  const progress =
+    opts.packets !== undefined ? startProgress(io, opts) : startProgress(io, { quiet: true });
   const loaded =
     opts.snapshot !== undefined
       ? snapshotDataplane(opts.snapshot)
       : fromRules
         ? loadFromRules(opts)
-        : loadFromManifests(opts, io);
+        : loadFromManifests(opts, io, progress);
   const traceOpts = { indexed: opts.naive !== true };
   const one = (spec: PacketSpec): TraceResult => trace(loaded.dataplane, spec, traceOpts);
   const upstream = (spec: PacketSpec) => {
@@ -362,22 +366,33 @@ function run(opts: TraceCommandOptions, io: CliIO, given: (name: string) => bool
     return;
   }
   const rows = parsePacketsTsv(readText(opts.packets, "--packets"), opts.packets);
-  rows.forEach((row, i) => {
-    const spec = rowSpec(row, opts.packets!, i + 2, opts);
-    if (opts.upstream === true) {
-      const u = upstream(spec);
-      if (format === "json")
-        io.stdout(
-          `${JSON.stringify({ output: u.output, masq: u.masq, path: u.path, input: row })}\n`,
-        );
-      else io.stdout(`${row.name !== undefined ? `${row.name}\t` : ""}${u.output}\t${u.masq}\n`);
-      return;
-    }
-    const r = one(spec);
-    checkInInterface(spec, r, `${opts.packets!}:${i + 2}: inInterface`);
-    if (format === "json") io.stdout(`${JSON.stringify({ ...r, input: row })}\n`);
-    else io.stdout(`${row.name !== undefined ? `# ${row.name}\n` : ""}${formatTraceText(r)}\n`);
-  });
+  // The status line is erased before each row's output, so stdout on the same terminal stays clean.
+  const write = (text: string): void => {
+    progress.end();
+    io.stdout(text);
+  };
+  progress.phase(`tracing ${rows.length} packets`);
+  try {
+    rows.forEach((row, i) => {
+      progress.step(i + 1, rows.length);
+      const spec = rowSpec(row, opts.packets!, i + 2, opts);
+      if (opts.upstream === true) {
+        const u = upstream(spec);
+        if (format === "json")
+          write(
+            `${JSON.stringify({ output: u.output, masq: u.masq, path: u.path, input: row })}\n`,
+          );
+        else write(`${row.name !== undefined ? `${row.name}\t` : ""}${u.output}\t${u.masq}\n`);
+        return;
+      }
+      const r = one(spec);
+      checkInInterface(spec, r, `${opts.packets!}:${i + 2}: inInterface`);
+      if (format === "json") write(`${JSON.stringify({ ...r, input: row })}\n`);
+      else write(`${row.name !== undefined ? `# ${row.name}\n` : ""}${formatTraceText(r)}\n`);
+    });
+  } finally {
+    progress.end();
+  }
 }
 
 export function registerTrace(program: Command, io: CliIO): void {

@@ -24,6 +24,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { startProgress } from "../progress.js";
 import { readText } from "../read-text.js";
 
 interface VerifyOptions extends ManifestOptions, NodeOptions {
@@ -154,7 +155,8 @@ Examples:
     if ((opts.probes !== undefined) === (opts.auto === true))
       throw new CliError("give either --probes FILE.tsv or --auto (one of them)");
     const backend = backendOf(opts);
-    const cluster = loadClusterFromOptions(opts, io);
+    const progress = startProgress(io, opts);
+    const cluster = loadClusterFromOptions(opts, io, progress);
     const node = loadNodeEnvironmentFromOptions(opts, cluster);
     const proxyConfig = loadProxyConfigFromOptions(opts, io);
     let result: VerifyResult;
@@ -164,10 +166,12 @@ Examples:
         opts.probes !== undefined
           ? parseProbesTsv(readText(opts.probes, "--probes"), opts.probes)
           : autoProbes(cluster, scenario, { proxyConfig });
-      result = await verifyProbes(backend, scenario, probes);
+      result = await verifyProbes(backend, scenario, probes, progress);
     } catch (e) {
       if (e instanceof ScenarioError || e instanceof BackendError) throw new CliError(e.message);
       throw e;
+    } finally {
+      progress.end();
     }
     io.stdout(
       format === "json"
