@@ -1,5 +1,12 @@
 /** Progress on stderr for policy matrix, verify and trace --packets (issue 15 §3). */
 import { afterEach, describe, expect, test } from "@jest/globals";
+import { readFileSync } from "node:fs";
+import type { Backend, Observation } from "../../src/backends/backend.js";
+import { scenarioOfCluster } from "../../src/backends/scenario-of-cluster.js";
+import { loadCluster } from "../../src/model/load-files.js";
+import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
+import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
+import { verifyProbes } from "../../src/backends/verify.js";
 import { runCli, type CliIO } from "../../src/cli/program.js";
 
 afterEach(() => {
@@ -93,5 +100,50 @@ describe("progress for long work", () => {
       expect(pipe.err).toBe("");
       expect(pipe.out).toBe(quiet.out);
     }
+  });
+
+  test("verify counts what a backend's probeAll reports as finished", async () => {
+    const steps: string[] = [];
+    const progress = {
+      phase: (l: string) => steps.push(l),
+      step: (d: number, t?: number) => steps.push(`${d}/${t ?? "?"}`),
+    };
+    const skipped: Observation = { kind: "skipped", reason: "fake" };
+    const fake: Backend = {
+      name: "fake",
+      capabilities: () => Promise.resolve([]),
+      open: (scenario) => Promise.resolve({ backend: "fake", id: "f", scenario }),
+      probe: () => Promise.resolve(skipped),
+      probeAll: (_r, probes, finished) => {
+        finished?.(2);
+        finished?.(probes.length - 2);
+        return Promise.resolve(probes.map(() => skipped));
+      },
+      close: () => Promise.resolve(),
+    };
+    const probes = [1, 2, 3].map((port) => ({
+      protocol: "tcp" as const,
+      from: "external",
+      to: "192.0.2.1",
+      port,
+    }));
+    const cluster = loadCluster(["examples/sctp-service/cluster.yaml"]);
+    const scenario = scenarioOfCluster(cluster, {
+      node: parseNodeEnvironment(
+        readFileSync("examples/sctp-service/node.yaml", "utf8"),
+        "node.yaml",
+      ),
+      proxyConfig: parseProxyConfig(
+        readFileSync("examples/sctp-service/proxy.yaml", "utf8"),
+        "proxy.yaml",
+      ),
+    });
+    const r = await verifyProbes(fake, scenario, probes, progress);
+    expect(r.summary.probes).toBe(3);
+    expect(steps.slice(steps.indexOf("probing on fake"))).toEqual([
+      "probing on fake",
+      "2/3",
+      "3/3",
+    ]);
   });
 });
