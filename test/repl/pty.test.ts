@@ -81,6 +81,15 @@ describe("the REPL in a terminal", () => {
         expect(shown).toContain("spec.externalTrafficPolicy: Cluster -> Local");
         expect(shown).toMatch(/\+ -A KUBE-SVL-/);
 
+        // apply -f -: the YAML typed after it, with a continuation prompt, up to a lone ".".
+        keys("apply -f -", "Enter");
+        await waitFor(/^\.\.\.> $/m);
+        for (const line of ["apiVersion: v1", "kind: Namespace", "metadata: {name: typed}", "."])
+          keys(line, "Enter");
+        await waitFor(/ok \(\d+: apply -f -\)/);
+        keys("get ns typed -o yaml", "Enter");
+        await waitFor(/^ {2}name: typed$/m);
+
         keys("trcae", "Enter");
         await waitFor(/did you mean trace\?/);
         keys("C-d");
