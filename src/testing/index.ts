@@ -34,3 +34,11 @@ export {
   nodeHostPortCase as arbNodeHostPortCase,
   type NodeHostPortCase,
 } from "./arbitraries/nodeHostPortCase.js";
+// Upstream kube-proxy's runPacketFlowTests rows as jest tests.
+export {
+  packetFlowTests,
+  checkPacketFlow,
+  PacketFlowFailure,
+  type PacketFlowRow,
+  type PacketFlowDataplane,
+} from "./packet-flow-tests.js";
