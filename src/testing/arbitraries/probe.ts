@@ -2,7 +2,8 @@
  * `probe(cluster)`: a connection between two pods of `cluster`, or from a pod to one of its
  * services' cluster IPs, on a port and protocol the destination declares (a containerPort, a
  * service port) or an off-by-one neighbour of one (port ± 1, or the same port on another
- * protocol), biased to SCTP. Clusters without pods give the constant `undefined`.
+ * protocol), biased to SCTP; the destination address is in one of the source pod's families.
+ * Clusters without such a pair give the constant `undefined`.
  */
 import fc from "fast-check";
 import type { Probe } from "../../backends/backend.js";
@@ -65,12 +66,23 @@ function neighbour(
     });
 }
 
+function familiesOf(p: Pod): Set<boolean> {
+  return new Set(
+    (p.status?.podIPs ?? []).flatMap((a) => (a.ip === undefined ? [] : [a.ip.includes(":")])),
+  );
+}
+
 export function probe(cluster: Cluster): fc.Arbitrary<Probe | undefined> {
   const pods = cluster.pods.filter((p) => (p.status?.podIPs ?? []).length > 0);
   const all = targets(cluster, pods);
-  if (pods.length === 0 || all.length === 0) return fc.constant(undefined);
+  // Only pairs a pod can address: the target's family is one of the source pod's.
+  const pairs = pods.flatMap((from) => {
+    const fams = familiesOf(from);
+    return all.filter((t) => fams.has(t.to.includes(":"))).map((target) => ({ from, target }));
+  });
+  if (pairs.length === 0) return fc.constant(undefined);
   return fc
-    .record({ from: fc.constantFrom(...pods), target: fc.constantFrom(...all) })
+    .constantFrom(...pairs)
     .chain(({ from, target }) =>
       neighbour(target.declared).map(([protocol, port]): Probe => ({
         protocol,

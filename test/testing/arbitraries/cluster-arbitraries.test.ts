@@ -99,41 +99,49 @@ describe("arbitraries the loader accepts", () => {
     );
   });
 
-  test("arbProbe: from a pod of the cluster to one of its addresses; evaluatePolicy takes it", () => {
-    let probes = 0;
-    let sctp = 0;
-    fc.assert(
-      fc.property(
-        arbCluster({ families: ["IPv4", "IPv6"] }).chain((c) => arbProbe(c).map((p) => ({ c, p }))),
-        ({ c, p }) => {
-          if (p === undefined) {
-            expect(c.pods.filter((q) => (q.status?.podIPs ?? []).length > 0)).toHaveLength(0);
-            return;
-          }
-          probes++;
-          if (p.protocol === "sctp") sctp++;
-          const refs = c.pods.map((q) => `${q.metadata?.namespace}/${q.metadata?.name}`);
-          expect(refs).toContain(p.from);
-          const addresses = [
-            ...c.pods.flatMap((q) => (q.status?.podIPs ?? []).map((a) => a.ip)),
-            ...c.services.flatMap((s) => s.spec?.clusterIPs ?? []),
-          ];
-          expect(addresses).toContain(p.to);
-          expect(p.port).toBeGreaterThanOrEqual(1);
-          expect(p.port).toBeLessThanOrEqual(65535);
-          const verdict = evaluatePolicy(c, {
-            from: p.from,
-            to: p.to,
-            port: p.port,
-            protocol: p.protocol,
-          });
-          expect(typeof verdict.allowed).toBe("boolean");
-        },
-      ),
-      { ...PARAMS, numRuns: 25 },
-    );
-    // Guards against a vacuous run, and checks the SCTP bias shows.
-    expect(probes).toBeGreaterThan(5);
-    expect(sctp).toBeGreaterThan(0);
-  });
+  test.each(FAMILIES)(
+    "arbProbe (%s): pod to an address of the cluster in its family; evaluatePolicy takes it",
+    (_name, families) => {
+      let probes = 0;
+      let sctp = 0;
+      fc.assert(
+        fc.property(
+          arbCluster({ families }).chain((c) => arbProbe(c).map((p) => ({ c, p }))),
+          ({ c, p }) => {
+            if (p === undefined) {
+              expect(c.pods.filter((q) => (q.status?.podIPs ?? []).length > 0)).toHaveLength(0);
+              return;
+            }
+            probes++;
+            if (p.protocol === "sctp") sctp++;
+            const refs = c.pods.map((q) => `${q.metadata?.namespace}/${q.metadata?.name}`);
+            expect(refs).toContain(p.from);
+            const addresses = [
+              ...c.pods.flatMap((q) => (q.status?.podIPs ?? []).map((a) => a.ip)),
+              ...c.services.flatMap((s) => s.spec?.clusterIPs ?? []),
+            ];
+            expect(addresses).toContain(p.to);
+            const source = c.pods.find(
+              (q) => `${q.metadata?.namespace}/${q.metadata?.name}` === p.from,
+            );
+            const sourceFamilies = (source?.status?.podIPs ?? []).map((a) => a.ip?.includes(":"));
+            expect(sourceFamilies).toContain(p.to.includes(":"));
+            expect(p.port).toBeGreaterThanOrEqual(1);
+            expect(p.port).toBeLessThanOrEqual(65535);
+            const verdict = evaluatePolicy(c, {
+              from: p.from,
+              to: p.to,
+              port: p.port,
+              protocol: p.protocol,
+            });
+            expect(typeof verdict.allowed).toBe("boolean");
+          },
+        ),
+        { ...PARAMS, numRuns: 25 },
+      );
+      // Guards against a vacuous run, and checks the SCTP bias shows.
+      expect(probes).toBeGreaterThan(5);
+      expect(sctp).toBeGreaterThan(0);
+    },
+  );
 });
