@@ -84,3 +84,31 @@ describe("checkPacketFlow", () => {
     );
   });
 });
+
+describe("packetFlowTests wiring", () => {
+  test("one test per row named by the row; a wrong row's test throws the check's message", () => {
+    const g = globalThis as unknown as { test: unknown };
+    const realTest = g.test;
+    const defined: { name: string; fn: () => void }[] = [];
+    g.test = (name: string, fn: () => void): void => {
+      defined.push({ name, fn });
+    };
+    const wrong: PacketFlowRow = { ...rows[0]!, name: "wrong row", output: "DROP" };
+    try {
+      packetFlowTests({ rules: saveText, localAddrs }, [rows[0]!, wrong]);
+    } finally {
+      g.test = realTest;
+    }
+    expect(defined.map((d) => d.name)).toEqual([rows[0]!.name, "wrong row"]);
+    expect(() => defined[0]!.fn()).not.toThrow();
+    const expected = checkPacketFlow(parseIptables(saveText), localAddrs, wrong);
+    expect(expected).toContain('expected: output "DROP"');
+    expect(() => defined[1]!.fn()).toThrow(expected);
+  });
+
+  test("no rows is an error, not a silently empty suite", () => {
+    expect(() => packetFlowTests({ rules: saveText }, [])).toThrow(
+      "packetFlowTests: no rows given",
+    );
+  });
+});
