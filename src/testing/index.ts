@@ -34,3 +34,26 @@ export {
   nodeHostPortCase as arbNodeHostPortCase,
   type NodeHostPortCase,
 } from "./arbitraries/nodeHostPortCase.js";
+// Upstream kube-proxy's runPacketFlowTests rows as jest tests.
+export {
+  packetFlowTests,
+  checkPacketFlow,
+  PacketFlowFailure,
+  type PacketFlowRow,
+  type PacketFlowDataplane,
+} from "./packet-flow-tests.js";
+// Arbitraries for whole clusters and their parts (issue 13 §3).
+export { namespace as arbNamespace, type NamespaceConstraints } from "./arbitraries/namespace.js";
+export { pod as arbPod, type PodConstraints } from "./arbitraries/pod.js";
+export {
+  nodeEnvironment as arbNodeEnvironment,
+  type NodeEnvironmentConstraints,
+} from "./arbitraries/nodeEnvironment.js";
+export { packet as arbPacket, type PacketConstraints } from "./arbitraries/packet.js";
+export { probe as arbProbe } from "./arbitraries/probe.js";
+export {
+  cluster as arbCluster,
+  clusterObjects as arbClusterObjects,
+  type ClusterConstraints,
+  type ClusterObjects,
+} from "./arbitraries/cluster.js";

@@ -1,0 +1,98 @@
+/**
+ * `clusterObjects({services, pods, policies, families})` / `cluster(...)`: a whole cluster
+ * composed from the other arbitraries — namespaces x, y, z (`namespace`), pods in them (`pod`,
+ * SCTP-biased containerPorts, addresses in `families`), services (`service`, each in one of the
+ * namespaces, with an EndpointSlice most of the time: `endpointSlice`) and NetworkPolicies
+ * (`networkPolicy`). `cluster` hands the objects to the loader (the `cluster()` builder), so
+ * defaulting and validation are the API server's.
+ */
+import fc from "fast-check";
+import type { Cluster } from "../../model/cluster.js";
+import type { EndpointSlice, Namespace, NetworkPolicy, Pod, Service } from "../../model/kinds.js";
+import { cluster as buildCluster } from "../builders/cluster.js";
+import { endpointSlice } from "./endpointSlice.js";
+import { namespaceNamed } from "./namespace.js";
+import { networkPolicy } from "./networkPolicy.js";
+import { pod, type Family } from "./pod.js";
+import { service } from "./service.js";
+
+export interface ClusterConstraints {
+  /** Maximum services; default 3. */
+  readonly services?: number;
+  /** Maximum pods per namespace; default 3. */
+  readonly pods?: number;
+  /** Maximum NetworkPolicies; default 3. */
+  readonly policies?: number;
+  /** Families pod addresses are in; default IPv4 (services are IPv4). */
+  readonly families?: readonly Family[];
+}
+
+export interface ClusterObjects {
+  readonly namespaces: readonly Namespace[];
+  readonly pods: readonly Pod[];
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly networkPolicies: readonly NetworkPolicy[];
+}
+
+const NAMESPACES = ["x", "y", "z"] as const;
+
+function tupleOf<T>(arbs: readonly fc.Arbitrary<T>[]): fc.Arbitrary<T[]> {
+  return arbs.length === 0 ? fc.constant([]) : fc.tuple(...arbs).map((t) => [...t]);
+}
+
+export function clusterObjects(c: ClusterConstraints = {}): fc.Arbitrary<ClusterObjects> {
+  const families = c.families ?? ["IPv4"];
+  const sizes = fc.record({
+    podCounts: fc.tuple(...NAMESPACES.map(() => fc.integer({ min: 0, max: c.pods ?? 3 }))),
+    services: fc.array(fc.constantFrom(...NAMESPACES), { maxLength: c.services ?? 3 }),
+    policies: fc.array(fc.constantFrom(...NAMESPACES), { maxLength: c.policies ?? 3 }),
+  });
+  return sizes.chain(({ podCounts, services, policies }) =>
+    fc
+      .record({
+        namespaces: tupleOf(NAMESPACES.map((n) => namespaceNamed(n))),
+        pods: tupleOf(
+          NAMESPACES.flatMap((ns, ni) =>
+            Array.from({ length: podCounts[ni] ?? 0 }, (_, i) =>
+              pod({ namespace: ns, namespaceIndex: ni, index: i, families }),
+            ),
+          ),
+        ),
+        withSlices: tupleOf(
+          services.map((ns, i) =>
+            service({ namespace: ns, index: i }).chain((svc) =>
+              fc
+                .option(
+                  endpointSlice(svc, { index: i, nodeNames: ["node-1", "node-2", undefined] }),
+                  {
+                    freq: 5,
+                    nil: undefined,
+                  },
+                )
+                .map((slice) => ({ svc, slice })),
+            ),
+          ),
+        ),
+        networkPolicies: tupleOf(
+          policies.map((ns, i) => networkPolicy({ namespace: ns, index: i })),
+        ),
+      })
+      .map(({ namespaces, pods, withSlices, networkPolicies }) => ({
+        namespaces,
+        pods,
+        services: withSlices.map((w) => w.svc),
+        endpointSlices: withSlices.flatMap((w) => (w.slice === undefined ? [] : [w.slice])),
+        networkPolicies,
+      })),
+  );
+}
+
+/** The objects as one list, in the order the loader reads them. */
+export function clusterObjectList(o: ClusterObjects): object[] {
+  return [...o.namespaces, ...o.pods, ...o.services, ...o.endpointSlices, ...o.networkPolicies];
+}
+
+export function cluster(c: ClusterConstraints = {}): fc.Arbitrary<Cluster> {
+  return clusterObjects(c).map((o) => buildCluster(clusterObjectList(o)));
+}
