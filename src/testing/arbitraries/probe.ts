@@ -81,14 +81,12 @@ export function probe(cluster: Cluster): fc.Arbitrary<Probe | undefined> {
     return all.filter((t) => fams.has(t.to.includes(":"))).map((target) => ({ from, target }));
   });
   if (pairs.length === 0) return fc.constant(undefined);
-  return fc
-    .constantFrom(...pairs)
-    .chain(({ from, target }) =>
-      neighbour(target.declared).map(([protocol, port]): Probe => ({
-        protocol,
-        from: podRef(from),
-        to: target.to,
-        port,
-      })),
-    );
+  return fc.constantFrom(...pairs).chain(({ from, target }) =>
+    neighbour(target.declared).map(([protocol, port]): Probe => ({
+      protocol,
+      from: podRef(from),
+      to: target.to,
+      port,
+    })),
+  );
 }
