@@ -32,7 +32,7 @@ export interface CliIO {
 export function buildProgram(io: CliIO): Command {
   const program = new Command("kube-netsim")
     .description(
-      "Kubernetes node networking in memory: kube-proxy iptables/IPVS rules, hostports,\n" +
+      "Kubernetes node networking in memory: kube-proxy iptables/IPVS/nftables rules, hostports,\n" +
         "NetworkPolicy verdicts and packet traces, offline and exact.",
     )
     .version("0.1.0")

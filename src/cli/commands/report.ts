@@ -2,6 +2,7 @@
  * `kube-netsim report -f ... [--node-env F] [--proxy-config F] --out FILE.html`: the
  * self-contained HTML report (src/report). Progress goes to stderr when it is a terminal.
  */
+import { startProgress } from "../progress.js";
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/index.js";
@@ -69,7 +70,8 @@ Example:
         return n !== undefined && n > 0 ? n : undefined;
       });
       const protocols = list<Protocol>(opts.protocols, "--protocols", parseProtocol);
-      const showProgress = opts.quiet !== true && process.stderr.isTTY === true;
+      // The CLI's one progress line (a terminal only, never with -q), as validate and render use it.
+      const progress = startProgress(io, opts);
       const html = renderReport(cluster, {
         ...(node !== undefined ? { node } : {}),
         proxyConfig,
@@ -78,8 +80,9 @@ Example:
           ...(protocols !== undefined ? { protocols } : {}),
         },
         subtitle: (opts.filename ?? []).join(" "),
-        ...(showProgress ? { progress: (step: string) => io.stderr(`report: ${step}...\n`) } : {}),
+        progress: (step: string) => progress.phase(`report: ${step}`),
       });
+      progress.end();
       writeFileSync(opts.out, html);
       io.stdout(`wrote ${opts.out} (${Math.ceil(Buffer.byteLength(html) / 1024)} KiB)\n`);
     });
