@@ -18,7 +18,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import type { IPFamily } from "../../net/index.js";
-import { createNetns, deleteNetns, trackChild, type Netns } from "../netns.js";
+import { addVeth, createNetns, deleteNetns, trackChild, type Netns } from "../netns.js";
 import { CLIENT_SCRIPT, SERVER_SCRIPT, type Probe, type ProbeResult } from "./probe-scripts.js";
 
 export const TOPOLOGY = {
@@ -199,34 +199,8 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
     for (const ns of created)
       for (const conf of ["all", "default"])
         ns.exec("sysctl", ["-q", "-w", `net.ipv6.conf.${conf}.accept_dad=0`]);
-    ip([
-      "-n",
-      client.name,
-      "link",
-      "add",
-      "eth0",
-      "type",
-      "veth",
-      "peer",
-      "name",
-      "n0",
-      "netns",
-      node.name,
-    ]);
-    ip([
-      "-n",
-      server.name,
-      "link",
-      "add",
-      "eth0",
-      "type",
-      "veth",
-      "peer",
-      "name",
-      "n1",
-      "netns",
-      node.name,
-    ]);
+    addVeth(client, "eth0", node, "n0");
+    addVeth(server, "eth0", node, "n1");
     for (const ns of created) ip(["-n", ns.name, "link", "set", "lo", "up"]);
     const both = [TOPOLOGY, TOPOLOGY6] as const;
     for (const T of both) {

@@ -24,7 +24,7 @@ import type { AttachedPod, Scenario } from "../backend.js";
 import type { ScenarioLayout } from "../layout.js";
 import { onLan, ScenarioError } from "../layout.js";
 import { startServer } from "../linux/topology.js";
-import { createNetns, deleteNetns, type Netns } from "../netns.js";
+import { addVeth, createNetns, deleteNetns, type Netns } from "../netns.js";
 
 export type Role = "node" | "world" | "remote" | "pod";
 
@@ -89,20 +89,7 @@ function attachPod(
     throw new ScenarioError(
       `pod ${pod.name}: interface name ${pod.interface} is longer than 15 characters`,
     );
-  ip([
-    "-n",
-    ns.name,
-    "link",
-    "add",
-    "eth0",
-    "type",
-    "veth",
-    "peer",
-    "name",
-    pod.interface,
-    "netns",
-    node.name,
-  ]);
+  addVeth(ns, "eth0", node, pod.interface);
   const bridge = bridgeOf(scenario, layout, pod.ip);
   ip(["-n", ns.name, "addr", "add", `${pod.ip}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
   ip(["-n", ns.name, "link", "set", "eth0", "up"]);
@@ -132,21 +119,7 @@ function buildNode(scenario: Scenario, layout: ScenarioLayout, node: Netns, worl
     }
     if (iface.name.length > 15)
       throw new ScenarioError(`interface name ${iface.name} is longer than 15 characters`);
-    if (iface.name === layout.defaultInterface)
-      ip([
-        "-n",
-        world.name,
-        "link",
-        "add",
-        "eth0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        iface.name,
-        "netns",
-        node.name,
-      ]);
+    if (iface.name === layout.defaultInterface) addVeth(world, "eth0", node, iface.name);
     else ip(["-n", node.name, "link", "add", iface.name, "type", "bridge"]);
     for (const c of cidrs)
       ip(["-n", node.name, "addr", "add", `${formatIP(c.address)}/${c.prefix}`, "dev", iface.name]);
@@ -206,20 +179,7 @@ export function buildTopology(scenario: Scenario, layout: ScenarioLayout): Scena
     for (const pod of scenario.pods) attachPod(scenario, layout, node, pod, pods.get(pod.name)!.ns);
     for (const a of onLanRemote) ip(["-n", world.name, "addr", "add", `${a}/32`, "dev", "eth0"]);
     if (remote !== undefined) {
-      ip([
-        "-n",
-        remote.name,
-        "link",
-        "add",
-        "eth0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "remote0",
-        "netns",
-        world.name,
-      ]);
+      addVeth(remote, "eth0", world, "remote0");
       ip([
         "-n",
         world.name,
