@@ -7,6 +7,9 @@
 import { Option, type Command } from "commander";
 import { renderNftables } from "../../proxiers/nftables/index.js";
 import type { MarkFormat } from "../../proxiers/nftables/settings.js";
+import { syncSequence } from "../../proxiers/nftables/sync.js";
+import { formatSyncSequence } from "../../proxiers/nftables/sync-format.js";
+import { parseSyncInterval, readSequenceDir } from "./render-sequence.js";
 import {
   addManifestOptions,
   addNodeOptions,
@@ -21,6 +24,8 @@ import type { CliIO } from "../program.js";
 interface NftablesOptions extends ManifestOptions, NodeOptions {
   readonly format: "dump" | "transaction" | "list";
   readonly markFormat: MarkFormat;
+  readonly sequence?: string;
+  readonly syncInterval: number;
 }
 
 export function registerRenderNftables(render: Command, io: CliIO): void {
@@ -48,14 +53,40 @@ export function registerRenderNftables(render: Command, io: CliIO): void {
         .choices(["short", "padded"])
         .default("short"),
     )
+    .option(
+      "--sequence <dir>",
+      "one sync per state in DIR (entries named 01-*.yaml, 02-*/, ... in name order, each a whole cluster): each sync's transaction, partial syncs as kube-proxy does them",
+    )
+    .option(
+      "--sync-interval <seconds>",
+      "with --sequence: seconds between syncs (a state named like 05-x+0.5s.yaml says its own); stale chains are deleted once older than 1s",
+      parseSyncInterval,
+      30,
+    )
     .addHelpText(
       "after",
       `
 Examples:
   kube-netsim render nftables -f examples/sctp-service/ --node-env examples/sctp-service/node.yaml --proxy-config examples/sctp-service/proxy.yaml
-  kube-netsim render nftables -f examples/sctp-service/ --node-env examples/sctp-service/node.yaml --format list`,
+  kube-netsim render nftables -f examples/sctp-service/ --node-env examples/sctp-service/node.yaml --format list
+  kube-netsim render nftables --sequence states/ --node-env node.yaml --proxy-config proxy.yaml`,
     )
     .action((opts: NftablesOptions) => {
+      if (opts.sequence !== undefined) {
+        const states = readSequenceDir(opts.sequence, opts, io);
+        const first = states[0];
+        if (first === undefined) return;
+        const syncs = syncSequence(states, {
+          node: loadNodeEnvironmentFromOptions(opts, first.cluster),
+          proxyConfig: loadProxyConfigFromOptions(opts, io),
+          masqueradeMarkFormat: opts.markFormat,
+          intervalSeconds: opts.syncInterval,
+        });
+        // Transactions unless a --format is given explicitly.
+        const explicit = cmd.getOptionValueSource("format") === "cli";
+        io.stdout(formatSyncSequence(syncs, explicit ? opts.format : "transaction"));
+        return;
+      }
       const cluster = loadClusterFromOptions(opts, io);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
       const proxyConfig = loadProxyConfigFromOptions(opts, io);

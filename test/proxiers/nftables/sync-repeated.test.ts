@@ -7,9 +7,17 @@
 import { describe, expect, test } from "@jest/globals";
 import { sortNftablesTransaction } from "../../../src/netfilter/nftables/upstream-sort.js";
 import { syncSequence, type NftFamilySync } from "../../../src/proxiers/nftables/sync.js";
-import { expectedDump, repeatedOptions, repeatedStates } from "./sync-repeated/harness.js";
+import {
+  expectedDump,
+  REPEATED_INTERVAL,
+  repeatedOptions,
+  repeatedStates,
+} from "./sync-repeated/harness.js";
 
-const syncs = syncSequence(repeatedStates(), repeatedOptions());
+const syncs = syncSequence(repeatedStates(), {
+  ...repeatedOptions(),
+  intervalSeconds: REPEATED_INTERVAL,
+});
 
 function only(step: number): NftFamilySync {
   const f = syncs[step - 1]?.families;
