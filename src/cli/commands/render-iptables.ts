@@ -6,6 +6,9 @@ import { Option, type Command } from "commander";
 import type { IPFamily } from "../../net/index.js";
 import { renderIptables } from "../../proxiers/iptables/index.js";
 import type { MasqueradeMarkFormat } from "../../proxiers/iptables/render-restore.js";
+import { syncIptablesSequence } from "../../proxiers/iptables/sync.js";
+import { formatIptablesSyncSequence } from "../../proxiers/iptables/sync-format.js";
+import { parseSyncInterval, readSequenceDir } from "./render-sequence.js";
 import { CliError } from "../exit.js";
 import {
   addManifestOptions,
@@ -26,6 +29,8 @@ interface IptablesOptions extends ManifestOptions, NodeOptions {
   readonly family?: IPFamily;
   readonly markFormat: MasqueradeMarkFormat;
   readonly output: string;
+  readonly sequence?: string;
+  readonly syncInterval: number;
 }
 
 export function registerRenderIptables(render: Command, io: CliIO): void {
@@ -60,6 +65,16 @@ export function registerRenderIptables(render: Command, io: CliIO): void {
         .default("short"),
     )
     .option("-o, --output <format>", "text or json", "text")
+    .option(
+      "--sequence <dir>",
+      "one sync per state in DIR (entries named 01-*.yaml, 02-*/, ... in name order, each a whole cluster): each sync's restore input, partial syncs as kube-proxy does them",
+    )
+    .option(
+      "--sync-interval <seconds>",
+      "with --sequence: seconds between syncs (a state named like 05-x+0.5s.yaml says its own)",
+      parseSyncInterval,
+      30,
+    )
     .addHelpText(
       "after",
       `
@@ -71,6 +86,25 @@ Examples:
     )
     .action((opts: IptablesOptions) => {
       const output = parseOutputFormat(opts.output, ["text", "json"]);
+      if (opts.sequence !== undefined) {
+        const states = readSequenceDir(opts.sequence, opts, io);
+        const first = states[0];
+        if (first === undefined) return;
+        const node = loadNodeEnvironmentFromOptions(opts, first.cluster);
+        const syncs = syncIptablesSequence(states, {
+          node:
+            opts.family === undefined
+              ? node
+              : { ...node, ipFamilies: node.ipFamilies.filter((f) => f === opts.family) },
+          proxyConfig: loadProxyConfigFromOptions(opts, io),
+          masqueradeMarkFormat: opts.markFormat,
+          intervalSeconds: opts.syncInterval,
+        });
+        io.stdout(
+          output === "json" ? renderData({ syncs }, "json") : formatIptablesSyncSequence(syncs),
+        );
+        return;
+      }
       const progress = startProgress(io, opts);
       const cluster = loadClusterFromOptions(opts, io, progress);
       const node = loadNodeEnvironmentFromOptions(opts, cluster);
