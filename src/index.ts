@@ -122,3 +122,21 @@ export {
 } from "./netfilter/nftables/index.js";
 export { parseNftables, NftParseError, type NftRuleSet } from "./netfilter/nftables/parse/index.js";
 export type { ServiceCIDR } from "./model/kinds.js";
+export {
+  syncSequence,
+  type SyncState,
+  type SyncSequenceOptions,
+  type NftSync,
+  type NftFamilySync,
+} from "./proxiers/nftables/sync.js";
+export type { NftOperation } from "./proxiers/nftables/sync-operations.js";
+export { formatSyncSequence } from "./proxiers/nftables/sync-format.js";
+export {
+  syncIptablesSequence,
+  type IptablesSync,
+  type IptablesFamilySync,
+  type IptablesSyncState,
+  type IptablesSyncOptions,
+  type IptablesCommand,
+} from "./proxiers/iptables/sync.js";
+export { formatIptablesSyncSequence } from "./proxiers/iptables/sync-format.js";
