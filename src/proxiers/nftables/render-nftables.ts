@@ -1,7 +1,8 @@
 /**
  * `renderNftables(cluster, { proxyConfig, node })`: kube-proxy's nftables table per IP family
  * of the node (`ip kube-proxy`, `ip6 kube-proxy`), as typed data and in three texts: the
- * knftables fake's Dump, the first full sync's transaction, and `nft list table` once loaded.
+ * knftables fake's Dump, the first full sync's transaction (as kube-proxy orders it, sync.ts),
+ * and `nft list table` once loaded.
  */
 import type { Cluster } from "../../model/cluster.js";
 import type { IPFamily } from "../../net/index.js";
@@ -13,7 +14,7 @@ import { planFamily } from "../common/plan.js";
 import { addServicePort } from "./service-port.js";
 import { nftSettings, type NftablesOptions } from "./settings.js";
 import { addSetup, TABLE_COMMENT, TABLE_NAME } from "./setup.js";
-import { fullSyncTransaction } from "./transaction.js";
+import { firstSyncTransaction } from "./sync.js";
 
 export interface NftablesFamilyResult {
   readonly family: IPFamily;
@@ -54,7 +55,7 @@ export function renderNftables(cluster: Cluster, opts: NftablesOptions): Nftable
   const families = opts.node.ipFamilies.map((family): NftablesFamilyResult => {
     const table = nftablesTable(cluster, family, opts);
     const dump = lazy(() => dumpTable(table));
-    const transaction = lazy(() => fullSyncTransaction(table));
+    const transaction = lazy(() => firstSyncTransaction(cluster, family, opts));
     const list = lazy(() => listTable(table));
     return {
       family,

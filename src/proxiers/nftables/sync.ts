@@ -114,6 +114,18 @@ export function syncSequence(
   return out;
 }
 
+/**
+ * The transaction of a first full sync of `cluster` on a node without a kube-proxy table
+ * (`render nftables --format transaction`).
+ */
+export function firstSyncTransaction(
+  cluster: Cluster,
+  family: IPFamily,
+  opts: NftablesOptions,
+): string {
+  return new FamilySyncer(family, opts).sync(cluster, 0).transaction;
+}
+
 /** What identifies a service's change: its service ports and their endpoints, per family. */
 function serviceFingerprints(plans: readonly ServicePortPlan[]): Map<string, string> {
   const out = new Map<string, string>();
