@@ -18,32 +18,36 @@ const stepArb = fc.record({
 });
 
 const opts = { node: POOL_NODE, proxyConfig: POOL_CONFIG };
+// Dual stack: two proxiers, `ip` and `ip6` tables, each synced on its own.
+const dualStack = { ...opts, node: { ...POOL_NODE, ipFamilies: ["IPv4", "IPv6"] as const } };
 
 describe("syncSequence composes", () => {
-  it.prop([fc.array(stepArb, { minLength: 2, maxLength: 5 })], { numRuns: 15, seed: 1216 })(
-    "after every sync the table equals the full render, stale chains aside",
-    (steps) => {
-      expect.hasAssertions();
-      const syncs = syncSequence(
-        steps.map((s) => ({ cluster: poolCluster(s.state), elapsedSeconds: s.elapsed })),
-        opts,
-      );
-      expect(syncs).toHaveLength(steps.length);
-      syncs.forEach((sync, i) => {
-        const step = steps[i];
-        if (step === undefined) throw new Error("no step");
-        const full = renderNftables(poolCluster(step.state), opts);
-        sync.families.forEach((f, j) => {
-          const stale = new Set(f.staleChains.keys());
-          const ours = sortNftablesTransaction(f.dump)
-            .split("\n")
-            .filter((l) => !(l.startsWith("add chain ") && stale.has(l.split(" ")[4] ?? "")));
-          const want = sortNftablesTransaction(full.families[j]?.dump ?? "");
-          expect(`sync ${i + 1}\n${ours.join("\n")}`).toBe(`sync ${i + 1}\n${want}`);
-        });
+  it.prop([fc.array(stepArb, { minLength: 2, maxLength: 5 }), fc.boolean()], {
+    numRuns: 15,
+    seed: 1216,
+  })("after every sync the table equals the full render, stale chains aside", (steps, dual) => {
+    expect.hasAssertions();
+    const o = dual ? dualStack : opts;
+    const syncs = syncSequence(
+      steps.map((s) => ({ cluster: poolCluster(s.state), elapsedSeconds: s.elapsed })),
+      o,
+    );
+    expect(syncs).toHaveLength(steps.length);
+    syncs.forEach((sync, i) => {
+      const step = steps[i];
+      if (step === undefined) throw new Error("no step");
+      const full = renderNftables(poolCluster(step.state), o);
+      expect(sync.families.map((f) => f.table.family)).toEqual(dual ? ["ip", "ip6"] : ["ip"]);
+      sync.families.forEach((f, j) => {
+        const stale = new Set(f.staleChains.keys());
+        const ours = sortNftablesTransaction(f.dump)
+          .split("\n")
+          .filter((l) => !(l.startsWith("add chain ") && stale.has(l.split(" ")[4] ?? "")));
+        const want = sortNftablesTransaction(full.families[j]?.dump ?? "");
+        expect(`sync ${i + 1}\n${ours.join("\n")}`).toBe(`sync ${i + 1}\n${want}`);
       });
-    },
-  );
+    });
+  });
 
   it.prop([stateArb], { numRuns: 15, seed: 77 })(
     "a sync with no change writes only stale-chain flushes",
