@@ -42,6 +42,8 @@ export interface Scenario {
   readonly ipsets?: string;
   /** `ipvsadm-save -n` text; a scenario with IPVS needs an IPVS-capable backend. */
   readonly ipvs?: string;
+  /** nftables rule set text (`nft list ruleset` output or `nft -f` input: kube-proxy's nftables mode, plugins that write nftables). */
+  readonly nftables?: string;
   /** Pods on this node. */
   readonly pods: readonly AttachedPod[];
   /** Addresses of endpoints on other nodes (pods or host-network). */

@@ -70,15 +70,9 @@ export function simulatorBackend(): SimulatorBackend {
         "tcpSockets",
         "udpSockets",
         "sctpSockets",
+        "nftables",
       ] as const;
-      return Promise.resolve([
-        ...names.map((name) => ({ name, available: true })),
-        {
-          name: "nftables",
-          available: false,
-          reason: "the tracer does not read nftables rule sets",
-        },
-      ]);
+      return Promise.resolve(names.map((name) => ({ name, available: true })));
     },
     open(scenario: Scenario): Promise<RunningScenario> {
       const running: RunningScenario = { backend: "simulator", id: `sim-${++next}`, scenario };

@@ -5,6 +5,7 @@
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
+import { parseNftables } from "../../netfilter/nftables/parse/index.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { Scenario } from "../backend.js";
 
@@ -20,6 +21,10 @@ export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
     scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
       ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")
       : undefined;
+  const nftables =
+    scenario.nftables !== undefined && scenario.nftables.trim() !== ""
+      ? parseNftables(scenario.nftables, "<scenario nftables>").tables
+      : undefined;
   return buildDataplane({
     ruleSets,
     interfaces: scenario.node.interfaces,
@@ -28,5 +33,6 @@ export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
       ? { ipsets: { test: (name, key) => ipsetTest(ipsets, name, key) } }
       : {}),
     ...(ipvs !== undefined ? { ipvs: ipvsHook(ipvs) } : {}),
+    ...(nftables !== undefined ? { nftables } : {}),
   });
 }

@@ -24,7 +24,12 @@ export interface PlanResult {
 
 /** The plan's tests this adapter's features make applicable. */
 export function applicableTests(adapter: ConformanceAdapter): PlanTest[] {
-  return SCTP_PLAN.filter((t) => t.feature === undefined || adapter.features.includes(t.feature));
+  const proxier = adapter.proxier ?? "iptables";
+  return SCTP_PLAN.filter(
+    (t) =>
+      (t.feature === undefined || adapter.features.includes(t.feature)) &&
+      (t.proxiers === undefined || t.proxiers.includes(proxier)),
+  );
 }
 
 export async function runPlanTest(

@@ -8,7 +8,7 @@ import type { Probe } from "../../backends/backend.js";
 import type { Cluster } from "../../model/cluster.js";
 import { evaluatePolicy } from "../../policy/evaluate.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
-import type { ConformanceFeature, NodeState } from "./adapter.js";
+import type { ConformanceAdapter, ConformanceFeature, NodeState } from "./adapter.js";
 import { CLIENT, LB_IP, NODE_IP, SCTP_HOST_PORT, SCTP_PORT, SERVER, STRANGER } from "./fixture.js";
 import { checkProbe, type Expectation, type OpenRun } from "./probe-check.js";
 
@@ -24,6 +24,11 @@ export interface PlanTest {
   readonly name: string;
   /** The dataplane feature the test needs; undefined: every dataplane. */
   readonly feature?: ConformanceFeature;
+  /**
+   * For a test upstream names after a proxier: the adapters' `proxier` values it applies to
+   * (an adapter without one counts as "iptables"); undefined: every adapter.
+   */
+  readonly proxiers?: readonly NonNullable<ConformanceAdapter["proxier"]>[];
   /** Failure messages (empty: passed). */
   check(ctx: PlanContext): Promise<string[]>;
 }
@@ -84,6 +89,24 @@ const notToServer = (because: string): Expectation => ({
   because,
 });
 
+/** An SCTP ClusterIP and NodePort reach the endpoint; TCP and UDP to the SCTP port do not. */
+function sctpServicePorts(ctx: PlanContext): Promise<string[]> {
+  return all(ctx, [
+    [
+      { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+      toServer("the Service's SCTP port and its one ready endpoint"),
+    ],
+    [
+      { protocol: "sctp", from: "external", to: NODE_IP, port: 30500 },
+      toServer("the Service's SCTP NodePort 30500"),
+    ],
+    ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
+      { protocol, from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+      notToServer("the Service port is declared for SCTP only"),
+    ]),
+  ]);
+}
+
 export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
@@ -111,21 +134,16 @@ export const SCTP_PLAN: readonly PlanTest[] = [
     group: "[Feature:SCTP]",
     name: "Services can declare SCTP ServicePorts when using the iptables proxier",
     feature: "services",
-    check: (ctx) =>
-      all(ctx, [
-        [
-          { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
-          toServer("the Service's SCTP port and its one ready endpoint"),
-        ],
-        [
-          { protocol: "sctp", from: "external", to: NODE_IP, port: 30500 },
-          toServer("the Service's SCTP NodePort 30500"),
-        ],
-        ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
-          { protocol, from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
-          notToServer("the Service port is declared for SCTP only"),
-        ]),
-      ]),
+    proxiers: ["iptables", "ipvs"],
+    check: sctpServicePorts,
+  },
+  {
+    group: "[Feature:SCTP]",
+    // Upstream's test is named after the proxier it inspects; the same check for nftables mode.
+    name: "Services can declare SCTP ServicePorts when using the nftables proxier",
+    feature: "services",
+    proxiers: ["nftables"],
+    check: sctpServicePorts,
   },
   {
     group: "[Feature:SCTP]",
