@@ -54,16 +54,21 @@ export function formatJunit(adapter: string, results: readonly SuiteResult[]): s
     );
     for (const r of rs) {
       const head = `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(r.name)}" time="0"`;
-      if (r.failures.length === 0) {
+      const notes = r.notes ?? [];
+      if (r.failures.length === 0 && notes.length === 0) {
         lines.push(`${head}/>`);
         continue;
       }
-      const text = r.failures.join("\n\n");
-      lines.push(
-        `${head}>`,
-        `      <failure message="${escapeXml(text.split("\n")[0] ?? "")}" type="ConformanceFailure">${escapeXml(text)}</failure>`,
-        `    </testcase>`,
-      );
+      lines.push(`${head}>`);
+      if (r.failures.length > 0) {
+        const text = r.failures.join("\n\n");
+        lines.push(
+          `      <failure message="${escapeXml(text.split("\n")[0] ?? "")}" type="ConformanceFailure">${escapeXml(text)}</failure>`,
+        );
+      }
+      if (notes.length > 0)
+        lines.push(`      <system-out>${escapeXml(notes.join("\n"))}</system-out>`);
+      lines.push(`    </testcase>`);
     }
     lines.push(`  </testsuite>`);
   }
@@ -81,6 +86,7 @@ export function formatConformanceText(adapter: string, results: readonly SuiteRe
     }
     const group = r.group === SUITE_TITLES[r.suite] ? "" : `${r.group} `;
     lines.push(`  ${r.failures.length === 0 ? "PASS" : "FAIL"} ${group}${r.name}`);
+    for (const n of r.notes ?? []) lines.push(`      note: ${n}`);
     for (const f of r.failures) lines.push(...f.split("\n").map((l) => `      ${l}`));
   }
   const failed = failedCount(results);

@@ -32,6 +32,8 @@ export interface SuiteResult {
   readonly name: string;
   /** Empty when the test passed. */
   readonly failures: readonly string[];
+  /** What the test could not check here and why, or what it observed. */
+  readonly notes?: readonly string[];
 }
 
 export interface RunSuitesOptions extends PropertySuiteOptions {

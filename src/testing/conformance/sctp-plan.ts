@@ -5,6 +5,7 @@
  * kube-proxy's service semantics (the Service's ready endpoints) or from `evaluatePolicy`.
  */
 import type { Probe } from "../../backends/backend.js";
+import { describeModuleState, type ModuleState } from "../../backends/linux/kernel-module.js";
 import type { Cluster } from "../../model/cluster.js";
 import { evaluatePolicy } from "../../policy/evaluate.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
@@ -16,6 +17,10 @@ export interface PlanContext {
   readonly run: OpenRun;
   readonly cluster: Cluster;
   readonly state: NodeState;
+  /** Set when the backend runs on this machine's kernel: the sctp module before the run, and now. */
+  readonly kernel?: { readonly sctpBefore: ModuleState; sctpNow(): ModuleState };
+  /** Records what the test could not check here, or observed (shown by the reporters). */
+  note(text: string): void;
 }
 
 export interface PlanTest {
@@ -107,6 +112,66 @@ function sctpServicePorts(ctx: PlanContext): Promise<string[]> {
   ]);
 }
 
+/**
+ * Every SCTP probe the plan makes on the fixture: SCTP packets through the dataplane are what
+ * could make a component load the module (TCP and UDP traffic cannot).
+ */
+function everySctpProbe(cluster: Cluster): Probe[] {
+  const protocol = "sctp";
+  return [
+    { protocol, from: CLIENT.name, to: SERVER.ip, port: SCTP_PORT },
+    { protocol, from: STRANGER.name, to: SERVER.ip, port: SCTP_PORT },
+    { protocol, from: CLIENT.name, to: clusterIP(cluster), port: SCTP_PORT },
+    { protocol, from: "external", to: NODE_IP, port: 30500 },
+    { protocol, from: "external", to: NODE_IP, port: SCTP_HOST_PORT },
+    { protocol, from: "external", to: LB_IP, port: SCTP_PORT },
+  ];
+}
+
+/**
+ * The side condition: node components must not make the kernel load the SCTP module. Only an
+ * SCTP socket does (iptables `-m sctp`, nftables `sctp dport`, IPVS and conntrack SCTP support
+ * are other modules), so the adapter's reported sockets must hold none. On a backend that runs
+ * on this machine's kernel, the module is also watched: not loaded before the adapter's state
+ * was loaded and the plan's SCTP probes run (the backend skips those the kernel cannot make),
+ * it must not be loaded after.
+ */
+async function sctpModuleNotLoaded(ctx: PlanContext): Promise<string[]> {
+  const failures = (ctx.state.sockets ?? [])
+    .filter((s) => s.protocol === "sctp")
+    .map(
+      (s) =>
+        `${ctx.run.adapterName} opens an SCTP socket on port ${s.port}: opening it loads sctp.ko (kube-proxy and kubelet never do)`,
+    );
+  const k = ctx.kernel;
+  if (k === undefined) {
+    ctx.note(
+      `kernel check not run: the ${ctx.run.backend.name} backend loads nothing into a kernel (the netns backend watches sctp.ko)`,
+    );
+    return failures;
+  }
+  const before = k.sctpBefore;
+  if (before.kind !== "absent") {
+    ctx.note(
+      before.kind === "unknown"
+        ? `kernel check skipped: ${before.reason}`
+        : `kernel check skipped: ${describeModuleState("sctp", before)} before the run, so a load cannot be observed`,
+    );
+    return failures;
+  }
+  for (const p of everySctpProbe(ctx.cluster)) await ctx.run.backend.probe(ctx.run.running, p);
+  const after = k.sctpNow();
+  if (after.kind === "loaded")
+    failures.push(
+      `sctp.ko was not loaded before the run (${before.source}) and is after it (${after.source}): loading ${ctx.run.adapterName}'s state or its probes loaded it`,
+    );
+  else
+    ctx.note(
+      `kernel: ${describeModuleState("sctp", before)} before the run; ${describeModuleState("sctp", after)} after it`,
+    );
+  return failures;
+}
+
 export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
@@ -160,15 +225,7 @@ export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
     name: "if sctp.ko was not loaded before a test, it is not loaded after (node components open no SCTP sockets)",
-    check: (ctx) =>
-      Promise.resolve(
-        (ctx.state.sockets ?? [])
-          .filter((s) => s.protocol === "sctp")
-          .map(
-            (s) =>
-              `${ctx.run.adapterName} opens an SCTP socket on port ${s.port}: opening it loads sctp.ko (kube-proxy and kubelet never do)`,
-          ),
-      ),
+    check: sctpModuleNotLoaded,
   },
   {
     group: "[Feature:SCTPConnectivity]",
