@@ -14,8 +14,10 @@ export {
   runPlanTest,
   runSctpPlan,
   type ConformanceOptions,
+  type KernelWatch,
   type PlanResult,
 } from "./run-plan.js";
+export type { ModuleState } from "../../backends/linux/kernel-module.js";
 export { SCTP_PLAN, type PlanTest } from "./sctp-plan.js";
 export { sctpCluster, sctpNode } from "./fixture.js";
 export {
