@@ -1,6 +1,6 @@
 /**
  * The simulator backend: the tracer over the scenario's own rule texts. It never skips: every
- * protocol, IPVS and ipset is modelled. Its observation is the most likely predicted outcome;
+ * protocol, IPVS, ipset and nftables rule set is modelled. Its observation is the most likely predicted outcome;
  * `predict` gives the whole distribution (what other backends are compared against).
  */
 import { trace } from "../../netfilter/trace/tracer.js";

@@ -1,11 +1,12 @@
 /**
- * A scenario as the tracer's node dataplane: its rule texts parsed per family, its ipsets as
- * membership, its IPVS table as the IPVS hook, and the node environment's interfaces.
+ * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
+ * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
+ * environment's interfaces.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
-import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { parseNftables } from "../../netfilter/nftables/parse/index.js";
+import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { Scenario } from "../backend.js";
 
@@ -27,12 +28,12 @@ export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
       : undefined;
   return buildDataplane({
     ruleSets,
+    ...(nftables !== undefined ? { nftables } : {}),
     interfaces: scenario.node.interfaces,
     nfacct: scenario.node.kernel.nfacct,
     ...(ipsets !== undefined
       ? { ipsets: { test: (name, key) => ipsetTest(ipsets, name, key) } }
       : {}),
     ...(ipvs !== undefined ? { ipvs: ipvsHook(ipvs) } : {}),
-    ...(nftables !== undefined ? { nftables } : {}),
   });
 }

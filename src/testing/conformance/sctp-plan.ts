@@ -113,19 +113,19 @@ function sctpServicePorts(ctx: PlanContext): Promise<string[]> {
 }
 
 /**
- * Every SCTP probe the plan makes on the fixture: SCTP packets through the dataplane are what
- * could make a component load the module (TCP and UDP traffic cannot).
+ * The plan's probes over TCP and UDP: traffic through the adapter's state while the module is
+ * watched. Not SCTP: the probe's own SCTP socket would load the module (upstream's SCTP
+ * connectivity tests may load it and are marked disruptive for that reason).
  */
-function everySctpProbe(cluster: Cluster): Probe[] {
-  const protocol = "sctp";
-  return [
+function tcpAndUdpProbes(cluster: Cluster): Probe[] {
+  return (["tcp", "udp"] as const).flatMap((protocol): Probe[] => [
     { protocol, from: CLIENT.name, to: SERVER.ip, port: SCTP_PORT },
     { protocol, from: STRANGER.name, to: SERVER.ip, port: SCTP_PORT },
     { protocol, from: CLIENT.name, to: clusterIP(cluster), port: SCTP_PORT },
     { protocol, from: "external", to: NODE_IP, port: 30500 },
     { protocol, from: "external", to: NODE_IP, port: SCTP_HOST_PORT },
     { protocol, from: "external", to: LB_IP, port: SCTP_PORT },
-  ];
+  ]);
 }
 
 /**
@@ -133,8 +133,8 @@ function everySctpProbe(cluster: Cluster): Probe[] {
  * SCTP socket does (iptables `-m sctp`, nftables `sctp dport`, IPVS and conntrack SCTP support
  * are other modules), so the adapter's reported sockets must hold none. On a backend that runs
  * on this machine's kernel, the module is also watched: not loaded before the adapter's state
- * was loaded and the plan's SCTP probes run (the backend skips those the kernel cannot make),
- * it must not be loaded after.
+ * was loaded (rules, ipsets, nftables, IPVS) and TCP and UDP probes run through it, it must not
+ * be loaded after.
  */
 async function sctpModuleNotLoaded(ctx: PlanContext): Promise<string[]> {
   const failures = (ctx.state.sockets ?? [])
@@ -159,7 +159,7 @@ async function sctpModuleNotLoaded(ctx: PlanContext): Promise<string[]> {
     );
     return failures;
   }
-  for (const p of everySctpProbe(ctx.cluster)) await ctx.run.backend.probe(ctx.run.running, p);
+  for (const p of tcpAndUdpProbes(ctx.cluster)) await ctx.run.backend.probe(ctx.run.running, p);
   const after = k.sctpNow();
   if (after.kind === "loaded")
     failures.push(

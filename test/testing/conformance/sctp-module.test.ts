@@ -2,7 +2,8 @@
  * The SCTP plan's side condition, "if sctp.ko was not loaded before a test, it is not loaded
  * after": the module state as /proc/modules and /sys/module show it, and the plan's test on a
  * kernel backend (a stand-in named netns, over the simulator, with a scripted kernel): it runs
- * the plan's probes between the two readings and fails when the module appeared.
+ * the plan's probes over TCP and UDP between the two readings (never SCTP, whose socket would
+ * load the module itself) and fails when the module appeared.
  */
 import { describe, expect, test } from "@jest/globals";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -95,8 +96,8 @@ describe("the plan's sctp.ko test on a kernel backend", () => {
         },
       },
     });
-    // Read once before anything ran, once after the plan's 6 SCTP probes.
-    expect(readings).toEqual([0, 6]);
+    // Read once before anything ran, once after the plan's probes over TCP and UDP (2 x 6).
+    expect(readings).toEqual([0, 12]);
     expect(r.failures).toEqual([
       "sctp.ko was not loaded before the run (/proc/modules) and is after it (/proc/modules): loading kube-proxy (iptables mode)'s state or its probes loaded it",
     ]);
