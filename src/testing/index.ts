@@ -6,6 +6,7 @@ export * from "./builders/index.js";
 // fast-check arbitraries under the contract's `arb*` names (shared/docs/interfaces.md).
 export { service as arbService, type ServiceConstraints } from "./arbitraries/service.js";
 export { endpointSlice as arbEndpointSlice } from "./arbitraries/endpointSlice.js";
+export { endpointSlices as arbEndpointSlices } from "./arbitraries/endpointSlice.js";
 export { kubeCluster as arbKubeCluster, type GeneratedCluster } from "./arbitraries/kubeCluster.js";
 export { hostPortPod as arbHostPortPod } from "./arbitraries/hostPortPod.js";
 export { networkPolicy as arbNetworkPolicy } from "./arbitraries/networkPolicy.js";

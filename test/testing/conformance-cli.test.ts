@@ -1,9 +1,14 @@
-// `kube-netsim conformance`: text, JSON and JUnit reports, an adapter from a file, exit codes.
+// `kube-netsim conformance`: every suite (SCTP plan, Service, NetworkPolicy) or a chosen few,
+// text, JSON and JUnit reports (validated against the common JUnit schema), an adapter from a
+// file, exit codes.
 import { expect, test } from "@jest/globals";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { validateXML } from "xmllint-wasm";
 import { runCli } from "../../src/cli/program.js";
+
+const XSD = readFileSync(join(__dirname, "../fixtures/junit/junit-10.xsd"), "utf8");
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -18,100 +23,173 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-/** Tags balance (a well-formed document) and every element has the attributes the common JUnit schema requires. */
-function checkJunitShape(xml: string): { suites: number; cases: number; failures: number } {
-  expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);
-  const stack: string[] = [];
-  let suites = 0;
-  let cases = 0;
-  let failures = 0;
-  const tags = [...xml.replace(/^<\?xml[^>]*\?>/, "").matchAll(/<(\/?)([a-z]+)([^>]*?)(\/?)>/g)];
-  expect(tags.length).toBeGreaterThan(0);
-  for (const [, close, name, attrs, selfClose] of tags) {
-    if (close === "/") {
-      expect(stack.pop()).toBe(name);
-      continue;
-    }
-    const has = (a: string): boolean => new RegExp(`\\s${a}="[^"]*"`).test(attrs ?? "");
-    switch (name) {
-      case "testsuites":
-        expect(stack).toEqual([]);
-        for (const a of ["name", "tests", "failures"]) expect(has(a)).toBe(true);
-        break;
-      case "testsuite":
-        expect(stack).toEqual(["testsuites"]);
-        for (const a of ["name", "tests", "failures", "errors", "skipped", "time"])
-          expect(has(a)).toBe(true);
-        suites++;
-        break;
-      case "testcase":
-        expect(stack).toEqual(["testsuites", "testsuite"]);
-        for (const a of ["classname", "name", "time"]) expect(has(a)).toBe(true);
-        cases++;
-        break;
-      case "failure":
-        expect(stack).toEqual(["testsuites", "testsuite", "testcase"]);
-        for (const a of ["message", "type"]) expect(has(a)).toBe(true);
-        failures++;
-        break;
-      default:
-        throw new Error(`unexpected element <${name}>`);
-    }
-    if (selfClose !== "/") stack.push(name);
-  }
-  expect(stack).toEqual([]);
-  const total = /<testsuites [^>]*tests="(\d+)" failures="(\d+)"/.exec(xml);
-  expect(Number(total?.[1])).toBe(cases);
-  expect(Number(total?.[2])).toBe(failures);
-  return { suites, cases, failures };
+/** xmllint's verdict on the document against the Jenkins xUnit plugin's junit-10.xsd. */
+async function schemaErrors(xml: string): Promise<string[]> {
+  const r = await validateXML({
+    xml: { fileName: "report.xml", contents: xml },
+    schema: { fileName: "junit-10.xsd", contents: XSD },
+  });
+  return r.errors.map((e) => e.rawMessage);
 }
 
-test("kube-proxy-iptables passes: text report, exit 0", async () => {
-  const r = await run(["conformance", "--adapter", "kube-proxy-iptables"]);
+/** Counts of the elements, checked against the totals the document declares. */
+function junitCounts(xml: string): { suites: number; cases: number; failures: number } {
+  const count = (re: RegExp): number => [...xml.matchAll(re)].length;
+  const counts = {
+    suites: count(/<testsuite /g),
+    cases: count(/<testcase /g),
+    failures: count(/<failure /g),
+  };
+  const total = /<testsuites [^>]*tests="(\d+)" failures="(\d+)"/.exec(xml);
+  expect(Number(total?.[1])).toBe(counts.cases);
+  expect(Number(total?.[2])).toBe(counts.failures);
+  return counts;
+}
+
+test("the schema check can fail: a testcase without a name is refused", async () => {
+  const bad = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><testcase classname="c"/></testsuite></testsuites>\n`;
+  const errors = await schemaErrors(bad);
+  expect(errors.join("\n")).toContain("The attribute 'name' is required but missing");
+});
+
+test("kube-proxy-iptables passes every suite: text report, exit 0", async () => {
+  const r = await run(["conformance", "--adapter", "kube-proxy-iptables", "--num-runs", "4"]);
   expect(r.err).toBe("");
   expect(r.code).toBe(0);
   expect(r.out).toContain(
+    "SCTP conformance: kube-proxy (iptables mode)\n" +
+      "  PASS [Feature:SCTP] Pods, Services, and NetworkPolicies can declare SCTP ports\n",
+  );
+  expect(r.out).toContain(
     "  PASS [Feature:SCTP] Services can declare SCTP ServicePorts when using the iptables proxier\n",
   );
-  expect(r.out.trimEnd().split("\n").at(-1)).toBe("7 passed, 0 failed");
+  expect(r.out).toContain(
+    "      note: kernel check not run: the simulator backend loads nothing into a kernel (the netns backend watches sctp.ko)\n",
+  );
+  expect(r.out).toContain(
+    "Service conformance: kube-proxy (iptables mode)\n" +
+      "  PASS a Service port with ready endpoints reaches only them\n",
+  );
+  expect(r.out).toContain(
+    "NetworkPolicy conformance: kube-proxy (iptables mode)\n" +
+      "  PASS node components open no SCTP sockets\n",
+  );
+  // 7 plan tests, 4 service properties (services, hostPorts), 1 policy property (no networkPolicy).
+  expect(r.out.trimEnd().split("\n").at(-1)).toBe("12 passed, 0 failed");
 });
 
-test("JUnit report of kube-proxy-ipvs has the common schema's shape", async () => {
-  const r = await run(["conformance", "--adapter", "kube-proxy-ipvs", "--reporter", "junit"]);
+test("--suite picks suites", async () => {
+  const sctp = await run(["conformance", "--adapter", "kube-proxy-iptables", "--suite", "sctp"]);
+  expect(sctp.code).toBe(0);
+  expect(sctp.out).not.toContain("Service conformance");
+  expect(sctp.out.trimEnd().split("\n").at(-1)).toBe("7 passed, 0 failed");
+  const svc = await run([
+    "conformance",
+    "--adapter",
+    "kubenet-hostports",
+    "--suite",
+    "service,policy",
+    "--num-runs",
+    "4",
+    "--reporter",
+    "json",
+  ]);
+  expect(svc.code).toBe(0);
+  const parsed = JSON.parse(svc.out) as { results: { suite: string; name: string }[] };
+  expect(parsed.results.map((x) => `${x.suite}: ${x.name}`)).toEqual([
+    "service: a hostPort reaches its pod from outside",
+    "policy: node components open no SCTP sockets",
+  ]);
+});
+
+test("JUnit report of kube-proxy-nftables is valid against the JUnit schema", async () => {
+  const r = await run([
+    "conformance",
+    "--adapter",
+    "kube-proxy-nftables",
+    "--reporter",
+    "junit",
+    "--num-runs",
+    "4",
+  ]);
   expect(r.code).toBe(0);
-  expect(checkJunitShape(r.out)).toEqual({ suites: 2, cases: 7, failures: 0 });
+  expect(await schemaErrors(r.out)).toEqual([]);
+  // [Feature:SCTP], [Feature:SCTPConnectivity], Service, NetworkPolicy.
+  expect(junitCounts(r.out)).toEqual({ suites: 4, cases: 12, failures: 0 });
+  expect(r.out).toContain(
+    '<testcase classname="SCTP conformance.[Feature:SCTP]" name="Services can declare SCTP ServicePorts when using the nftables proxier" time="0"/>',
+  );
+  expect(r.out).toContain(
+    '<testsuite name="Service conformance: kube-proxy (nftables mode)" tests="4" failures="0" errors="0" skipped="0" time="0">',
+  );
+  expect(r.out).toContain(
+    "      <system-out>kernel check not run: the simulator backend loads nothing into a kernel (the netns backend watches sctp.ko)</system-out>\n",
+  );
 });
 
-test("an adapter module that enforces no policy: JUnit failures with the probe, JSON, exit 1", async () => {
+test("an adapter module that enforces no policy: valid JUnit failures with the probe, JSON, exit 1", async () => {
   const dir = mkdtempSync(join(tmpdir(), "kube-netsim-conformance-"));
   try {
     const file = join(dir, "adapter.cjs");
     writeFileSync(
       file,
-      `module.exports = { adapter: { name: "open <door>", features: ["networkPolicy"], nodeState: () => ({ iptables: { IPv4: "*filter\\n:FORWARD ACCEPT [0:0]\\nCOMMIT\\n" } }) } };\n`,
+      `module.exports = { adapter: { name: "open <door> & \\"co\\"", features: ["networkPolicy"], nodeState: () => ({ iptables: { IPv4: "*filter\\n:FORWARD ACCEPT [0:0]\\nCOMMIT\\n" } }) } };\n`,
     );
-    const junit = await run(["conformance", "--adapter", file, "--reporter", "junit"]);
+    const junit = await run([
+      "conformance",
+      "--adapter",
+      file,
+      "--reporter",
+      "junit",
+      "--num-runs",
+      "5",
+    ]);
     expect(junit.code).toBe(1);
-    expect(checkJunitShape(junit.out)).toEqual({ suites: 2, cases: 5, failures: 2 });
-    expect(junit.out).toContain("SCTP conformance: open &lt;door&gt;");
+    expect(await schemaErrors(junit.out)).toEqual([]);
+    // 5 plan tests (2 fail), 3 NetworkPolicy properties (the two policy ones fail), no Service ones.
+    expect(junitCounts(junit.out)).toEqual({ suites: 3, cases: 8, failures: 4 });
+    expect(junit.out).toContain("SCTP conformance: open &lt;door&gt; &amp; &quot;co&quot;");
     expect(junit.out).toContain(
-      '<failure message="probe TCP sctp-test/client → 10.244.1.20:5000 through open &lt;door&gt;" type="ConformanceFailure">',
+      '<failure message="probe TCP sctp-test/client → 10.244.1.20:5000 through open &lt;door&gt; &amp; &quot;co&quot;" type="ConformanceFailure">',
     );
-    const json = await run(["conformance", "--adapter", file, "--reporter", "json"]);
-    const parsed = JSON.parse(json.out) as { results: { name: string; failures: string[] }[] };
+    expect(junit.out).toMatch(
+      /<failure message="Property failed after \d+ tests" type="ConformanceFailure">[^<]*Counterexample: [^<]*was delivered, but every policy selecting [^<]* allows only SCTP/,
+    );
+    const json = await run([
+      "conformance",
+      "--adapter",
+      file,
+      "--reporter",
+      "json",
+      "--num-runs",
+      "5",
+    ]);
+    const parsed = JSON.parse(json.out) as {
+      results: { suite: string; name: string; failures: string[] }[];
+    };
     expect(parsed.results.filter((x) => x.failures.length > 0).map((x) => x.name)).toEqual([
       "A NetworkPolicy matching an SCTP port does not allow TCP or UDP traffic",
       "NetworkPolicy can be used to allow or deny traffic to SCTP ports",
+      "a NetworkPolicy with only SCTP ports never admits TCP or UDP",
+      "every probe's traced verdict equals evaluatePolicy's",
     ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test("an unknown adapter is a one-line error, exit 2", async () => {
+test("an unknown adapter or suite is a one-line error, exit 2", async () => {
   const r = await run(["conformance", "--adapter", "calico"]);
   expect(r.code).toBe(2);
   expect(r.err.trim()).toBe(
-    'kube-netsim: --adapter "calico": expected kube-proxy-iptables, kube-proxy-ipvs or a .js module',
+    'kube-netsim: --adapter "calico": expected kube-proxy-iptables, kube-proxy-ipvs, kube-proxy-nftables, kubenet-hostports or a .js module',
   );
+  const s = await run(["conformance", "--adapter", "kube-proxy-ipvs", "--suite", "sctp,dns"]);
+  expect(s.code).toBe(2);
+  expect(s.err.trim()).toBe(
+    'kube-netsim: --suite "sctp,dns": "dns" is not one of sctp, service, policy',
+  );
+  const n = await run(["conformance", "--adapter", "kube-proxy-ipvs", "--num-runs", "0"]);
+  expect(n.code).toBe(2);
+  expect(n.err.trim()).toBe('kube-netsim: --num-runs "0": expected an integer of at least 1');
 });

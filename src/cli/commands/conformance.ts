@@ -1,8 +1,9 @@
 /**
- * `kube-netsim conformance`: the SCTP test plan against a dataplane adapter, for CI systems that
- * are not jest. `--adapter` names a built-in adapter or a JavaScript module whose default (or
- * `adapter`) export is a ConformanceAdapter. Reports: text, JUnit XML (the common
- * testsuites/testsuite/testcase/failure shape CI servers read), or JSON. Exit 1 on a failure.
+ * `kube-netsim conformance`: the SCTP test plan and the Service and NetworkPolicy suites against
+ * a dataplane adapter, for CI systems that are not jest. `--adapter` names a built-in adapter or
+ * a JavaScript module whose default (or `adapter`) export is a ConformanceAdapter; `--suite`
+ * picks suites (default all). Reports (conformance-report.ts): text, JUnit XML or JSON. Exit 1
+ * on a failure.
  */
 import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
@@ -12,8 +13,18 @@ import type { Backend } from "../../backends/backend.js";
 import { netnsBackend } from "../../backends/netns/backend.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
 import type { ConformanceAdapter } from "../../testing/conformance/adapter.js";
-import { kubeProxyIptables, kubeProxyIpvs } from "../../testing/conformance/builtin-adapters.js";
-import { runSctpPlan, type PlanResult } from "../../testing/conformance/run-plan.js";
+import {
+  kubenetHostports,
+  kubeProxyIptables,
+  kubeProxyIpvs,
+  kubeProxyNftables,
+} from "../../testing/conformance/builtin-adapters.js";
+import {
+  runConformanceSuites,
+  SUITE_NAMES,
+  type SuiteName,
+} from "../../testing/conformance/run-suites.js";
+import { formatConformanceJson, formatConformanceText, formatJunit } from "./conformance-report.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import type { CliIO } from "../program.js";
 
@@ -21,12 +32,32 @@ interface ConformanceCliOptions {
   readonly adapter: string;
   readonly backend: "simulator" | "netns";
   readonly reporter: "text" | "junit" | "json";
+  readonly suite: string;
+  readonly numRuns: string;
+  readonly seed: string;
 }
 
 const BUILT_IN: Readonly<Record<string, ConformanceAdapter>> = {
   "kube-proxy-iptables": kubeProxyIptables,
   "kube-proxy-ipvs": kubeProxyIpvs,
+  "kube-proxy-nftables": kubeProxyNftables,
+  "kubenet-hostports": kubenetHostports,
 };
+
+function parseSuites(text: string): SuiteName[] {
+  const names = text.split(",").map((s) => s.trim());
+  for (const n of names)
+    if (!(SUITE_NAMES as readonly string[]).includes(n))
+      throw new CliError(`--suite "${text}": "${n}" is not one of ${SUITE_NAMES.join(", ")}`);
+  return SUITE_NAMES.filter((n) => names.includes(n));
+}
+
+function integerOption(flag: string, text: string, min: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min)
+    throw new CliError(`${flag} "${text}": expected an integer of at least ${min}`);
+  return n;
+}
 
 function isAdapter(x: unknown): x is ConformanceAdapter {
   const a = x as Partial<ConformanceAdapter> | undefined;
@@ -61,67 +92,23 @@ async function loadAdapter(name: string): Promise<ConformanceAdapter> {
   return found;
 }
 
-function escapeXml(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
-
-/** JUnit XML: one testsuite per plan group, one testcase per test, a failure per failed test. */
-export function formatJunit(adapter: string, results: readonly PlanResult[]): string {
-  const failed = (rs: readonly PlanResult[]): number =>
-    rs.filter((r) => r.failures.length > 0).length;
-  const groups = [...new Set(results.map((r) => r.group))];
-  const lines = [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="${escapeXml(`SCTP conformance: ${adapter}`)}" tests="${results.length}" failures="${failed(results)}" errors="0" time="0">`,
-  ];
-  for (const g of groups) {
-    const rs = results.filter((r) => r.group === g);
-    lines.push(
-      `  <testsuite name="${escapeXml(`SCTP conformance: ${adapter} ${g}`)}" tests="${rs.length}" failures="${failed(rs)}" errors="0" skipped="0" time="0">`,
-    );
-    for (const r of rs) {
-      const head = `    <testcase classname="${escapeXml(`SCTP conformance.${g}`)}" name="${escapeXml(r.name)}" time="0"`;
-      if (r.failures.length === 0) {
-        lines.push(`${head}/>`);
-        continue;
-      }
-      const text = r.failures.join("\n\n");
-      lines.push(
-        `${head}>`,
-        `      <failure message="${escapeXml(text.split("\n")[0] ?? "")}" type="ConformanceFailure">${escapeXml(text)}</failure>`,
-        `    </testcase>`,
-      );
-    }
-    lines.push(`  </testsuite>`);
-  }
-  lines.push(`</testsuites>`, "");
-  return lines.join("\n");
-}
-
-export function formatConformanceText(adapter: string, results: readonly PlanResult[]): string {
-  const lines = [`SCTP conformance: ${adapter}`];
-  for (const r of results) {
-    lines.push(`  ${r.failures.length === 0 ? "PASS" : "FAIL"} ${r.group} ${r.name}`);
-    for (const f of r.failures) lines.push(...f.split("\n").map((l) => `      ${l}`));
-  }
-  const failed = results.filter((r) => r.failures.length > 0).length;
-  lines.push(`${results.length - failed} passed, ${failed} failed`, "");
-  return lines.join("\n");
-}
-
 export function registerConformance(program: Command, io: CliIO): void {
   program
     .command("conformance")
-    .description("the SCTP test plan against a dataplane adapter (exit 1 on a failed test)")
+    .description(
+      "the SCTP test plan and the Service and NetworkPolicy suites against a dataplane adapter (exit 1 on a failed test)",
+    )
     .requiredOption(
       "--adapter <name|file.js>",
-      "kube-proxy-iptables, kube-proxy-ipvs, or a module exporting a ConformanceAdapter",
+      `${Object.keys(BUILT_IN).join(", ")}, or a module exporting a ConformanceAdapter`,
     )
+    .option(
+      "--suite <names>",
+      `comma-separated suites to run: ${SUITE_NAMES.join(", ")}`,
+      SUITE_NAMES.join(","),
+    )
+    .option("--num-runs <n>", "runs of each Service/NetworkPolicy property", "20")
+    .option("--seed <n>", "fast-check seed of the properties (the same cases every run)", "13")
     .addOption(
       new Option("--backend <name>", "where the probes run")
         .choices(["simulator", "netns"])
@@ -137,20 +124,22 @@ export function registerConformance(program: Command, io: CliIO): void {
       `
 Examples:
   kube-netsim conformance --adapter kube-proxy-iptables
+  kube-netsim conformance --adapter kube-proxy-nftables --suite sctp,service
   kube-netsim conformance --adapter ./dist/conformance-adapter.js --reporter junit > conformance.xml`,
     )
     .action(async (opts: ConformanceCliOptions) => {
+      const suites = parseSuites(opts.suite);
+      const numRuns = integerOption("--num-runs", opts.numRuns, 1);
+      const seed = integerOption("--seed", opts.seed, 0);
       const adapter = await loadAdapter(opts.adapter);
       const backend: Backend = opts.backend === "netns" ? netnsBackend() : simulatorBackend();
-      const results = await runSctpPlan(adapter, { backend });
+      const results = await runConformanceSuites(adapter, { backend, suites, numRuns, seed });
       switch (opts.reporter) {
         case "junit":
           io.stdout(formatJunit(adapter.name, results));
           break;
         case "json":
-          io.stdout(
-            `${JSON.stringify({ adapter: adapter.name, backend: backend.name, results }, null, 2)}\n`,
-          );
+          io.stdout(formatConformanceJson(adapter.name, backend.name, results));
           break;
         case "text":
           io.stdout(formatConformanceText(adapter.name, results));

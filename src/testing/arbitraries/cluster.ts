@@ -2,7 +2,8 @@
  * `clusterObjects({services, pods, policies, families})` / `cluster(...)`: a whole cluster
  * composed from the other arbitraries — namespaces x, y, z (`namespace`), pods in them (`pod`,
  * SCTP-biased containerPorts, addresses in `families`), services (`service`, each in one of the
- * namespaces, with an EndpointSlice most of the time: `endpointSlice`) and NetworkPolicies
+ * namespaces, stacks drawn from `families`, with their EndpointSlices most of the time:
+ * `endpointSlices`, one per family of the Service) and NetworkPolicies
  * (`networkPolicy`). `cluster` hands the objects to the loader (the `cluster()` builder), so
  * defaulting and validation are the API server's.
  */
@@ -10,7 +11,7 @@ import fc from "fast-check";
 import type { Cluster } from "../../model/cluster.js";
 import type { EndpointSlice, Namespace, NetworkPolicy, Pod, Service } from "../../model/kinds.js";
 import { cluster as buildCluster } from "../builders/cluster.js";
-import { endpointSlice } from "./endpointSlice.js";
+import { endpointSlices } from "./endpointSlice.js";
 import { namespaceNamed } from "./namespace.js";
 import { networkPolicy } from "./networkPolicy.js";
 import { pod, type Family } from "./pod.js";
@@ -23,7 +24,11 @@ export interface ClusterConstraints {
   readonly pods?: number;
   /** Maximum NetworkPolicies; default 3. */
   readonly policies?: number;
-  /** Families pod addresses are in; default IPv4 (services are IPv4). */
+  /**
+   * The cluster's IP families; default IPv4. Pods have an address in each; with IPv6, Services
+   * are SingleStack in either family, PreferDualStack or RequireDualStack, with one
+   * EndpointSlice per family of theirs.
+   */
   readonly families?: readonly Family[];
 }
 
@@ -61,16 +66,16 @@ export function clusterObjects(c: ClusterConstraints = {}): fc.Arbitrary<Cluster
         ),
         withSlices: tupleOf(
           services.map((ns, i) =>
-            service({ namespace: ns, index: i }).chain((svc) =>
+            service({ namespace: ns, index: i, families }).chain((svc) =>
               fc
                 .option(
-                  endpointSlice(svc, { index: i, nodeNames: ["node-1", "node-2", undefined] }),
+                  endpointSlices(svc, { index: i, nodeNames: ["node-1", "node-2", undefined] }),
                   {
                     freq: 5,
                     nil: undefined,
                   },
                 )
-                .map((slice) => ({ svc, slice })),
+                .map((slices) => ({ svc, slices })),
             ),
           ),
         ),
@@ -82,7 +87,7 @@ export function clusterObjects(c: ClusterConstraints = {}): fc.Arbitrary<Cluster
         namespaces,
         pods,
         services: withSlices.map((w) => w.svc),
-        endpointSlices: withSlices.flatMap((w) => (w.slice === undefined ? [] : [w.slice])),
+        endpointSlices: withSlices.flatMap((w) => w.slices ?? []),
         networkPolicies,
       })),
   );

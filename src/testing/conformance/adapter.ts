@@ -1,7 +1,8 @@
 /**
  * The dataplane under test, as the conformance suites see it (issue 13 §6): given a cluster, the
  * node's environment and the pods on that node, an adapter returns what a real node would show —
- * iptables-save text per family, optionally `ipset save` and `ipvsadm-save -n` text — and how each
+ * iptables-save text per family and/or `nft list ruleset` text, optionally `ipset save` and
+ * `ipvsadm-save -n` text — and how each
  * pod attaches (the node-side interface a CNI plugin made for it). kube-netsim traces probes
  * through exactly that state; it never looks at how the plugin computed it.
  */
@@ -26,8 +27,16 @@ export interface NodeSocket {
 }
 
 export interface NodeState {
-  /** `iptables-save` / `ip6tables-save` text; at least one family. */
-  readonly iptables: { readonly IPv4?: string; readonly IPv6?: string };
+  /**
+   * `iptables-save` / `ip6tables-save` text; at least one family, unless `nftables` is given
+   * (a dataplane that writes only nftables may leave it out).
+   */
+  readonly iptables?: { readonly IPv4?: string; readonly IPv6?: string };
+  /**
+   * The node's nftables rule set: what `nft list ruleset` prints (or `nft -f` input). Its base
+   * chains run among the iptables tables by hook priority, as in the kernel.
+   */
+  readonly nftables?: string;
   /** `ipset save` text. */
   readonly ipsets?: string;
   /** `ipvsadm-save -n` text. */
@@ -44,5 +53,11 @@ export interface ConformanceAdapter {
   /** Shown in the suite's describe block and in failures. */
   readonly name: string;
   readonly features: readonly ConformanceFeature[];
+  /**
+   * Whose service rules the dataplane's resemble, for the test plan's proxier-named test
+   * ("Services can declare SCTP ServicePorts when using the nftables proxier"); default
+   * "iptables", the name the plan gives that test.
+   */
+  readonly proxier?: "iptables" | "ipvs" | "nftables";
   nodeState(input: AdapterInput): NodeState | Promise<NodeState>;
 }

@@ -1,13 +1,14 @@
 /**
  * The adapters for kube-netsim's own models of node components, so the suites can be run
  * against the reference dataplanes (and a plugin author can see a passing run):
- * kube-proxy's iptables and IPVS proxiers (with kubenet's hostport rules, as on a kubenet
- * node) and the kubenet hostport manager alone.
+ * kube-proxy's iptables, IPVS and nftables proxiers (with kubenet's hostport rules, as on a
+ * kubenet node) and the kubenet hostport manager alone.
  */
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
 import { hostportRulesForNode, withHostportRules } from "../../hostports/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
 import { DUMMY_DEVICE } from "../../proxiers/ipvs/index.js";
+import { renderNftables } from "../../proxiers/nftables/render-nftables.js";
 import { proxyConfig } from "../builders/proxy-config.js";
 import type { AdapterInput, ConformanceAdapter, NodeSocket, NodeState } from "./adapter.js";
 
@@ -46,13 +47,57 @@ function hostSockets(input: AdapterInput): NodeSocket[] {
 export const kubeProxyIptables: ConformanceAdapter = {
   name: "kube-proxy (iptables mode)",
   features: ["services", "hostPorts"],
+  proxier: "iptables",
   nodeState: (input) => kubeProxy("iptables", input),
 };
 
 export const kubeProxyIpvs: ConformanceAdapter = {
   name: "kube-proxy (ipvs mode)",
   features: ["services", "hostPorts"],
+  proxier: "ipvs",
   nodeState: (input) => kubeProxy("ipvs", input),
+};
+
+/** kubenet's hostport rules (iptables-save text per family), or undefined for a family without any. */
+function hostportTexts(input: AdapterInput): NonNullable<NodeState["iptables"]> {
+  const hp = hostportRulesForNode(input.cluster, input.node, { impl: "kubenet" });
+  const sets = withHostportRules([], hp);
+  const text = (family: "IPv4" | "IPv6"): string | undefined => {
+    const rs = sets.find((r) => r.family === family);
+    return rs === undefined ? undefined : formatIptablesSave(rs);
+  };
+  const v4 = text("IPv4");
+  const v6 = text("IPv6");
+  return {
+    ...(v4 !== undefined ? { IPv4: v4 } : {}),
+    ...(v6 !== undefined ? { IPv6: v6 } : {}),
+  };
+}
+
+/**
+ * kube-proxy's nftables proxier: its tables as `nft list ruleset` shows them once loaded, next
+ * to kubenet's hostport rules, which kubelet still writes with iptables on such a node.
+ */
+export const kubeProxyNftables: ConformanceAdapter = {
+  name: "kube-proxy (nftables mode)",
+  features: ["services", "hostPorts"],
+  proxier: "nftables",
+  nodeState(input: AdapterInput): NodeState {
+    const rendered = renderNftables(input.cluster, {
+      node: input.node,
+      proxyConfig: proxyConfig({ mode: "nftables" }),
+    });
+    const pods = scenarioOfCluster(input.cluster, {
+      node: input.node,
+      proxyConfig: proxyConfig(),
+    }).pods;
+    return {
+      iptables: hostportTexts(input),
+      nftables: rendered.list,
+      attachments: attachmentsOf(pods),
+      sockets: hostSockets(input),
+    };
+  },
 };
 
 export const kubenetHostports: ConformanceAdapter = {

@@ -1,36 +1,26 @@
 /**
  * `describeNetworkPolicyConformance(adapter, options?)`: the NetworkPolicy properties as jest
  * tests at a fixed seed and number of runs (so a failure replays identically), using the
- * consumer's `describe`/`test` globals like describeSctpConformance.
+ * consumer's `describe`/`test` globals like describeSctpConformance. The two policy properties
+ * are defined for adapters that claim `networkPolicy`; the SCTP-socket one for every adapter.
  */
-import fc from "fast-check";
-import { policyVerdictsMatchReference } from "../properties/policyVerdictsMatchReference.js";
-import { sctpPolicyNeverAdmitsTcpOrUdp } from "../properties/sctpPolicyNeverAdmitsTcpOrUdp.js";
-import { noSctpSocketsOpened } from "../properties/noSctpSocketsOpened.js";
 import type { ConformanceAdapter } from "./adapter.js";
 import { jestGlobals } from "./describe-sctp.js";
-import type { ConformanceOptions } from "./run-plan.js";
+import {
+  applicableProperties,
+  NETWORK_POLICY_SUITE,
+  type PropertySuiteOptions,
+} from "./property-suites.js";
 
-export interface PropertySuiteOptions extends ConformanceOptions {
-  /** Default 20. */
-  readonly numRuns?: number;
-  /** Default 13 (the issue's number): the same cases on every run. */
-  readonly seed?: number;
-}
+export type { PropertySuiteOptions } from "./property-suites.js";
 
 export function describeNetworkPolicyConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
   const { describe, test } = jestGlobals();
-  const params = { numRuns: options.numRuns ?? 20, seed: options.seed ?? 13 };
-  const backend = options.backend !== undefined ? { backend: options.backend } : {};
   describe(`NetworkPolicy conformance: ${adapter.name}`, () => {
-    test("a NetworkPolicy with only SCTP ports never admits TCP or UDP", () =>
-      fc.assert(sctpPolicyNeverAdmitsTcpOrUdp(adapter, backend), params));
-    test("every probe's traced verdict equals evaluatePolicy's", () =>
-      fc.assert(policyVerdictsMatchReference(adapter, backend), params));
-    test("node components open no SCTP sockets", () =>
-      fc.assert(noSctpSocketsOpened(adapter), params));
+    for (const t of applicableProperties(NETWORK_POLICY_SUITE, adapter))
+      test(t.name, () => t.assert(adapter, options));
   });
 }

@@ -1,28 +1,23 @@
 /**
  * `describeServiceConformance(adapter, options?)`: the Service properties as jest tests at a
- * fixed seed and number of runs, using the consumer's `describe`/`test` globals.
+ * fixed seed and number of runs, using the consumer's `describe`/`test` globals: the three
+ * Service properties for adapters that claim `services`, the hostPort one for `hostPorts`.
  */
-import fc from "fast-check";
-import { nodePortsReachable } from "../properties/nodePortsReachable.js";
-import { noEndpointServicesReject } from "../properties/noEndpointServicesReject.js";
-import { servicesReachOnlyReadyEndpoints } from "../properties/servicesReachOnlyReadyEndpoints.js";
 import type { ConformanceAdapter } from "./adapter.js";
-import type { PropertySuiteOptions } from "./describe-network-policy.js";
 import { jestGlobals } from "./describe-sctp.js";
+import {
+  applicableProperties,
+  SERVICE_SUITE,
+  type PropertySuiteOptions,
+} from "./property-suites.js";
 
 export function describeServiceConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
   const { describe, test } = jestGlobals();
-  const params = { numRuns: options.numRuns ?? 20, seed: options.seed ?? 13 };
-  const backend = options.backend !== undefined ? { backend: options.backend } : {};
   describe(`Service conformance: ${adapter.name}`, () => {
-    test("a Service port with ready endpoints reaches only them", () =>
-      fc.assert(servicesReachOnlyReadyEndpoints(adapter, backend), params));
-    test("a NodePort reaches the Service's ready endpoints from outside", () =>
-      fc.assert(nodePortsReachable(adapter, backend), params));
-    test("a Service port without ready endpoints rejects", () =>
-      fc.assert(noEndpointServicesReject(adapter, backend), params));
+    for (const t of applicableProperties(SERVICE_SUITE, adapter))
+      test(t.name, () => t.assert(adapter, options));
   });
 }

@@ -7,14 +7,17 @@ export type {
   NodeState,
 } from "./adapter.js";
 export { kubeProxyIptables, kubeProxyIpvs, kubenetHostports } from "./builtin-adapters.js";
+export { kubeProxyNftables } from "./builtin-adapters.js";
 export { describeSctpConformance, ConformanceFailure } from "./describe-sctp.js";
 export {
   applicableTests,
   runPlanTest,
   runSctpPlan,
   type ConformanceOptions,
+  type KernelWatch,
   type PlanResult,
 } from "./run-plan.js";
+export type { ModuleState } from "../../backends/linux/kernel-module.js";
 export { SCTP_PLAN, type PlanTest } from "./sctp-plan.js";
 export { sctpCluster, sctpNode } from "./fixture.js";
 export {
@@ -22,3 +25,18 @@ export {
   type PropertySuiteOptions,
 } from "./describe-network-policy.js";
 export { describeServiceConformance } from "./describe-service.js";
+export {
+  applicableProperties,
+  runProperty,
+  NETWORK_POLICY_SUITE,
+  SERVICE_SUITE,
+  type PropertyTest,
+} from "./property-suites.js";
+export {
+  runConformanceSuites,
+  SUITE_NAMES,
+  SUITE_TITLES,
+  type RunSuitesOptions,
+  type SuiteName,
+  type SuiteResult,
+} from "./run-suites.js";

@@ -3,6 +3,7 @@
  * framework (the jest suite and the `conformance` command both call this).
  */
 import type { Backend } from "../../backends/backend.js";
+import { kernelModuleState, type ModuleState } from "../../backends/linux/kernel-module.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
 import type { ConformanceAdapter } from "./adapter.js";
 import { sctpCluster, sctpNode } from "./fixture.js";
@@ -10,9 +11,19 @@ import { closeRun, openRun } from "./probe-check.js";
 import { SCTP_PLAN, type PlanTest } from "./sctp-plan.js";
 import { scenarioOfAdapter } from "./scenario.js";
 
+/** Reads whether a kernel module is loaded (the sctp.ko side condition watches `sctp`). */
+export interface KernelWatch {
+  moduleState(name: string): ModuleState;
+}
+
 export interface ConformanceOptions {
   /** Where probes run; default the simulator. */
   readonly backend?: Backend;
+  /**
+   * How the sctp.ko side condition reads the kernel's modules when the backend runs on this
+   * machine's kernel (netns); default /proc/modules and /sys/module. For tests of the check.
+   */
+  readonly kernel?: KernelWatch;
 }
 
 export interface PlanResult {
@@ -20,11 +31,22 @@ export interface PlanResult {
   readonly name: string;
   /** Empty when the test passed. */
   readonly failures: readonly string[];
+  /** What the test could not check here and why, or what it observed (e.g. on the kernel). */
+  readonly notes?: readonly string[];
 }
+
+/** Backends whose scenarios run on this machine's kernel (its modules are the ones to watch). */
+const KERNEL_BACKENDS: readonly string[] = ["netns"];
+const realKernel: KernelWatch = { moduleState: (name) => kernelModuleState(name) };
 
 /** The plan's tests this adapter's features make applicable. */
 export function applicableTests(adapter: ConformanceAdapter): PlanTest[] {
-  return SCTP_PLAN.filter((t) => t.feature === undefined || adapter.features.includes(t.feature));
+  const proxier = adapter.proxier ?? "iptables";
+  return SCTP_PLAN.filter(
+    (t) =>
+      (t.feature === undefined || adapter.features.includes(t.feature)) &&
+      (t.proxiers === undefined || t.proxiers.includes(proxier)),
+  );
 }
 
 export async function runPlanTest(
@@ -35,12 +57,27 @@ export async function runPlanTest(
   const backend = options.backend ?? simulatorBackend();
   const cluster = sctpCluster();
   const { scenario, state } = await scenarioOfAdapter(adapter, cluster, sctpNode());
+  // Read before the scenario's rules go into the kernel: loading them could load a module.
+  const watch = KERNEL_BACKENDS.includes(backend.name) ? (options.kernel ?? realKernel) : undefined;
+  const kernel =
+    watch === undefined
+      ? undefined
+      : { sctpBefore: watch.moduleState("sctp"), sctpNow: () => watch.moduleState("sctp") };
   const run = await openRun(backend, scenario, adapter.name);
+  const notes: string[] = [];
   try {
+    const failures = await test.check({
+      run,
+      cluster,
+      state,
+      ...(kernel !== undefined ? { kernel } : {}),
+      note: (text) => notes.push(text),
+    });
     return {
       group: test.group,
       name: test.name,
-      failures: await test.check({ run, cluster, state }),
+      failures,
+      ...(notes.length > 0 ? { notes } : {}),
     };
   } finally {
     await closeRun(run);

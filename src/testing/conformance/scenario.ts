@@ -24,11 +24,14 @@ export function scenarioOfState(
   state: NodeState,
 ): Scenario {
   const rules = (["IPv4", "IPv6"] as const).flatMap((family) => {
-    const text = state.iptables[family];
+    const text = state.iptables?.[family];
     return text === undefined ? [] : [{ family, text }];
   });
-  if (rules.length === 0)
-    throw new Error("the adapter returned no iptables-save text for any family");
+  const nftables = state.nftables;
+  if (rules.length === 0 && (nftables === undefined || nftables.trim() === ""))
+    throw new Error(
+      "the adapter returned no iptables-save text for any family and no nftables rule set",
+    );
   // Workloads, remote endpoints and ports as kube-netsim derives them for any node.
   const base = scenarioOfCluster(cluster, { node, proxyConfig: proxyConfig() });
   const attachments = state.attachments ?? {};
@@ -39,6 +42,7 @@ export function scenarioOfState(
     rules,
     ...(state.ipsets !== undefined ? { ipsets: state.ipsets } : {}),
     ...(state.ipvs !== undefined ? { ipvs: state.ipvs } : {}),
+    ...(nftables !== undefined ? { nftables } : {}),
     pods: base.pods.map((p) => ({ ...p, interface: attachments[p.ip] ?? p.interface })),
   };
 }

@@ -5,10 +5,11 @@
  * kube-proxy's service semantics (the Service's ready endpoints) or from `evaluatePolicy`.
  */
 import type { Probe } from "../../backends/backend.js";
+import { describeModuleState, type ModuleState } from "../../backends/linux/kernel-module.js";
 import type { Cluster } from "../../model/cluster.js";
 import { evaluatePolicy } from "../../policy/evaluate.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
-import type { ConformanceFeature, NodeState } from "./adapter.js";
+import type { ConformanceAdapter, ConformanceFeature, NodeState } from "./adapter.js";
 import { CLIENT, LB_IP, NODE_IP, SCTP_HOST_PORT, SCTP_PORT, SERVER, STRANGER } from "./fixture.js";
 import { checkProbe, type Expectation, type OpenRun } from "./probe-check.js";
 
@@ -16,6 +17,10 @@ export interface PlanContext {
   readonly run: OpenRun;
   readonly cluster: Cluster;
   readonly state: NodeState;
+  /** Set when the backend runs on this machine's kernel: the sctp module before the run, and now. */
+  readonly kernel?: { readonly sctpBefore: ModuleState; sctpNow(): ModuleState };
+  /** Records what the test could not check here, or observed (shown by the reporters). */
+  note(text: string): void;
 }
 
 export interface PlanTest {
@@ -24,6 +29,11 @@ export interface PlanTest {
   readonly name: string;
   /** The dataplane feature the test needs; undefined: every dataplane. */
   readonly feature?: ConformanceFeature;
+  /**
+   * For a test upstream names after a proxier: the adapters' `proxier` values it applies to
+   * (an adapter without one counts as "iptables"); undefined: every adapter.
+   */
+  readonly proxiers?: readonly NonNullable<ConformanceAdapter["proxier"]>[];
   /** Failure messages (empty: passed). */
   check(ctx: PlanContext): Promise<string[]>;
 }
@@ -84,6 +94,84 @@ const notToServer = (because: string): Expectation => ({
   because,
 });
 
+/** An SCTP ClusterIP and NodePort reach the endpoint; TCP and UDP to the SCTP port do not. */
+function sctpServicePorts(ctx: PlanContext): Promise<string[]> {
+  return all(ctx, [
+    [
+      { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+      toServer("the Service's SCTP port and its one ready endpoint"),
+    ],
+    [
+      { protocol: "sctp", from: "external", to: NODE_IP, port: 30500 },
+      toServer("the Service's SCTP NodePort 30500"),
+    ],
+    ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
+      { protocol, from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
+      notToServer("the Service port is declared for SCTP only"),
+    ]),
+  ]);
+}
+
+/**
+ * The plan's probes over TCP and UDP: traffic through the adapter's state while the module is
+ * watched. Not SCTP: the probe's own SCTP socket would load the module (upstream's SCTP
+ * connectivity tests may load it and are marked disruptive for that reason).
+ */
+function tcpAndUdpProbes(cluster: Cluster): Probe[] {
+  return (["tcp", "udp"] as const).flatMap((protocol): Probe[] => [
+    { protocol, from: CLIENT.name, to: SERVER.ip, port: SCTP_PORT },
+    { protocol, from: STRANGER.name, to: SERVER.ip, port: SCTP_PORT },
+    { protocol, from: CLIENT.name, to: clusterIP(cluster), port: SCTP_PORT },
+    { protocol, from: "external", to: NODE_IP, port: 30500 },
+    { protocol, from: "external", to: NODE_IP, port: SCTP_HOST_PORT },
+    { protocol, from: "external", to: LB_IP, port: SCTP_PORT },
+  ]);
+}
+
+/**
+ * The side condition: node components must not make the kernel load the SCTP module. Only an
+ * SCTP socket does (iptables `-m sctp`, nftables `sctp dport`, IPVS and conntrack SCTP support
+ * are other modules), so the adapter's reported sockets must hold none. On a backend that runs
+ * on this machine's kernel, the module is also watched: not loaded before the adapter's state
+ * was loaded (rules, ipsets, nftables, IPVS) and TCP and UDP probes run through it, it must not
+ * be loaded after.
+ */
+async function sctpModuleNotLoaded(ctx: PlanContext): Promise<string[]> {
+  const failures = (ctx.state.sockets ?? [])
+    .filter((s) => s.protocol === "sctp")
+    .map(
+      (s) =>
+        `${ctx.run.adapterName} opens an SCTP socket on port ${s.port}: opening it loads sctp.ko (kube-proxy and kubelet never do)`,
+    );
+  const k = ctx.kernel;
+  if (k === undefined) {
+    ctx.note(
+      `kernel check not run: the ${ctx.run.backend.name} backend loads nothing into a kernel (the netns backend watches sctp.ko)`,
+    );
+    return failures;
+  }
+  const before = k.sctpBefore;
+  if (before.kind !== "absent") {
+    ctx.note(
+      before.kind === "unknown"
+        ? `kernel check skipped: ${before.reason}`
+        : `kernel check skipped: ${describeModuleState("sctp", before)} before the run, so a load cannot be observed`,
+    );
+    return failures;
+  }
+  for (const p of tcpAndUdpProbes(ctx.cluster)) await ctx.run.backend.probe(ctx.run.running, p);
+  const after = k.sctpNow();
+  if (after.kind === "loaded")
+    failures.push(
+      `sctp.ko was not loaded before the run (${before.source}) and is after it (${after.source}): loading ${ctx.run.adapterName}'s state or its probes loaded it`,
+    );
+  else
+    ctx.note(
+      `kernel: ${describeModuleState("sctp", before)} before the run; ${describeModuleState("sctp", after)} after it`,
+    );
+  return failures;
+}
+
 export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
@@ -111,21 +199,16 @@ export const SCTP_PLAN: readonly PlanTest[] = [
     group: "[Feature:SCTP]",
     name: "Services can declare SCTP ServicePorts when using the iptables proxier",
     feature: "services",
-    check: (ctx) =>
-      all(ctx, [
-        [
-          { protocol: "sctp", from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
-          toServer("the Service's SCTP port and its one ready endpoint"),
-        ],
-        [
-          { protocol: "sctp", from: "external", to: NODE_IP, port: 30500 },
-          toServer("the Service's SCTP NodePort 30500"),
-        ],
-        ...(["tcp", "udp"] as const).map((protocol): [Probe, Expectation] => [
-          { protocol, from: CLIENT.name, to: clusterIP(ctx.cluster), port: SCTP_PORT },
-          notToServer("the Service port is declared for SCTP only"),
-        ]),
-      ]),
+    proxiers: ["iptables", "ipvs"],
+    check: sctpServicePorts,
+  },
+  {
+    group: "[Feature:SCTP]",
+    // Upstream's test is named after the proxier it inspects; the same check for nftables mode.
+    name: "Services can declare SCTP ServicePorts when using the nftables proxier",
+    feature: "services",
+    proxiers: ["nftables"],
+    check: sctpServicePorts,
   },
   {
     group: "[Feature:SCTP]",
@@ -142,15 +225,7 @@ export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
     name: "if sctp.ko was not loaded before a test, it is not loaded after (node components open no SCTP sockets)",
-    check: (ctx) =>
-      Promise.resolve(
-        (ctx.state.sockets ?? [])
-          .filter((s) => s.protocol === "sctp")
-          .map(
-            (s) =>
-              `${ctx.run.adapterName} opens an SCTP socket on port ${s.port}: opening it loads sctp.ko (kube-proxy and kubelet never do)`,
-          ),
-      ),
+    check: sctpModuleNotLoaded,
   },
   {
     group: "[Feature:SCTPConnectivity]",

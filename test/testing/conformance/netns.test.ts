@@ -2,7 +2,8 @@
  * The SCTP plan with the netns backend: the TCP and UDP probes run on this machine's kernel
  * through the adapter's own rules and ipsets; SCTP probes the kernel cannot run are decided by
  * the simulator and say so. The example plugin passes, its protocol bug fails the same test on
- * the real kernel. (kube-proxy's own rules on the kernel are test/backends' subject.)
+ * the real kernel, and the sctp.ko side condition reads this kernel's modules before and after.
+ * (kube-proxy's own rules on the kernel are test/backends' subject.)
  */
 import { expect } from "@jest/globals";
 import { join } from "node:path";
@@ -25,6 +26,12 @@ kernelTest(
     const backend = netnsBackend();
     const good = await runSctpPlan(tinypol, { backend });
     expect(good.flatMap((r) => r.failures)).toEqual([]);
+    // The side condition watched this kernel's sctp module around the run (or says why not).
+    const side = good.find((r) => r.name.startsWith("if sctp.ko was not loaded"));
+    expect(side?.notes).toHaveLength(1);
+    expect(side?.notes?.[0]).toMatch(
+      /^kernel: sctp not loaded \(.+\) before the run; sctp not loaded \(.+\) after it$|^kernel check skipped: sctp loaded /,
+    );
     const bad = await runSctpPlan(tinypolProtocolDropped, { backend });
     const failed = bad.filter((r) => r.failures.length > 0);
     expect(failed.map((r) => r.name)).toEqual([
@@ -36,4 +43,6 @@ kernelTest(
     );
     expect(liveNetns()).toEqual([]);
   },
+  // Two plan runs of real namespaces and probes: about 100 s on a busy two-core machine.
+  300_000,
 );

@@ -1,4 +1,4 @@
-// NodePorts and hostPorts reach their backends through kube-proxy (iptables, IPVS) and kubenet's
+// NodePorts and hostPorts reach their backends through kube-proxy (iptables, IPVS, nftables) and kubenet's
 // hostport rules, and the properties fail for a dataplane without those rules.
 import { expect, test } from "@jest/globals";
 import fc from "fast-check";
@@ -6,6 +6,7 @@ import {
   hostPortsReachPods,
   kubeProxyIptables,
   kubeProxyIpvs,
+  kubeProxyNftables,
   kubenetHostports,
   nodePortsReachable,
   type ConformanceAdapter,
@@ -13,14 +14,14 @@ import {
 
 const PARAMS = { numRuns: 12, seed: 5 };
 
-test.each([kubeProxyIptables, kubeProxyIpvs])(
+test.each([kubeProxyIptables, kubeProxyIpvs, kubeProxyNftables])(
   "$name: NodePorts reach ready endpoints",
   async (adapter) => {
     await fc.assert(nodePortsReachable(adapter), PARAMS);
   },
 );
 
-test.each([kubenetHostports, kubeProxyIptables, kubeProxyIpvs])(
+test.each([kubenetHostports, kubeProxyIptables, kubeProxyIpvs, kubeProxyNftables])(
   "$name: hostPorts reach their pods",
   async (adapter) => {
     await fc.assert(hostPortsReachPods(adapter), PARAMS);

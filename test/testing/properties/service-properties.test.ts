@@ -1,10 +1,11 @@
-// The service properties hold for kube-proxy's iptables and IPVS proxiers, and fail for a
+// The service properties hold for kube-proxy's iptables, IPVS and nftables proxiers, and fail for a
 // dataplane that has no service rules.
 import { expect, test } from "@jest/globals";
 import fc from "fast-check";
 import {
   kubeProxyIptables,
   kubeProxyIpvs,
+  kubeProxyNftables,
   noEndpointServicesReject,
   servicesReachOnlyReadyEndpoints,
   type ConformanceAdapter,
@@ -12,7 +13,7 @@ import {
 
 const PARAMS = { numRuns: 12, seed: 7 };
 
-test.each([kubeProxyIptables, kubeProxyIpvs])(
+test.each([kubeProxyIptables, kubeProxyIpvs, kubeProxyNftables])(
   "$name: services reach only ready endpoints; no endpoints rejects",
   async (adapter) => {
     await fc.assert(servicesReachOnlyReadyEndpoints(adapter), PARAMS);
