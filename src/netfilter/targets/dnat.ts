@@ -1,4 +1,7 @@
 /** `-j DNAT --to-destination RANGE [--random] [--persistent]` (nat table). */
+import { DPORT, DST, SRC } from "../packet-fields.js";
+import { hashesAddress } from "../trace/nat-choice.js";
+import { translate } from "./nat-translation.js";
 import { fail, FLAG, single } from "../matches/extension.js";
 import type { TargetExtension } from "./extension.js";
 import type { Target } from "./index.js";
@@ -29,4 +32,14 @@ export const dnatTarget: TargetExtension<Dnat> = {
   },
   format: (t, family) =>
     `--to-destination ${formatNatRange(t.to, family)}${t.random ? " --random" : ""}${t.persistent ? " --persistent" : ""}`,
+  // An address range is chosen by a hash of the source (trace/nat-choice.ts).
+  touches: (t) => DST | DPORT | (hashesAddress(t.to) ? SRC : 0),
+  apply: (t, p, env) =>
+    translate(
+      t.to,
+      "dst",
+      { persistent: t.persistent, random: t.random, randomFully: false },
+      p,
+      env.flow,
+    ),
 };

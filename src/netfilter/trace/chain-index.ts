@@ -10,7 +10,9 @@
  */
 import { isHostCIDR, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
+import { matchDestinationPort } from "../registry.js";
 import type { Target } from "../targets/index.js";
+import { ruleRecords } from "./recent.js";
 import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
@@ -72,9 +74,8 @@ function hostDestinationKey(rule: Rule): IndexKey | undefined {
 
 function singleDestinationPort(rule: Rule): number | undefined {
   for (const m of rule.matches) {
-    if (m.module !== "tcp" && m.module !== "udp" && m.module !== "sctp") continue;
-    const d = m.dport;
-    if (d !== undefined && !d.negated && d.value.from === d.value.to) return d.value.from;
+    const port = matchDestinationPort(m);
+    if (port !== undefined) return port;
   }
   return undefined;
 }
@@ -169,9 +170,7 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     labels,
     ...(index !== undefined ? { index } : {}),
     ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
-    recentSets: chain.rules.map((r) =>
-      r.matches.some((m) => m.module === "recent" && (m.action === "set" || m.action === "update")),
-    ),
+    recentSets: chain.rules.map(ruleRecords),
     kinds: chain.rules.map((r) =>
       r.target?.kind === "jump" && r.target.goto ? "goto" : r.target?.kind,
     ),
