@@ -2,7 +2,7 @@
  * Every iptables extension kube-netsim models, one object per module. The rule parser looks
  * modules and targets up here; an unknown one is an error that names it, never skipped.
  */
-import type { IPFamily } from "../net/index.js";
+import type { IPFamily, PortRange } from "../net/index.js";
 import type { EvalContext, L4Protocol, MatchOutcome, Packet } from "./model.js";
 import type { FieldSet } from "./packet-fields.js";
 import type { MatchCheck, MatchExtension, RecentRecord } from "./matches/extension.js";
@@ -28,7 +28,7 @@ import { statisticMatch } from "./matches/statistic.js";
 import { tcpMatch } from "./matches/tcp.js";
 import { udpMatch } from "./matches/udp.js";
 import type { Target } from "./targets/index.js";
-import type { TargetEffect, TargetEnv, TargetExtension } from "./targets/extension.js";
+import type { TargetApply, TargetEffect, TargetEnv, TargetExtension } from "./targets/extension.js";
 import { acceptTarget, dropTarget, returnTarget } from "./targets/verdicts.js";
 import { rejectTarget } from "./targets/reject.js";
 import { dnatTarget } from "./targets/dnat.js";
@@ -214,6 +214,18 @@ export function applyTarget(
   env: TargetEnv,
 ): TargetEffect {
   return targetExtensionOf(t).apply(t, packet, env);
+}
+
+/** A target's `apply` made ready for the depth-first walk (its compiled form, if it has one). */
+export function compileTarget(t: Exclude<Target, { kind: "jump" }>): TargetApply {
+  const ext = targetExtensionOf(t);
+  return ext.compile?.(t) ?? ((packet, env) => ext.apply(t, packet, env));
+}
+
+/** The range a target maps the source port into, if it names one; a jump: none. */
+export function targetSourcePorts(t: Target): PortRange | undefined {
+  if (t.kind === "jump") return undefined;
+  return targetExtensionOf(t).sourcePorts?.(t);
 }
 
 /** The packet fields a target reads or writes; a jump: none (packet-fields.ts). */

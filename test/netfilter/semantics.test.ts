@@ -5,7 +5,7 @@
  *   fields every walk compares) get the same outcome;
  * - a target's `touches` is honest both ways: packets that agree on its fields get the same
  *   effect, and the effect changes no field outside them;
- * - a match's compiled form (`compile`) decides as its `evaluate`;
+ * - a match's compiled form (`compile`) decides as its `evaluate`, a target's as its `apply`;
  * - a match or target no extension models is an error that names it, in both walks;
  * - a walk that consults a `recent` list gives the same scenarios with and without
  *   explanations (the depth-first walk hands such packets to the reference walk).
@@ -36,6 +36,7 @@ import {
 import {
   applyTarget,
   compileMatch,
+  compileTarget,
   evaluateMatch,
   matchReads,
   targetTouches,
@@ -222,6 +223,7 @@ describe.each(["IPv4", "IPv6"] as const)("extension semantics (%s)", (family) =>
       const f = targetTouches(t);
       const e = applyTarget(t, p, ctx);
       expect(applyTarget(t, differingOutside(p, f, other), ctx)).toEqual(e);
+      expect(compileTarget(t)(p, ctx)).toEqual(e);
       if (e.kind === "marks") {
         seen.marks++;
         if (e.mark !== undefined) expect(f & MARK).toBe(MARK);

@@ -76,4 +76,19 @@ export interface TargetExtension<T extends Target> {
   touches(t: T): FieldSet;
   /** What the target does to `packet` (see TargetEffect). */
   apply(t: T, packet: Packet, env: TargetEnv): TargetEffect;
+  /**
+   * Optional: `apply` made ready once per rule for the depth-first walk (what can be decided
+   * from the rule alone, decided here); undefined for an instance without a faster form.
+   * test/netfilter/semantics.test.ts holds it to `apply`.
+   */
+  compile?(t: T): TargetApply | undefined;
+  /**
+   * The range the target maps the source port into, when it names one (`SNAT --to-source
+   * A:P-Q`, `MASQUERADE --to-ports`); absent or undefined: none. Then a port left as it was
+   * cannot be told from one chosen in the range (trace/flow-cache.ts).
+   */
+  sourcePorts?(t: T): PortRange | undefined;
 }
+
+/** A compiled target: see TargetExtension.compile. */
+export type TargetApply = (packet: Packet, env: TargetEnv) => TargetEffect;

@@ -42,6 +42,7 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
   // The address is the outgoing interface's that holds the route's next hop (IPv6: the
   // longest prefix shared with the destination): addressing.ts `masqueradeSource`.
   touches: () => SRC | SPORT | OUT_IFACE | DST,
+  sourcePorts: (t) => t.toPorts,
   apply(t, p, env) {
     const ip = env.masqueradeSource(p.outInterface, p.dst);
     // No address to masquerade to: the kernel drops the packet.

@@ -36,6 +36,7 @@ export const snatTarget: TargetExtension<Snat> = {
     `--to-source ${formatNatRange(t.to, family)}${t.random ? " --random" : ""}${t.randomFully ? " --random-fully" : ""}${t.persistent ? " --persistent" : ""}`,
   // An address range is chosen by a hash of the source seeded with the destination.
   touches: (t) => SRC | SPORT | (hashesAddress(t.to) ? DST : 0),
+  sourcePorts: (t) => t.to.ports,
   apply: (t, p, env) =>
     translate(
       t.to,

@@ -10,7 +10,8 @@
  */
 import { isHostCIDR, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
-import { matchDestinationPort } from "../registry.js";
+import { compileTarget, matchDestinationPort } from "../registry.js";
+import type { TargetApply } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { ruleRecords } from "./recent.js";
 import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
@@ -42,6 +43,8 @@ export interface CompiledChain {
   readonly index?: DestinationIndex;
   /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
   readonly matchers?: readonly RuleMatcher[];
+  /** Compiled targets (indexed mode only; undefined for a jump or no target). */
+  readonly appliers?: readonly (TargetApply | undefined)[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
   readonly recentSets: readonly boolean[];
   /**
@@ -169,7 +172,16 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     rules: chain.rules,
     labels,
     ...(index !== undefined ? { index } : {}),
-    ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
+    ...(indexed
+      ? {
+          matchers: chain.rules.map(compileRuleMatcher),
+          appliers: chain.rules.map((r) =>
+            r.target === undefined || r.target.kind === "jump"
+              ? undefined
+              : compileTarget(r.target),
+          ),
+        }
+      : {}),
     recentSets: chain.rules.map(ruleRecords),
     kinds: chain.rules.map((r) =>
       r.target?.kind === "jump" && r.target.goto ? "goto" : r.target?.kind,

@@ -22,7 +22,6 @@
  */
 import type { IPAddress, PortRange } from "../../net/index.js";
 import type { Hook, Packet, TableName } from "../model.js";
-import { applyTarget } from "../registry.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
@@ -470,8 +469,7 @@ class Walker {
       this.rules(sub, 0, resume, depth + 1, pc);
       return false;
     }
-    const target = chain.rules[i]!.target as Exclude<Target, { kind: "jump" }>;
-    const effect = applyTarget(target, this.pkt, this.ctx(pc));
+    const effect = chain.appliers![i]!(this.pkt, this.ctx(pc));
     switch (effect.kind) {
       case "verdict":
         if (effect.verdict === "RETURN") this.back(frames, pc);
