@@ -2,9 +2,10 @@
  * Every iptables extension kube-netsim models, one object per module. The rule parser looks
  * modules and targets up here; an unknown one is an error that names it, never skipped.
  */
-import type { IPFamily } from "../net/index.js";
-import type { EvalContext, MatchOutcome, Packet } from "./model.js";
-import type { MatchExtension } from "./matches/extension.js";
+import type { IPFamily, PortRange } from "../net/index.js";
+import type { EvalContext, L4Protocol, MatchOutcome, Packet } from "./model.js";
+import type { FieldSet } from "./packet-fields.js";
+import type { MatchCheck, MatchExtension, RecentRecord } from "./matches/extension.js";
 import type { Match, MatchModule } from "./matches/index.js";
 import { addrtypeMatch } from "./matches/addrtype.js";
 import { commentMatch } from "./matches/comment.js";
@@ -27,7 +28,7 @@ import { statisticMatch } from "./matches/statistic.js";
 import { tcpMatch } from "./matches/tcp.js";
 import { udpMatch } from "./matches/udp.js";
 import type { Target } from "./targets/index.js";
-import type { TargetExtension } from "./targets/extension.js";
+import type { TargetApply, TargetEffect, TargetEnv, TargetExtension } from "./targets/extension.js";
 import { acceptTarget, dropTarget, returnTarget } from "./targets/verdicts.js";
 import { rejectTarget } from "./targets/reject.js";
 import { dnatTarget } from "./targets/dnat.js";
@@ -73,8 +74,6 @@ export function matchExtension(module: string): MatchExtension<Match> | undefine
     ? MATCH_EXTENSIONS[module as MatchModule]
     : undefined;
 }
-
-type TargetOf<K extends string> = Extract<Target, { kind: K }>;
 
 export const TARGET_EXTENSIONS: readonly TargetExtension<Target>[] = [
   acceptTarget,
@@ -136,21 +135,106 @@ export function targetExtension(name: string): TargetExtension<Target> | undefin
   return targetsByName.get(name);
 }
 
+/**
+ * A match instance or target that names no extension: only a rule built in code (not parsed)
+ * can hold one. A programmer's error, named.
+ */
+export class UnknownExtensionError extends Error {
+  constructor(what: "match" | "target", name: string) {
+    super(`${what} "${name}" is not modelled by kube-netsim (src/netfilter/registry.ts)`);
+    this.name = "UnknownExtensionError";
+  }
+}
+
+/** The extension of a match instance; an instance of no known module is an error naming it. */
+export function extensionOf(m: Match): MatchExtension<Match> {
+  const ext = matchExtension(m.module);
+  if (ext === undefined) throw new UnknownExtensionError("match", `${m.module}`);
+  return ext;
+}
+
 /** The kernel's verdict for one match instance. */
 export function evaluateMatch(m: Match, packet: Packet, ctx: EvalContext): MatchOutcome {
-  return (MATCH_EXTENSIONS[m.module] as unknown as MatchExtension<Match>).evaluate(m, packet, ctx);
+  return extensionOf(m).evaluate(m, packet, ctx);
+}
+
+/** The packet fields a match instance reads (packet-fields.ts). */
+export function matchReads(m: Match): FieldSet {
+  return extensionOf(m).reads(m);
+}
+
+/**
+ * The match's compiled form for the depth-first walk (MatchExtension.compile), or undefined
+ * when it has none (the walk then evaluates it).
+ */
+export function compileMatch(m: Match): MatchCheck | undefined {
+  return extensionOf(m).compile?.(m);
+}
+
+/** The transport protocol a match instance requires of the packets it matches, if any. */
+export function matchProtocol(m: Match): L4Protocol | undefined {
+  return extensionOf(m).protocol;
+}
+
+/** The one destination port a match instance can hold for, if there is one. */
+export function matchDestinationPort(m: Match): number | undefined {
+  return extensionOf(m).destinationPort?.(m);
+}
+
+/** The `recent` list a match instance adds the packet's address to, if any. */
+export function matchRecords(m: Match): RecentRecord | undefined {
+  return extensionOf(m).records?.(m);
 }
 
 /** The canonical `iptables-save` words after `-m MODULE`. */
 export function formatMatchOptions(m: Match, family: IPFamily): string {
-  return (MATCH_EXTENSIONS[m.module] as unknown as MatchExtension<Match>).format(m, family);
+  return extensionOf(m).format(m, family);
+}
+
+const targetsByKind = new Map<string, TargetExtension<Target>>(
+  TARGET_EXTENSIONS.map((t) => [t.kind, t]),
+);
+
+/**
+ * The extension of a target; a jump (which the walks follow themselves) or a kind of no known
+ * extension is an error naming it.
+ */
+export function targetExtensionOf<T extends Exclude<Target, { kind: "jump" }>>(
+  t: T,
+): TargetExtension<T> {
+  const ext = targetsByKind.get(t.kind);
+  if (ext === undefined) throw new UnknownExtensionError("target", `${t.kind}`);
+  return ext as unknown as TargetExtension<T>;
+}
+
+/** What a target does to a packet (TargetExtension.apply). */
+export function applyTarget(
+  t: Exclude<Target, { kind: "jump" }>,
+  packet: Packet,
+  env: TargetEnv,
+): TargetEffect {
+  return targetExtensionOf(t).apply(t, packet, env);
+}
+
+/** A target's `apply` made ready for the depth-first walk (its compiled form, if it has one). */
+export function compileTarget(t: Exclude<Target, { kind: "jump" }>): TargetApply {
+  const ext = targetExtensionOf(t);
+  return ext.compile?.(t) ?? ((packet, env) => ext.apply(t, packet, env));
+}
+
+/** The range a target maps the source port into, if it names one; a jump: none. */
+export function targetSourcePorts(t: Target): PortRange | undefined {
+  if (t.kind === "jump") return undefined;
+  return targetExtensionOf(t).sourcePorts?.(t);
+}
+
+/** The packet fields a target reads or writes; a jump: none (packet-fields.ts). */
+export function targetTouches(t: Target): FieldSet {
+  return t.kind === "jump" ? 0 : targetExtensionOf(t).touches(t);
 }
 
 /** The canonical `iptables-save` words after `-j TARGET` (empty for a jump or a verdict). */
 export function formatTargetOptions(t: Target, family: IPFamily): string {
   if (t.kind === "jump") return "";
-  const ext = TARGET_EXTENSIONS.find((e) => e.kind === t.kind) as TargetExtension<
-    TargetOf<typeof t.kind>
-  >;
-  return ext.format(t, family);
+  return targetExtensionOf(t).format(t, family);
 }

@@ -3,6 +3,7 @@
  * The kernel asks the routing table for the address's one type; the node's view of that comes
  * from `ctx.addrType` (limited to the packet's input or output interface when asked).
  */
+import { DST, IN_IFACE, OUT_IFACE, SRC } from "../packet-fields.js";
 import type { AddrType, Negatable } from "../model.js";
 import { fail, FLAG, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
 import { parseNameList, sortNames } from "./values.js";
@@ -93,6 +94,11 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
     if (m.limitIfaceOut) return ["FORWARD", "OUTPUT", "POSTROUTING"];
     return undefined;
   },
+  reads: (m) =>
+    (m.srcType !== undefined ? SRC : 0) |
+    (m.dstType !== undefined ? DST : 0) |
+    (m.limitIfaceIn ? IN_IFACE : 0) |
+    (m.limitIfaceOut ? OUT_IFACE : 0),
   evaluate(m, p, ctx) {
     const iface = m.limitIfaceIn ? p.inInterface : m.limitIfaceOut ? p.outInterface : undefined;
     const test = (t: Negatable<readonly AddrType[]> | undefined, ip: typeof p.src): boolean =>

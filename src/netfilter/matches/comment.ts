@@ -1,5 +1,5 @@
 /** `-m comment --comment TEXT`: always matches. The kernel keeps at most 255 bytes. */
-import { ARG, fail, MATCH, single, type MatchExtension } from "./extension.js";
+import { ALWAYS, ARG, fail, MATCH, single, type MatchExtension } from "./extension.js";
 import { saveString } from "./save-string.js";
 import { keptByteLength } from "../../util/byte-text.js";
 
@@ -21,5 +21,8 @@ export const commentMatch: MatchExtension<CommentMatch> = {
     return { module: "comment", comment: text };
   },
   format: (m) => `--comment ${saveString(m.comment)}`,
+  reads: () => 0,
+  // kube-proxy puts one on nearly every rule: the compiled rule leaves it out.
+  compile: () => ALWAYS,
   evaluate: () => MATCH,
 };

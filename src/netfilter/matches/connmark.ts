@@ -1,4 +1,5 @@
 /** `-m connmark [!] --mark VALUE[/MASK]`: `(ctmark & mask) == value`. */
+import { CONNMARK } from "../packet-fields.js";
 import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
 import { formatMarkMask, parseMarkMask, type MarkMask } from "./values.js";
@@ -20,6 +21,7 @@ export const connmarkMatch: MatchExtension<ConnmarkMatch> = {
     };
   },
   format: (m) => `${m.mark.negated ? "! " : ""}--mark ${formatMarkMask(m.mark.value)}`,
+  reads: () => CONNMARK,
   evaluate: (m, p) =>
     outcome(((p.connmark & m.mark.value.mask) >>> 0 === m.mark.value.value) !== m.mark.negated),
 };

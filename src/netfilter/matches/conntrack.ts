@@ -9,6 +9,7 @@
 import type { CIDR, PortRange } from "../../net/index.js";
 import { cidrContains } from "../../net/index.js";
 import type { CtState, Negatable, Packet } from "../model.js";
+import { DPORT, DST, SPORT, SRC, type FieldSet } from "../packet-fields.js";
 import {
   fail,
   NEG_ARG,
@@ -99,6 +100,47 @@ function packetStatuses(p: Packet): readonly CtStatus[] {
   return established ? ["SEEN_REPLY", "ASSURED", "CONFIRMED"] : [];
 }
 
+/**
+ * The fields the tuples' tests read: without `ctOrig` (an untranslated connection) the
+ * original tuple is the packet's own and the reply tuple its mirror. State, status, direction
+ * and protocol are always compared (packet-fields.ts).
+ */
+function conntrackReads(m: ConntrackMatch): FieldSet {
+  let f = 0;
+  if (m.ctorigsrc !== undefined || m.ctrepldst !== undefined) f |= SRC;
+  if (m.ctorigdst !== undefined || m.ctreplsrc !== undefined) f |= DST;
+  if (m.ctorigsrcport !== undefined || m.ctrepldstport !== undefined) f |= SPORT;
+  if (m.ctorigdstport !== undefined || m.ctreplsrcport !== undefined) f |= DPORT;
+  return f;
+}
+
+const OTHER_THAN_CTSTATE = [
+  "ctproto",
+  "ctorigsrc",
+  "ctorigdst",
+  "ctreplsrc",
+  "ctrepldst",
+  "ctorigsrcport",
+  "ctorigdstport",
+  "ctreplsrcport",
+  "ctrepldstport",
+  "ctstatus",
+  "ctdir",
+] as const;
+
+/** `--ctstate S` alone (kube-proxy's only use): its states, else undefined. */
+function ctstateOnly(m: ConntrackMatch): Negatable<readonly CtState[]> | undefined {
+  if (m.ctstate === undefined) return undefined;
+  for (const f of OTHER_THAN_CTSTATE) if (m[f] !== undefined) return undefined;
+  return m.ctstate;
+}
+
+/** Whether one of `states` holds for the packet. */
+function anyState(states: readonly CtState[], p: Packet): boolean {
+  for (let i = 0; i < states.length; i++) if (p.ctState.includes(states[i]!)) return true;
+  return false;
+}
+
 export const conntrackMatch: MatchExtension<ConntrackMatch> = {
   module: "conntrack",
   options: {
@@ -164,7 +206,18 @@ export const conntrackMatch: MatchExtension<ConntrackMatch> = {
     if (m.ctdir) out.push(`--ctdir ${m.ctdir}`);
     return out.join(" ");
   },
+  reads: conntrackReads,
+  // Decided in place, without the tuples: the walks meet these rules on every branch.
+  compile(m) {
+    const only = ctstateOnly(m);
+    if (only === undefined) return undefined;
+    const states = only.value;
+    const hit = only.negated ? 0 : 1;
+    return (p) => (anyState(states, p) ? hit : 1 - hit);
+  },
   evaluate(m, p) {
+    const only = ctstateOnly(m);
+    if (only !== undefined) return outcome(anyState(only.value, p) !== only.negated);
     const t = tuples(p);
     const ok = (n: Negatable<unknown> | undefined, v: () => boolean): boolean =>
       n === undefined || v() !== n.negated;

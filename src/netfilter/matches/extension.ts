@@ -5,7 +5,8 @@
  * words `iptables-save` prints after `-m MODULE`; `evaluate` is the kernel's match function.
  */
 import type { IPFamily } from "../../net/index.js";
-import type { EvalContext, Hook, MatchOutcome, Negatable, Packet } from "../model.js";
+import type { EvalContext, Hook, L4Protocol, MatchOutcome, Negatable, Packet } from "../model.js";
+import type { FieldSet } from "../packet-fields.js";
 import type { Match } from "./index.js";
 
 /** How many argument words a long option takes, and whether `!` may precede it. */
@@ -49,11 +50,54 @@ export interface MatchExtension<M extends Match> {
   format(m: M, family: IPFamily): string;
   evaluate(m: M, packet: Packet, ctx: EvalContext): MatchOutcome;
   /**
+   * The packet fields (packet-fields.ts) `evaluate` reads for this instance, and OUTSIDE when
+   * it consults state beyond the packet that may change between traces. The walks share table
+   * walks between branches, and the flow cache its entries between packets, by these bits.
+   */
+  reads(m: M): FieldSet;
+  /**
+   * `evaluate`'s decision made ready once per rule for the depth-first walk
+   * (trace/rule-compile.ts): a number, 0 no match, 1 match, between: the probability it holds;
+   * `ALWAYS` when the instance always holds (the walk leaves it out). Optional, and undefined
+   * for an instance without a faster form: the walk then calls `evaluate`.
+   * A property test holds both to the same answers (test/netfilter/trace/rule-compile.test.ts).
+   */
+  compile?(m: M): MatchCheck | undefined;
+  /**
+   * The list the packet's address goes into when the rule matches (`recent --set`,
+   * `--update`), and which address; absent or undefined: none. The tracer keeps these per
+   * branch for the "repeat within the timeout" scenario (trace/recent.ts).
+   */
+  records?(m: M): RecentRecord | undefined;
+  /**
+   * The transport protocol `evaluate` requires of every packet it matches (the protocol
+   * modules: tcp, udp, sctp, icmp, icmp6); absent: none. A rule's `-p` of that protocol need
+   * not be tested again (trace/rule-compile.ts).
+   */
+  readonly protocol?: L4Protocol;
+  /**
+   * The one destination port this instance can match, when there is one (`--dport 80`);
+   * absent or undefined: any. The destination index keys rules by it (trace/chain-index.ts).
+   */
+  destinationPort?(m: M): number | undefined;
+  /**
    * Built-in chains this match instance may be used in directly, when restricted (iptables-nft
    * checks this for rules in base chains only). Absent or undefined: everywhere.
    */
   allowedHooks?(m: M): readonly Hook[] | undefined;
 }
+
+/** What a match puts into a `recent` list: see MatchExtension.records. */
+export interface RecentRecord {
+  readonly list: string;
+  readonly address: "source" | "dest";
+}
+
+/** A compiled match: 0 no match, 1 match, between: the probability it holds. */
+export type MatchCheck = (packet: Packet, ctx: EvalContext) => number;
+
+/** The compiled form of a match that always holds (a comment). */
+export const ALWAYS: MatchCheck = () => 1;
 
 export const MATCH: MatchOutcome = { kind: "match" };
 export const NO_MATCH: MatchOutcome = { kind: "no-match" };

@@ -33,6 +33,9 @@ export const icmpMatch: MatchExtension<IcmpMatch> = {
     const t = m.icmpType ?? { value: { type: 0xff, codeMin: 0, codeMax: 0xff }, negated: false };
     return `${t.negated ? "! " : ""}--icmp-type ${formatIcmpType(t.value, true)}`;
   },
+  // The ICMP type and code are always compared.
+  protocol: "icmp",
+  reads: () => 0,
   evaluate(m, p) {
     if (p.protocol !== "icmp" || p.fragment) return outcome(false);
     if (m.icmpType === undefined) return outcome(true);

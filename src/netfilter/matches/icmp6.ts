@@ -29,6 +29,9 @@ export const icmp6Match: MatchExtension<Icmp6Match> = {
   },
   format: (m) =>
     `${m.icmpType.negated ? "! " : ""}--icmpv6-type ${formatIcmpType(m.icmpType.value, false)}`,
+  // The ICMP type and code are always compared.
+  protocol: "icmpv6",
+  reads: () => 0,
   evaluate(m, p) {
     if (p.protocol !== "icmpv6" || p.fragment) return outcome(false);
     return outcome(

@@ -1,4 +1,5 @@
 /** `-m iprange [!] --src-range A-B [!] --dst-range A-B` (inclusive address ranges). */
+import { DST, SRC } from "../packet-fields.js";
 import type { IPAddress } from "../../net/index.js";
 import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
@@ -69,5 +70,6 @@ export const iprangeMatch: MatchExtension<IprangeMatch> = {
     f("--dst-range", m.dstRange);
     return out.join(" ");
   },
+  reads: (m) => (m.srcRange !== undefined ? SRC : 0) | (m.dstRange !== undefined ? DST : 0),
   evaluate: (m, p) => outcome(inRange(m.srcRange, p.src) && inRange(m.dstRange, p.dst)),
 };

@@ -3,6 +3,7 @@
  * `--vdir ORIGINAL|REPLY`, `[!] --vmethod GATE|IPIP|MASQ`, `[!] --vportctl N`. Every property
  * but a lone `! --ipvs` needs the packet to belong to IPVS (`ctx.ipvs`).
  */
+import { OUTSIDE } from "../packet-fields.js";
 import type { CIDR } from "../../net/index.js";
 import { cidrContains } from "../../net/index.js";
 import type { Negatable } from "../model.js";
@@ -88,6 +89,8 @@ export const ipvsMatch: MatchExtension<IpvsMatch> = {
     if (m.vportctl) out.push(`${b(m.vportctl)}--vportctl ${m.vportctl.value}`);
     return out.join(" ");
   },
+  // The IPVS view is branch state, compared; what IPVS scheduled may differ between traces.
+  reads: () => OUTSIDE,
   evaluate(m, _p, ctx) {
     const v = ctx.ipvs;
     const isIpvs = v?.isIpvs ?? false;

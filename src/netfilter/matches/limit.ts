@@ -87,5 +87,6 @@ export const limitMatch: MatchExtension<LimitMatch> = {
   },
   format: (m) =>
     `--limit ${formatRate(m.avg)}${m.burst !== DEFAULT_BURST ? ` --limit-burst ${m.burst}` : ""}`,
+  reads: () => 0,
   evaluate: (m) => outcome(m.burst > 0),
 };

@@ -1,4 +1,5 @@
 /** `-m mark [!] --mark VALUE[/MASK]`: `(nfmark & mask) == value`. */
+import { MARK } from "../packet-fields.js";
 import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
 import { formatMarkMask, parseMarkMask, type MarkMask } from "./values.js";
@@ -20,6 +21,12 @@ export const markMatch: MatchExtension<MarkMatch> = {
     };
   },
   format: (m) => `${m.mark.negated ? "! " : ""}--mark ${formatMarkMask(m.mark.value)}`,
+  reads: () => MARK,
+  compile(m) {
+    const { value, mask } = m.mark.value;
+    const negated = m.mark.negated;
+    return (p) => (((p.mark & mask) >>> 0 === value) !== negated ? 1 : 0);
+  },
   evaluate: (m, p) =>
     outcome(((p.mark & m.mark.value.mask) >>> 0 === m.mark.value.value) !== m.mark.negated),
 };

@@ -1,4 +1,5 @@
 /** `-m multiport [!] --sports|--dports|--ports P[,P:Q]...` (at most 15 ports, a range counts 2). */
+import { DPORT, SPORT } from "../packet-fields.js";
 import type { PortRange } from "../../net/index.js";
 import type { Negatable } from "../model.js";
 import { fail, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
@@ -61,6 +62,10 @@ export const multiportMatch: MatchExtension<MultiportMatch> = {
     if (v === undefined) return "";
     return `${v.negated ? "! " : ""}${name} ${v.value.map(formatPortRange).join(",")}`;
   },
+  reads: (m) =>
+    (m.sports !== undefined ? SPORT : 0) |
+    (m.dports !== undefined ? DPORT : 0) |
+    (m.ports !== undefined ? SPORT | DPORT : 0),
   evaluate(m, p) {
     if ((p.protocol !== "tcp" && p.protocol !== "udp" && p.protocol !== "sctp") || p.fragment)
       return outcome(false);

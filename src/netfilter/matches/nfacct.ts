@@ -19,5 +19,7 @@ export const nfacctMatch: MatchExtension<NfacctMatch> = {
   format: (m) => `--nfacct-name ${m.name}`,
   // The kernel refuses to load a rule naming a missing object; a model that has one anyway
   // cannot have come from a kernel, so it does not match.
+  // The node's nfacct objects do not change during a trace.
+  reads: () => 0,
   evaluate: (m, _p, ctx) => outcome(ctx.nfacctExists(m.name)),
 };

@@ -70,6 +70,8 @@ export const physdevMatch: MatchExtension<PhysdevMatch> = {
     const bridged = m.isBridged !== undefined && !m.isBridged.negated;
     return out && !bridged ? ["PREROUTING", "INPUT", "FORWARD", "POSTROUTING"] : undefined;
   },
+  // No bridge is modelled: the outcome depends on the rule alone.
+  reads: () => 0,
   evaluate(m) {
     const all = [m.physdevIn, m.physdevOut, m.isIn, m.isOut, m.isBridged];
     return outcome(all.every((o) => o === undefined || o.negated));

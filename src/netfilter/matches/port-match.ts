@@ -4,7 +4,15 @@
  */
 import type { PortRange } from "../../net/index.js";
 import type { Negatable, Packet } from "../model.js";
-import { fail, NEG_ARG, type BuildEnv, type OptionSpec, type ParsedOption } from "./extension.js";
+import { DPORT, SPORT, type FieldSet } from "../packet-fields.js";
+import {
+  fail,
+  NEG_ARG,
+  type BuildEnv,
+  type MatchCheck,
+  type OptionSpec,
+  type ParsedOption,
+} from "./extension.js";
 import { formatPortRange, parsePortSpec } from "./values.js";
 
 export const PORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -65,4 +73,33 @@ export function portsHold(
   dport: Negatable<PortRange> | undefined,
 ): boolean {
   return inRange(packet.sport, sport) && inRange(packet.dport, dport);
+}
+
+/** The fields a `--sport`/`--dport` pair reads (packet-fields.ts). */
+export function portReads(
+  sport: Negatable<PortRange> | undefined,
+  dport: Negatable<PortRange> | undefined,
+): FieldSet {
+  return (sport !== undefined ? SPORT : 0) | (dport !== undefined ? DPORT : 0);
+}
+
+/** The compiled form of `-m PROTO [--sport] [--dport]` without other options (`evaluate`'s test). */
+export function compilePorts(
+  proto: "tcp" | "udp",
+  sport: Negatable<PortRange> | undefined,
+  dport: Negatable<PortRange> | undefined,
+): MatchCheck {
+  if (sport !== undefined)
+    return (p) =>
+      p.protocol === proto && !p.fragment && inRange(p.sport, sport) && inRange(p.dport, dport)
+        ? 1
+        : 0;
+  return (p) => (p.protocol === proto && !p.fragment && inRange(p.dport, dport) ? 1 : 0);
+}
+
+/** A positive `--dport` of one port: the only destination port the match holds for. */
+export function singlePort(dport: Negatable<PortRange> | undefined): number | undefined {
+  return dport !== undefined && !dport.negated && dport.value.from === dport.value.to
+    ? dport.value.from
+    : undefined;
 }

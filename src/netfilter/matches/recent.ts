@@ -6,6 +6,7 @@
  * hold when the list has the masked address (seen within `--seconds` when given), which the
  * node state answers through `ctx.recentSeen`. `--hitcount` is not modelled beyond "seen".
  */
+import { DST, OUTSIDE, SRC } from "../packet-fields.js";
 import type { IPAddress, IPFamily } from "../../net/index.js";
 import { ipv4, ipv6 } from "../../net/index.js";
 import { fail, FLAG, outcome, single, type MatchExtension } from "./extension.js";
@@ -110,6 +111,9 @@ export const recentMatch: MatchExtension<RecentMatch> = {
     );
     return out.join(" ");
   },
+  reads: (m) => (m.action === "set" ? 0 : OUTSIDE | (m.side === "source" ? SRC : DST)),
+  records: (m) =>
+    m.action === "set" || m.action === "update" ? { list: m.name, address: m.side } : undefined,
   evaluate(m, p, ctx) {
     if (m.action === "set") return outcome(!m.negated);
     const addr = applyMask(m.side === "source" ? p.src : p.dst, m.mask);

@@ -6,7 +6,14 @@
 import type { PortRange } from "../../net/index.js";
 import type { Negatable, Packet } from "../model.js";
 import { fail, outcome, single, type MatchExtension } from "./extension.js";
-import { PORT_ALIASES, portOption, portsHold, requireProtocol } from "./port-match.js";
+import {
+  PORT_ALIASES,
+  portOption,
+  portReads,
+  portsHold,
+  singlePort,
+  requireProtocol,
+} from "./port-match.js";
 import { formatPortRange } from "./values.js";
 
 export interface SctpChunkTypes {
@@ -125,6 +132,10 @@ export const sctpMatch: MatchExtension<SctpMatch> = {
       );
     return out.join(" ");
   },
+  // Chunk types are read from the conntrack state (always compared).
+  protocol: "sctp",
+  destinationPort: (m) => singlePort(m.dport),
+  reads: (m) => portReads(m.sport, m.dport),
   evaluate(m, p) {
     if (p.protocol !== "sctp" || p.fragment || !portsHold(p, m.sport, m.dport))
       return outcome(false);

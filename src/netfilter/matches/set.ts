@@ -3,6 +3,7 @@
  * The key handed to `ctx.ipsetTest` has one `endpoint` part per direction flag: the address and
  * port on that side of the packet; the set's type picks which of the two each dimension uses.
  */
+import { DPORT, DST, OUTSIDE, SPORT, SRC } from "../packet-fields.js";
 import type { IpsetKey } from "../model.js";
 import { fail, outcome, single, type MatchExtension } from "./extension.js";
 
@@ -32,6 +33,11 @@ export const setMatch: MatchExtension<SetMatch> = {
     return { module: "set", name, flags, negated: o.negated };
   },
   format: (m) => `${m.negated ? "! " : ""}--match-set ${m.name} ${m.flags.join(",")}`,
+  reads: (m) => {
+    let f = OUTSIDE;
+    for (const d of m.flags) f |= d === "src" ? SRC | SPORT : DST | DPORT;
+    return f;
+  },
   evaluate(m, p, ctx) {
     const key: IpsetKey = m.flags.map((f) =>
       f === "src"

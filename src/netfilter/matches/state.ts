@@ -25,5 +25,7 @@ export const stateMatch: MatchExtension<StateMatch> = {
     };
   },
   format: (m) => `${m.state.negated ? "! " : ""}--state ${sortNames(m.state.value, STATES)}`,
+  // The conntrack state is always compared.
+  reads: () => 0,
   evaluate: (m, p) => outcome(m.state.value.some((s) => p.ctState.includes(s)) !== m.state.negated),
 };

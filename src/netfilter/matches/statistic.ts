@@ -56,6 +56,12 @@ function branch(p: number): MatchOutcome {
   return { kind: "branch", probability: p };
 }
 
+/** The probability the match holds for a packet. */
+function holdsWith(m: StatisticMatch): number {
+  const p = m.mode === "random" ? kernelProbability(m.probability) : 1 / m.every;
+  return m.negated ? 1 - p : p;
+}
+
 export const statisticMatch: MatchExtension<StatisticMatch> = {
   module: "statistic",
   options: {
@@ -104,8 +110,13 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
       return `--mode random ${n}--probability ${formatProbability(m.probability)}`;
     return `--mode nth ${n}--every ${m.every} --packet ${m.packet}`;
   },
-  evaluate(m) {
-    const p = m.mode === "random" ? kernelProbability(m.probability) : 1 / m.every;
-    return branch(m.negated ? 1 - p : p);
+  // Its outcome depends on the rule alone.
+  reads: () => 0,
+  compile(m) {
+    // The outcome depends on the rule alone: decided once.
+    const h = holdsWith(m);
+    const p = h <= 0 ? 0 : h >= 1 ? 1 : h;
+    return () => p;
   },
+  evaluate: (m) => branch(holdsWith(m)),
 };

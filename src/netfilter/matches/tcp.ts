@@ -15,6 +15,9 @@ import {
   PORT_ALIASES,
   PORT_OPTIONS,
   portOption,
+  compilePorts,
+  portReads,
+  singlePort,
   portsHold,
   requireProtocol,
 } from "./port-match.js";
@@ -128,6 +131,14 @@ export const tcpMatch: MatchExtension<TcpMatch> = {
       );
     return out.join(" ");
   },
+  protocol: "tcp",
+  destinationPort: (m) => singlePort(m.dport),
+  reads: (m) => portReads(m.sport, m.dport),
+  // kube-proxy's `-m tcp --dport`, met by every service packet; flags and options: evaluate.
+  compile: (m) =>
+    m.flags === undefined && m.option === undefined
+      ? compilePorts("tcp", m.sport, m.dport)
+      : undefined,
   evaluate(m, p) {
     if (p.protocol !== "tcp" || p.fragment) return outcome(false);
     if (!portsHold(p, m.sport, m.dport)) return outcome(false);

@@ -7,6 +7,9 @@ import {
   PORT_ALIASES,
   PORT_OPTIONS,
   portOption,
+  compilePorts,
+  portReads,
+  singlePort,
   portsHold,
   requireProtocol,
 } from "./port-match.js";
@@ -33,6 +36,10 @@ export const udpMatch: MatchExtension<UdpMatch> = {
     };
   },
   format: (m) => formatPorts(m.sport, m.dport).join(" "),
+  protocol: "udp",
+  destinationPort: (m) => singlePort(m.dport),
+  reads: (m) => portReads(m.sport, m.dport),
+  compile: (m) => compilePorts("udp", m.sport, m.dport),
   evaluate: (m, p) =>
     outcome(p.protocol === "udp" && !p.fragment && portsHold(p, m.sport, m.dport)),
 };

@@ -3,6 +3,8 @@
  * connection mark, or `--save-mark`/`--restore-mark` with `--nfmask`/`--ctmask` (or `--mask`
  * for both). The save form always prints both masks for save/restore.
  */
+import { CONNMARK, MARK } from "../packet-fields.js";
+import { assertNever } from "../../util/assert-never.js";
 import { ARG, fail, FLAG, single } from "../matches/extension.js";
 import { hex, parseUint } from "../matches/values.js";
 import type { TargetExtension } from "./extension.js";
@@ -60,5 +62,30 @@ export const connmarkTarget: TargetExtension<Connmark> = {
   format(t) {
     if (t.op === "set") return `--set-xmark ${hex(t.value)}/${hex(t.mask)}`;
     return `--${t.op}-mark --nfmask ${hex(t.nfmask)} --ctmask ${hex(t.ctmask)}`;
+  },
+  touches: () => MARK | CONNMARK,
+  apply(t, p) {
+    const { mark, connmark } = p;
+    switch (t.op) {
+      case "set":
+        return {
+          kind: "marks",
+          mark: undefined,
+          connmark: ((connmark & ~t.mask) ^ t.value) >>> 0,
+        };
+      case "save":
+        return {
+          kind: "marks",
+          mark: undefined,
+          connmark: ((connmark & ~t.ctmask) ^ (mark & t.nfmask)) >>> 0,
+        };
+      case "restore":
+        return {
+          kind: "marks",
+          mark: ((mark & ~t.nfmask) ^ (connmark & t.ctmask)) >>> 0,
+          connmark: undefined,
+        };
+    }
+    return assertNever(t.op);
   },
 };

@@ -1,7 +1,7 @@
 /** `-j CT [--notrack] [--zone N]` (raw table). Helpers, timeouts and event masks are not modelled. */
 import { fail, FLAG, single } from "../matches/extension.js";
 import { parseUint } from "../matches/values.js";
-import type { TargetExtension } from "./extension.js";
+import { CONTINUE, UNTRACK, type TargetExtension } from "./extension.js";
 
 type Ct = { readonly kind: "CT"; readonly notrack: boolean; readonly options: readonly string[] };
 
@@ -19,4 +19,7 @@ export const ctTarget: TargetExtension<Ct> = {
     return { kind: "CT", notrack, options: zone !== 0 ? ["--zone", `${zone}`] : [] };
   },
   format: (t) => [...(t.notrack ? ["--notrack"] : []), ...t.options].join(" "),
+  // The conntrack state (and with it NAT) is branch state, always compared.
+  touches: () => 0,
+  apply: (t) => (t.notrack ? UNTRACK : CONTINUE),
 };

@@ -6,7 +6,7 @@
 import { ARG, fail, FLAG, single } from "../matches/extension.js";
 import { saveString } from "../matches/save-string.js";
 import { parseCNumber } from "../matches/values.js";
-import type { TargetExtension } from "./extension.js";
+import { CONTINUE, type TargetExtension } from "./extension.js";
 
 type Log = { readonly kind: "LOG"; readonly options: readonly string[] };
 
@@ -65,4 +65,6 @@ export const logTarget: TargetExtension<Log> = {
     return { kind: "LOG", options: words };
   },
   format: (t) => t.options.join(" "),
+  touches: () => 0,
+  apply: () => CONTINUE,
 };

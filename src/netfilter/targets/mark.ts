@@ -2,6 +2,7 @@
  * `-j MARK`: `--set-xmark V[/M]`, `--set-mark V[/M]`, `--and-mark M`, `--or-mark M`,
  * `--xor-mark M`. All reduce to `mark = (mark & ~mask) ^ value`, printed as `--set-xmark V/M`.
  */
+import { MARK } from "../packet-fields.js";
 import { ARG, fail, single } from "../matches/extension.js";
 import { hex, parseMarkMask, parseUint } from "../matches/values.js";
 import type { TargetExtension } from "./extension.js";
@@ -47,4 +48,10 @@ export const markTarget: TargetExtension<Mark> = {
     return { kind: "MARK", value, mask, op: op.slice(2) as Mark["op"] };
   },
   format: (t) => `--set-xmark ${hex(t.value)}/${hex(t.mask)}`,
+  touches: () => MARK,
+  apply: (t, p) => ({
+    kind: "marks",
+    mark: ((p.mark & ~t.mask) ^ t.value) >>> 0,
+    connmark: undefined,
+  }),
 };

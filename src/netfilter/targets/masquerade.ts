@@ -1,6 +1,8 @@
 /** `-j MASQUERADE [--to-ports P[-Q]] [--random] [--random-fully]` (nat table). */
+import { DST, OUT_IFACE, SPORT, SRC } from "../packet-fields.js";
+import { translate } from "./nat-translation.js";
 import { FLAG, single } from "../matches/extension.js";
-import type { TargetExtension } from "./extension.js";
+import { DROPPED, type TargetExtension } from "./extension.js";
 import type { Target } from "./index.js";
 import { parsePortRangeDash, requirePortProtocol } from "./nat-range.js";
 
@@ -36,5 +38,25 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
     if (t.random) out.push("--random");
     if (t.randomFully) out.push("--random-fully");
     return out.join(" ");
+  },
+  // The address is the outgoing interface's that holds the route's next hop (IPv6: the
+  // longest prefix shared with the destination): addressing.ts `masqueradeSource`.
+  touches: () => SRC | SPORT | OUT_IFACE | DST,
+  sourcePorts: (t) => t.toPorts,
+  apply(t, p, env) {
+    const ip = env.masqueradeSource(p.outInterface, p.dst);
+    // No address to masquerade to: the kernel drops the packet.
+    if (ip === undefined) return DROPPED;
+    const range =
+      t.toPorts !== undefined
+        ? { ipFrom: ip, ipTo: ip, ports: t.toPorts }
+        : { ipFrom: ip, ipTo: ip };
+    return translate(
+      range,
+      "src",
+      { persistent: false, random: t.random, randomFully: t.randomFully },
+      p,
+      env.flow,
+    );
   },
 };

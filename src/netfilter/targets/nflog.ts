@@ -5,7 +5,7 @@
 import { ARG, fail, single } from "../matches/extension.js";
 import { parseUint } from "../matches/values.js";
 import { saveString } from "../matches/save-string.js";
-import type { TargetExtension } from "./extension.js";
+import { CONTINUE, type TargetExtension } from "./extension.js";
 
 type Nflog = { readonly kind: "NFLOG"; readonly options: readonly string[] };
 
@@ -50,4 +50,6 @@ export const nflogTarget: TargetExtension<Nflog> = {
     return { kind: "NFLOG", options: words };
   },
   format: (t) => t.options.join(" "),
+  touches: () => 0,
+  apply: () => CONTINUE,
 };

@@ -1,5 +1,5 @@
 /** `-j NOTRACK` (raw table): the packet skips connection tracking. */
-import type { TargetExtension } from "./extension.js";
+import { UNTRACK, type TargetExtension } from "./extension.js";
 
 type Notrack = { readonly kind: "NOTRACK" };
 const VALUE: Notrack = { kind: "NOTRACK" };
@@ -11,4 +11,6 @@ export const notrackTarget: TargetExtension<Notrack> = {
   options: {},
   build: () => VALUE,
   format: () => "",
+  touches: () => 0,
+  apply: () => UNTRACK,
 };

@@ -1,7 +1,7 @@
 /** `-j REJECT [--reject-with TYPE]`; the save form always names the type (canonical spelling). */
 import type { IPFamily } from "../../net/index.js";
 import { fail, single } from "../matches/extension.js";
-import type { TargetExtension } from "./extension.js";
+import { REJECTED, type TargetExtension } from "./extension.js";
 
 type Reject = { readonly kind: "REJECT"; readonly rejectWith?: string };
 
@@ -56,4 +56,6 @@ export const rejectTarget: TargetExtension<Reject> = {
     return { kind: "REJECT", rejectWith: row[0] };
   },
   format: (t, family) => `--reject-with ${t.rejectWith ?? defaultRejectWith(family)}`,
+  touches: () => 0,
+  apply: () => REJECTED,
 };

@@ -1,4 +1,7 @@
 /** `-j SNAT --to-source RANGE [--random] [--random-fully] [--persistent]` (nat table). */
+import { DST, SPORT, SRC } from "../packet-fields.js";
+import { hashesAddress } from "../trace/nat-choice.js";
+import { translate } from "./nat-translation.js";
 import { fail, FLAG, single } from "../matches/extension.js";
 import type { TargetExtension } from "./extension.js";
 import type { Target } from "./index.js";
@@ -31,4 +34,15 @@ export const snatTarget: TargetExtension<Snat> = {
   },
   format: (t, family) =>
     `--to-source ${formatNatRange(t.to, family)}${t.random ? " --random" : ""}${t.randomFully ? " --random-fully" : ""}${t.persistent ? " --persistent" : ""}`,
+  // An address range is chosen by a hash of the source seeded with the destination.
+  touches: (t) => SRC | SPORT | (hashesAddress(t.to) ? DST : 0),
+  sourcePorts: (t) => t.to.ports,
+  apply: (t, p, env) =>
+    translate(
+      t.to,
+      "src",
+      { persistent: t.persistent, random: t.random, randomFully: t.randomFully },
+      p,
+      env.flow,
+    ),
 };

@@ -1,5 +1,5 @@
 /** The standard verdicts: `-j ACCEPT`, `-j DROP`, `-j RETURN` (no options). */
-import type { TargetExtension } from "./extension.js";
+import { ACCEPTED, DROPPED, RETURNED, type TargetExtension } from "./extension.js";
 
 export const acceptTarget: TargetExtension<{ readonly kind: "ACCEPT" }> = {
   name: "ACCEPT",
@@ -7,6 +7,8 @@ export const acceptTarget: TargetExtension<{ readonly kind: "ACCEPT" }> = {
   options: {},
   build: () => ({ kind: "ACCEPT" }),
   format: () => "",
+  touches: () => 0,
+  apply: () => ACCEPTED,
 };
 
 export const dropTarget: TargetExtension<{ readonly kind: "DROP" }> = {
@@ -19,6 +21,8 @@ export const dropTarget: TargetExtension<{ readonly kind: "DROP" }> = {
   },
   build: () => ({ kind: "DROP" }),
   format: () => "",
+  touches: () => 0,
+  apply: () => DROPPED,
 };
 
 export const returnTarget: TargetExtension<{ readonly kind: "RETURN" }> = {
@@ -27,4 +31,6 @@ export const returnTarget: TargetExtension<{ readonly kind: "RETURN" }> = {
   options: {},
   build: () => ({ kind: "RETURN" }),
   format: () => "",
+  touches: () => 0,
+  apply: () => RETURNED,
 };

@@ -10,7 +10,10 @@
  */
 import { isHostCIDR, type IPAddress } from "../../net/index.js";
 import type { Chain, Rule, RuleSet, TableName } from "../model.js";
+import { compileTarget, matchDestinationPort } from "../registry.js";
+import type { TargetApply } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
+import { ruleRecords } from "./recent.js";
 import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
@@ -40,6 +43,8 @@ export interface CompiledChain {
   readonly index?: DestinationIndex;
   /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
   readonly matchers?: readonly RuleMatcher[];
+  /** Compiled targets (indexed mode only; undefined for a jump or no target). */
+  readonly appliers?: readonly (TargetApply | undefined)[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
   readonly recentSets: readonly boolean[];
   /**
@@ -72,9 +77,8 @@ function hostDestinationKey(rule: Rule): IndexKey | undefined {
 
 function singleDestinationPort(rule: Rule): number | undefined {
   for (const m of rule.matches) {
-    if (m.module !== "tcp" && m.module !== "udp" && m.module !== "sctp") continue;
-    const d = m.dport;
-    if (d !== undefined && !d.negated && d.value.from === d.value.to) return d.value.from;
+    const port = matchDestinationPort(m);
+    if (port !== undefined) return port;
   }
   return undefined;
 }
@@ -168,10 +172,17 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     rules: chain.rules,
     labels,
     ...(index !== undefined ? { index } : {}),
-    ...(indexed ? { matchers: chain.rules.map(compileRuleMatcher) } : {}),
-    recentSets: chain.rules.map((r) =>
-      r.matches.some((m) => m.module === "recent" && (m.action === "set" || m.action === "update")),
-    ),
+    ...(indexed
+      ? {
+          matchers: chain.rules.map(compileRuleMatcher),
+          appliers: chain.rules.map((r) =>
+            r.target === undefined || r.target.kind === "jump"
+              ? undefined
+              : compileTarget(r.target),
+          ),
+        }
+      : {}),
+    recentSets: chain.rules.map(ruleRecords),
     kinds: chain.rules.map((r) =>
       r.target?.kind === "jump" && r.target.goto ? "goto" : r.target?.kind,
     ),

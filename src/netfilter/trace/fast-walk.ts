@@ -21,8 +21,10 @@
  * packet; the two agree wherever this one finishes.
  */
 import type { IPAddress, PortRange } from "../../net/index.js";
-import type { EvalContext, Hook, Packet, TableName } from "../model.js";
+import type { Hook, Packet, TableName } from "../model.js";
+import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
+import { assertNever } from "../../util/assert-never.js";
 import { route } from "./addressing.js";
 import {
   candidateRules,
@@ -30,7 +32,7 @@ import {
   type CompiledChain,
   type CompiledRuleSet,
 } from "./chain-index.js";
-import { context, type HookRunner } from "./hooks.js";
+import { context, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
   originalTuple,
@@ -40,7 +42,7 @@ import {
   type OutcomeParts,
 } from "./outcomes.js";
 import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
-import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
+import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
 import {
@@ -218,7 +220,7 @@ class Walker {
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
-  private readonly contexts: (EvalContext | undefined)[] = [];
+  private readonly contexts: (RuleContext | undefined)[] = [];
   /** Table walks recorded for replay, by plan position (this packet only). */
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
@@ -237,7 +239,7 @@ class Walker {
   }
 
   /** What the matches of the table at `pc` may consult. */
-  ctx(pc: number): EvalContext {
+  ctx(pc: number): RuleContext {
     let c = this.contexts[pc];
     if (c === undefined) {
       const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
@@ -467,67 +469,47 @@ class Walker {
       this.rules(sub, 0, resume, depth + 1, pc);
       return false;
     }
-    const pkt = this.pkt;
-    const target = chain.rules[i]!.target!;
-    switch (target.kind) {
-      case "ACCEPT":
-        this.accepted = true;
-        this.leave(pc, "ACCEPT");
-        return false;
-      case "DROP":
-      case "REJECT":
-        this.leave(pc, target.kind);
-        return false;
-      case "RETURN":
-        this.back(frames, pc);
-        return false;
-      case "jump":
-        throw missingChain(chain, i); // not reached: jumps are taken above, from `kinds`
-      case "DNAT": {
-        const { ip, port } = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow)!;
-        pkt.dst = ip;
-        pkt.dport = port;
-        pkt.ctState = withNatState(pkt.ctState, "DNAT");
-        this.dnat = true;
-        this.leave(pc, "ACCEPT");
-        return false;
-      }
-      case "SNAT":
-      case "MASQUERADE": {
-        const m = natMapping(this.r.dp, target, pkt, this.ctx(pc).flow);
-        // No address to masquerade to: dropped (target-effects.ts).
-        if (m === undefined) {
-          this.leave(pc, "DROP");
-          return false;
+    const effect = chain.appliers![i]!(this.pkt, this.ctx(pc));
+    switch (effect.kind) {
+      case "verdict":
+        if (effect.verdict === "RETURN") this.back(frames, pc);
+        else {
+          if (effect.verdict === "ACCEPT") this.accepted = true;
+          this.leave(pc, effect.verdict);
         }
-        const { ip, port, randomPort } = m;
-        pkt.src = ip;
-        pkt.sport = port;
-        if (randomPort !== undefined) this.randomPort = randomPort;
-        pkt.ctState = withNatState(pkt.ctState, "SNAT");
-        this.snat = true;
-        this.leave(pc, "ACCEPT");
         return false;
-      }
-      case "MARK":
-        pkt.mark = markAfter(pkt.mark, target);
+      case "continue":
         return true;
-      case "CONNMARK": {
-        const m = connmarkAfter(pkt.mark, pkt.connmark, target);
-        pkt.mark = m.mark;
-        pkt.connmark = m.connmark;
+      case "marks":
+        if (effect.mark !== undefined) this.pkt.mark = effect.mark;
+        if (effect.connmark !== undefined) this.pkt.connmark = effect.connmark;
         return true;
-      }
-      case "LOG":
-      case "NFLOG":
-        return true;
-      case "NOTRACK":
+      case "untrack":
         this.untrack();
         return true;
-      case "CT":
-        if (target.notrack) this.untrack();
-        return true;
+      case "nat":
+        this.translate(effect);
+        // A NAT target ends the nat table's walk (the kernel accepts once the mapping is set up).
+        this.leave(pc, "ACCEPT");
+        return false;
     }
+    return assertNever(effect);
+  }
+
+  private translate(e: Extract<TargetEffect, { kind: "nat" }>): void {
+    const pkt = this.pkt;
+    if (e.manip === "dst") {
+      pkt.dst = e.ip;
+      pkt.dport = e.port;
+      pkt.ctState = withNatState(pkt.ctState, "DNAT");
+      this.dnat = true;
+      return;
+    }
+    pkt.src = e.ip;
+    pkt.sport = e.port;
+    if (e.randomPort !== undefined) this.randomPort = e.randomPort;
+    pkt.ctState = withNatState(pkt.ctState, "SNAT");
+    this.snat = true;
   }
 
   private untrack(): void {
@@ -680,17 +662,13 @@ function missingChain(chain: CompiledChain, i: number): TraceError {
 }
 
 /**
- * Whether the fast walk can take a rule set: compiled rules (indexed mode), no `recent` lists.
- * (A node with IPVS is the caller's check.)
+ * Whether the fast walk can take a rule set: compiled rules (indexed mode). (A node with IPVS
+ * is the caller's check; a walk that consulted a `recent` list is given to the reference walk,
+ * which traces the repeat too: tracer.ts.)
  */
 export function fastWalkApplies(compiled: CompiledRuleSet): boolean {
   for (const table of compiled.tables.values())
-    for (const chain of table.chains.values()) {
-      if (chain.matchers === undefined) return false;
-      for (const set of chain.recentSets) if (set) return false;
-      for (const rule of chain.rules)
-        for (const m of rule.matches) if (m.module === "recent") return false;
-    }
+    for (const chain of table.chains.values()) if (chain.matchers === undefined) return false;
   return true;
 }
 

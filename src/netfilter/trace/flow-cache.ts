@@ -19,6 +19,7 @@
  */
 import { joinHostPort, formatIP, maskValue4, maskValue6 } from "../../net/index.js";
 import type { Packet, RuleSet } from "../model.js";
+import { targetSourcePorts } from "../registry.js";
 import type { FlowRecorder } from "./flow-reads.js";
 import { portClass } from "./nat-choice.js";
 import { outcomeRecord, Printer, type BuiltOutcome, type OriginalTuple } from "./outcomes.js";
@@ -122,7 +123,7 @@ function matches(s: Slot, k: FlowKeyInput): boolean {
   );
 }
 
-/** Whether any SNAT/MASQUERADE rule sets the source port (then an unchanged port is ambiguous). */
+/** Whether any rule maps the source port into a range (then an unchanged port is ambiguous). */
 const writesSport = new WeakMap<RuleSet, boolean>();
 function ruleSetWritesSport(rs: RuleSet | undefined): boolean {
   if (rs === undefined) return false;
@@ -130,11 +131,7 @@ function ruleSetWritesSport(rs: RuleSet | undefined): boolean {
   if (hit !== undefined) return hit;
   const found = rs.tables.some((t) =>
     t.chains.some((c) =>
-      c.rules.some(
-        (r) =>
-          (r.target?.kind === "SNAT" && r.target.to.ports !== undefined) ||
-          (r.target?.kind === "MASQUERADE" && r.target.toPorts !== undefined),
-      ),
+      c.rules.some((r) => r.target !== undefined && targetSourcePorts(r.target) !== undefined),
     ),
   );
   writesSport.set(rs, found);

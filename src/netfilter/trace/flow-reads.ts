@@ -10,54 +10,24 @@
  * service: kube-proxy's `! -s <pod CIDR>` and `-s <endpoint>` tests are decided by a few bits.
  */
 import type { FlowReads, Match, Packet } from "../model.js";
-import { ctstateOnly } from "./rule-match.js";
+import {
+  flowReadsOf,
+  READS_SPORT,
+  READS_SPORT_CLASS,
+  READS_SRC,
+  READS_VOLATILE,
+} from "../packet-fields.js";
+import { matchReads } from "../registry.js";
 import type { LocalAddress } from "./dataplane.js";
 
-export const READS_SRC = 1;
-export const READS_SPORT = 2;
-/** Outcome may differ between traces of the same packet (ipset contents, IPVS, recent): never cache. */
-export const READS_VOLATILE = 4;
-/** Only the source port's class (nat-choice.ts portClass): a random SNAT port's range. */
-export const READS_SPORT_CLASS = 8;
+export { READS_SPORT, READS_SPORT_CLASS, READS_SRC, READS_VOLATILE };
 
 /**
- * Which of the source fields a match reads, beyond what the key holds. Conservative: a match
- * not known here reads both.
+ * Which of the source fields a match reads, beyond what the key holds, as the match's
+ * extension says (`MatchExtension.reads`, packet-fields.ts `flowReadsOf`).
  */
 export function matchFlowReads(m: Match): number {
-  switch (m.module) {
-    case "comment":
-    case "statistic":
-    case "mark":
-    case "connmark":
-    case "state":
-    case "icmp":
-    case "icmp6":
-    case "limit":
-    case "nfacct":
-    case "physdev":
-      return 0;
-    case "conntrack":
-      return ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined
-        ? 0
-        : READS_SRC | READS_SPORT;
-    case "tcp":
-    case "udp":
-    case "sctp":
-      return m.sport !== undefined ? READS_SPORT : 0;
-    case "multiport":
-      return m.sports !== undefined || m.ports !== undefined ? READS_SPORT : 0;
-    case "addrtype":
-      return m.srcType !== undefined ? READS_SRC : 0;
-    case "iprange":
-      return m.srcRange !== undefined ? READS_SRC : 0;
-    case "set":
-    case "recent":
-    case "ipvs":
-      return READS_VOLATILE;
-    default:
-      return READS_SRC | READS_SPORT;
-  }
+  return flowReadsOf(matchReads(m));
 }
 
 /** Leading bits `a` and `b` share (`width` when equal). */

@@ -21,7 +21,8 @@ import type {
   Packet,
   TableName,
 } from "../model.js";
-import { addrTypeOf, route } from "./addressing.js";
+import type { TargetEnv } from "../targets/extension.js";
+import { addrTypeOf, masqueradeSource, route } from "./addressing.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
 import {
   ALL,
@@ -102,8 +103,11 @@ export interface MemoExit {
   readonly recent: readonly RecentUpdate[];
 }
 
-/** What matches may consult, for one hook and table (a class: no closures per packet). */
-class HookContext implements EvalContext {
+/**
+ * What matches and targets may consult, for one hook and table (a class: no closures per
+ * packet).
+ */
+class HookContext implements EvalContext, TargetEnv {
   readonly ipvs?: IpvsMatchView;
   readonly flow: FlowReads | undefined;
   constructor(
@@ -128,14 +132,20 @@ class HookContext implements EvalContext {
   nfacctExists(name: string): boolean {
     return this.r.dp.nfacct.has(name);
   }
+  masqueradeSource(outInterface: string, dst: IPAddress): IPAddress | undefined {
+    return masqueradeSource(this.r.dp, outInterface, dst);
+  }
 }
+
+/** What the rules of one hook's table consult: the matches' and the targets' node. */
+export type RuleContext = EvalContext & TargetEnv;
 
 export function context(
   r: HookRunner,
   hook: Hook,
   table: TableName,
   ipvs?: IpvsMatchView,
-): EvalContext {
+): RuleContext {
   return new HookContext(r, hook, table, ipvs);
 }
 

@@ -72,6 +72,11 @@ export type NatChoice =
 
 const PORT_PROTOCOLS: ReadonlySet<L4Protocol> = new Set<L4Protocol>(["tcp", "udp", "sctp"]);
 
+/** Whether NAT translates the protocol's ports (ICMP identifiers are not modelled). */
+export function hasPorts(protocol: L4Protocol): boolean {
+  return PORT_PROTOCOLS.has(protocol);
+}
+
 export function natRangeChoice(
   range: NatRange,
   tuple: NatTuple,

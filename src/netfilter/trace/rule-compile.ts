@@ -3,32 +3,18 @@
  * `ruleHolds` with the default match evaluator (rule-match.ts), as a number: 0 the rule does
  * not match, 1 it matches, anything between: it matches with that probability (statistic).
  * What is decided from the rule alone is decided here, once: `-s`/`-d` masks, which of the five
- * packet protocols `-p` accepts, comments (always hold), `--ctstate`-only conntrack matches,
- * tcp (ports only), udp and mark matches (inlined), and statistic matches (their outcome does
- * not depend on the packet). Every other match goes to the match registry, as in `ruleHolds`.
- * The naive walk keeps using `ruleHolds`, so the chain-index property test compares the two.
+ * packet protocols `-p` accepts (and whether a match tests it again). Each match is its
+ * extension's compiled form (`MatchExtension.compile`: comments drop out; kube-proxy's tcp,
+ * udp, mark, `--ctstate` and statistic matches are decided in place), or its `evaluate`.
+ * The naive walk keeps using `ruleHolds`, so the property tests compare the two.
  */
-import {
-  maskValue4,
-  maskValue6,
-  type CIDR,
-  type IPAddress,
-  type PortRange,
-} from "../../net/index.js";
+import { maskValue4, maskValue6, type CIDR, type IPAddress } from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
-import type {
-  EvalContext,
-  L4Protocol,
-  Match,
-  MatchOutcome,
-  Negatable,
-  Packet,
-  Rule,
-} from "../model.js";
-import { evaluateMatch } from "../registry.js";
-import { ctstateOnly } from "./rule-match.js";
-import { matchFlowReads, READS_SPORT } from "./flow-reads.js";
+import { ALWAYS } from "../matches/extension.js";
+import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
+import { compileMatch, evaluateMatch, matchProtocol } from "../registry.js";
+import { matchFlowReads } from "./flow-reads.js";
 
 /** 0: no match; 1: match; 0 < p < 1: matches with probability p. */
 export type RuleMatcher = (packet: Packet, ctx: EvalContext) => number;
@@ -90,105 +76,48 @@ function probabilityOf(o: MatchOutcome): number {
   return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
 }
 
+/**
+ * A match's check: its extension's compiled form, or its `evaluate`; told to the flow cache
+ * what it read (flow-reads.ts). Undefined for a match that always holds.
+ */
 function matchCheck(m: Match): Check | undefined {
-  if (m.module === "comment") return undefined;
-  if (
-    m.module === "conntrack" &&
-    ctstateOnly(m, { ctState: [] } as unknown as Packet) !== undefined
-  ) {
-    // ctstateOnly's decision with its rule-only checks done here, once.
-    const states = m.ctstate!.value;
-    const hit = m.ctstate!.negated ? 0 : 1;
-    return (p) => {
-      for (let i = 0; i < states.length; i++) if (p.ctState.includes(states[i]!)) return hit;
-      return 1 - hit;
-    };
-  }
-  // The registry's tcp (without flags or options), udp and mark decisions, inlined: kube-proxy
-  // puts `-m tcp --dport` and `-m mark` on rules every service packet meets.
-  if (
-    (m.module === "tcp" && m.flags === undefined && m.option === undefined) ||
-    m.module === "udp"
-  ) {
-    const proto = m.module;
-    const sport = m.sport;
-    const dport = m.dport;
-    if (sport !== undefined)
-      return (p, ctx) => {
-        ctx.flow?.reads(READS_SPORT, p);
-        return p.protocol === proto &&
-          !p.fragment &&
-          inRange(p.sport, sport) &&
-          inRange(p.dport, dport)
-          ? 1
-          : 0;
-      };
-    return (p) => (p.protocol === proto && !p.fragment && inRange(p.dport, dport) ? 1 : 0);
-  }
-  if (m.module === "mark") {
-    const { value, mask } = m.mark.value;
-    const negated = m.mark.negated;
-    return (p) => (((p.mark & mask) >>> 0 === value) !== negated ? 1 : 0);
-  }
-  if (m.module === "statistic") {
-    // The statistic match's outcome depends on the rule only: evaluate it once.
-    let cached: number | undefined;
-    return (p, ctx) => (cached ??= probabilityOf(evaluateMatch(m, p, ctx)));
-  }
+  const compiled = compileMatch(m);
+  if (compiled === ALWAYS) return undefined;
+  const check: Check = compiled ?? ((p, ctx) => probabilityOf(evaluateMatch(m, p, ctx)));
   const reads = matchFlowReads(m);
-  if (reads === 0) return (p, ctx) => probabilityOf(evaluateMatch(m, p, ctx));
+  if (reads === 0) return check;
   return (p, ctx) => {
     ctx.flow?.reads(reads, p);
-    return probabilityOf(evaluateMatch(m, p, ctx));
+    return check(p, ctx);
   };
 }
 
-/** port-match.ts's range test. */
-function inRange(port: number, r: Negatable<PortRange> | undefined): boolean {
-  return r === undefined || (port >= r.value.from && port <= r.value.to) !== r.negated;
-}
-
 /**
- * The protocol of a rule that is only `-p P -m P` (tcp or udp, no ports, flags or options),
- * else undefined: kube-proxy's DNAT rules.
+ * Whether the rule's `-p` need not be tested: it is positive, accepts one transport protocol,
+ * and the rule's first match that tests anything requires that protocol anyway (`-p tcp -m
+ * tcp`, kube-proxy's DNAT and service rules). The first: a match before it could consult a
+ * `recent` list, which the `-p` test would have spared.
  */
-function protocolOnly(rule: Rule): "tcp" | "udp" | undefined {
-  const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
-  if (
-    protocol === undefined ||
-    protocol.negated ||
-    source !== undefined ||
-    destination !== undefined ||
-    inInterface !== undefined ||
-    outInterface !== undefined ||
-    fragment !== undefined
-  )
-    return undefined;
-  let only: "tcp" | "udp" | undefined;
-  for (const m of rule.matches) {
-    if (m.module === "comment") continue;
-    if (only !== undefined || (m.module !== "tcp" && m.module !== "udp")) return undefined;
-    if (m.sport !== undefined || m.dport !== undefined) return undefined;
-    if (m.module === "tcp" && (m.flags !== undefined || m.option !== undefined)) return undefined;
-    only = m.module;
-  }
-  if (only === undefined) return undefined;
+function protocolImplied(rule: Rule): boolean {
+  const protocol = rule.protocol;
+  if (protocol === undefined || protocol.negated) return false;
   const accepted = L4.filter((l4) => packetHasProtocol(l4, protocol.value));
-  return accepted.length === 1 && accepted[0] === only ? only : undefined;
+  if (accepted.length !== 1) return false;
+  const first = rule.matches.find((m) => compileMatch(m) !== ALWAYS);
+  return first !== undefined && matchProtocol(first) === accepted[0];
 }
 
 /** The compiled form of `ruleHolds(rule, packet, ctx, evaluateMatch)`. */
 export function compileRuleMatcher(rule: Rule): RuleMatcher {
-  // The match repeats the protocol test: one closure instead of three. A service's rules are
-  // out of the processor's caches when a new flow meets them, and each closure is a load.
-  const only = protocolOnly(rule);
-  if (only !== undefined) return (p) => (p.protocol === only && !p.fragment ? 1 : 0);
   const checks: Check[] = [];
   const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
   if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
   if (destination !== undefined)
     checks.push(addressCheck(destination.value, destination.negated, "dst"));
-  if (protocol !== undefined) checks.push(protocolCheck(protocol.value, protocol.negated));
+  // A match that repeats the protocol test: one closure fewer. A service's rules are out of
+  // the processor's caches when a new flow meets them, and each closure is a load.
+  if (protocol !== undefined && !protocolImplied(rule))
+    checks.push(protocolCheck(protocol.value, protocol.negated));
   if (inInterface !== undefined) {
     const { value, negated } = inInterface;
     checks.push((p) => (interfaceMatches(value, p.inInterface) === negated ? 0 : 1));

@@ -7,7 +7,6 @@ import { cidrContains } from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
 import type { EvalContext, Match, MatchOutcome, Packet, Rule } from "../model.js";
-import { evaluateMatch } from "../registry.js";
 
 export type MatchEvaluator = (match: Match, packet: Packet, ctx: EvalContext) => MatchOutcome;
 
@@ -45,38 +44,6 @@ export function standardOptionsHold(rule: Rule, packet: Packet): boolean {
   return true;
 }
 
-const CONNTRACK_OTHER_FIELDS = [
-  "ctproto",
-  "ctorigsrc",
-  "ctorigdst",
-  "ctreplsrc",
-  "ctrepldst",
-  "ctorigsrcport",
-  "ctorigdstport",
-  "ctreplsrcport",
-  "ctrepldstport",
-  "ctstatus",
-  "ctdir",
-] as const;
-
-/**
- * `-m conntrack --ctstate S` alone (kube-proxy's only use) decided in place: the registry's
- * general conntrack evaluation builds both tuples and a closure per option, and the walk meets
- * these rules on every branch. Same meaning: a state in the list holds for the packet.
- */
-export function ctstateOnly(m: Match, packet: Packet): MatchOutcome | undefined {
-  if (m.module !== "conntrack" || m.ctstate === undefined) return undefined;
-  for (const f of CONNTRACK_OTHER_FIELDS) if (m[f] !== undefined) return undefined;
-  const states = m.ctstate.value;
-  let hit = false;
-  for (const st of states)
-    if (packet.ctState.includes(st)) {
-      hit = true;
-      break;
-    }
-  return hit !== m.ctstate.negated ? MATCH : NO_MATCH;
-}
-
 const MATCH: MatchOutcome = { kind: "match" };
 const NO_MATCH: MatchOutcome = { kind: "no-match" };
 
@@ -89,10 +56,7 @@ export function ruleHolds(
   if (!standardOptionsHold(rule, packet)) return NO_MATCH;
   let probability = 1;
   for (const m of rule.matches) {
-    // Comments always hold; kube-proxy puts one on nearly every rule.
-    if (m.module === "comment") continue;
-    const o =
-      (evaluate === evaluateMatch ? ctstateOnly(m, packet) : undefined) ?? evaluate(m, packet, ctx);
+    const o = evaluate(m, packet, ctx);
     if (o.kind === "no-match") return NO_MATCH;
     if (o.kind === "branch") probability *= o.probability;
   }

@@ -303,7 +303,8 @@ function usesFastWalk(dp: NodeDataplane, prep: Prepared, opts: TraceOptions): bo
 
 /**
  * The fast walk's outcomes, or undefined when it met a broken rule set (a loop, a missing
- * chain): the reference walk then reports it, in its own order.
+ * chain), or a rule consulted a `recent` list (the repeat scenario then needs what each
+ * branch put into the lists): the reference walk then traces the packet.
  */
 function tryFastWalk(
   r: HookRunner,
@@ -311,7 +312,8 @@ function tryFastWalk(
   printed: TraceResult["packet"],
 ): { readonly built: BuiltOutcome[]; readonly cost: number } | undefined {
   try {
-    return fastWalk(r, prep.compiled, prep.origin, prep.packet, printed.proto);
+    const walked = fastWalk(r, prep.compiled, prep.origin, prep.packet, printed.proto);
+    return r.recentConsulted ? undefined : walked;
   } catch (e) {
     if (e instanceof TraceError) return undefined;
     throw e;

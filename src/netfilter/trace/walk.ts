@@ -13,12 +13,13 @@
  */
 import { formatIP, joinHostPort, type IPAddress, type PortRange } from "../../net/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import type { EvalContext, MatchOutcome, TableName } from "../model.js";
-import { evaluateMatch } from "../registry.js";
+import type { MatchOutcome, TableName } from "../model.js";
+import { applyTarget, evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
-import { connmarkAfter, markAfter, natMapping, UNTRACKED, withNatState } from "./target-effects.js";
+import { UNTRACKED, withNatState } from "./target-effects.js";
 import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
+import type { RuleContext } from "./hooks.js";
 import { recentUpdatesOf } from "./recent.js";
 import type { TraceStep } from "./result.js";
 import { ruleHolds, type MatchEvaluator } from "./rule-match.js";
@@ -48,7 +49,7 @@ export interface WalkEnv {
   readonly evaluate: MatchEvaluator;
   readonly explain: boolean;
   readonly table: CompiledTable;
-  readonly ctx: EvalContext;
+  readonly ctx: RuleContext;
 }
 
 export class TraceError extends Error {
@@ -387,73 +388,42 @@ function applyRule(
       target: targetName(target),
       ...(probability !== undefined ? { probability } : {}),
     });
-  switch (target.kind) {
-    case "ACCEPT":
-      return end(sink, key, patch(state, { accepted: true }), "ACCEPT");
-    case "DROP":
-    case "REJECT":
-      return end(sink, key, state, target.kind);
-    case "RETURN":
-      return end(sink, key, state, "RETURN");
-    case "jump":
-      (sink.jumpers ??= []).push({ state, key });
-      return;
-    case "DNAT": {
-      // A DNAT port drawn at random (--random with a port range) is not reported (docs/trace.md).
-      // DNAT always maps (only MASQUERADE can lack an address).
-      const { ip, port } = natMapping(env.dp, target, state.pkt, env.ctx.flow)!;
-      const before = state.pkt;
-      state = translated(
-        state,
-        packetTranslated(state.pkt, "dst", ip, port, withNatState(state.pkt.ctState, "DNAT")),
-        "dnat",
-        undefined,
-      );
-      if (env.explain)
-        state = step(env, state, {
-          kind: "dnat",
-          from: hostPort(before.dst, before.dport),
-          to: hostPort(ip, port),
-        });
-      return end(sink, key, state, "ACCEPT");
-    }
-    case "SNAT":
-    case "MASQUERADE": {
-      const m = natMapping(env.dp, target, state.pkt, env.ctx.flow);
-      // No address to masquerade to: dropped (target-effects.ts).
-      if (m === undefined) return end(sink, key, state, "DROP");
-      return end(sink, key, snat(env, state, m.ip, m.port, m.randomPort), "ACCEPT");
-    }
-    case "MARK": {
-      const mark = markAfter(state.pkt.mark, target);
-      if (mark === state.pkt.mark) return goOn(sink, key, state);
-      const from = state.pkt.mark;
-      state = withPacket(state, packetWith(state.pkt, { mark }));
-      return goOn(
-        sink,
-        key,
-        env.explain ? step(env, state, { kind: "mark", from: hex(from), to: hex(mark) }) : state,
-      );
-    }
-    case "CONNMARK":
-      return goOn(
-        sink,
-        key,
-        withPacket(
-          state,
-          packetWith(state.pkt, connmarkAfter(state.pkt.mark, state.pkt.connmark, target)),
-        ),
-      );
-    case "LOG":
-    case "NFLOG":
-      return goOn(sink, key, state);
-    case "NOTRACK":
-      return goOn(sink, key, untrack(state));
-    case "CT":
-      return goOn(sink, key, target.notrack ? untrack(state) : state);
-    default:
-      return assertNever(target);
+  if (target.kind === "jump") {
+    (sink.jumpers ??= []).push({ state, key });
+    return;
   }
+  const effect = applyTarget(target, state.pkt, env.ctx);
+  switch (effect.kind) {
+    case "verdict":
+      if (effect.verdict === "ACCEPT")
+        return end(sink, key, patch(state, { accepted: true }), "ACCEPT");
+      return end(sink, key, state, effect.verdict);
+    case "continue":
+      return goOn(sink, key, state);
+    case "marks": {
+      const from = state.pkt;
+      const mark = effect.mark ?? from.mark;
+      const connmark = effect.connmark ?? from.connmark;
+      if (mark === from.mark && connmark === from.connmark) return goOn(sink, key, state);
+      state = withPacket(state, packetWith(from, { mark, connmark }));
+      if (env.explain && mark !== from.mark)
+        state = step(env, state, { kind: "mark", from: hex(from.mark), to: hex(mark) });
+      return goOn(sink, key, state);
+    }
+    case "untrack":
+      return goOn(sink, key, untrack(state));
+    case "nat":
+      // A NAT target ends the nat table's walk (the kernel accepts once the mapping is set up).
+      return end(
+        sink,
+        key,
+        effect.manip === "dst"
+          ? dnat(env, state, effect.ip, effect.port)
+          : snat(env, state, effect.ip, effect.port, effect.randomPort),
+        "ACCEPT",
+      );
+  }
+  return assertNever(effect);
 }
 
 function goOn(sink: RuleSink, key: Key | undefined, state: WalkState): void {
@@ -466,6 +436,22 @@ function end(sink: RuleSink, key: Key | undefined, state: WalkState, e: ChainEnd
 
 function untrack(state: WalkState): WalkState {
   return patch(state, { untracked: true, pkt: packetWith(state.pkt, { ctState: UNTRACKED }) });
+}
+
+function dnat(env: WalkEnv, state: WalkState, ip: IPAddress, port: number): WalkState {
+  // A DNAT port drawn at random (--random with a port range) is not reported (docs/trace.md).
+  const next = translated(
+    state,
+    packetTranslated(state.pkt, "dst", ip, port, withNatState(state.pkt.ctState, "DNAT")),
+    "dnat",
+    undefined,
+  );
+  if (!env.explain) return next;
+  return step(env, next, {
+    kind: "dnat",
+    from: hostPort(state.pkt.dst, state.pkt.dport),
+    to: hostPort(ip, port),
+  });
 }
 
 function snat(

@@ -2,10 +2,8 @@
 import { parseCIDROrHost, parseIP } from "../../../src/net/index.js";
 import type {
   Chain,
-  EvalContext,
+  CtState,
   Match,
-  MatchOutcome,
-  Packet,
   Rule,
   RuleSet,
   Table,
@@ -76,45 +74,43 @@ export function ruleSet(tables: readonly Table[], family: "IPv4" | "IPv6" = "IPv
   return { family, tables };
 }
 
-// Fake match modules, evaluated by `fakeEvaluator` (the tracer takes any evaluator).
-export const stat = (probability: number): Match =>
-  ({ module: "fake-statistic", probability }) as unknown as Match;
-export const dport = (port: number): Match => ({ module: "fake-dport", port }) as unknown as Match;
-export const markIs = (value: number, mask: number, negated = false): Match =>
-  ({ module: "fake-mark", value, mask, negated }) as unknown as Match;
-export const srcLocal = (negated = false): Match =>
-  ({ module: "fake-src-local", negated }) as unknown as Match;
-export const rcheck = (name: string): Match =>
-  ({ module: "fake-rcheck", name }) as unknown as Match;
-export const recentSet = (name: string): Match =>
-  ({ module: "recent", action: "set", name, side: "source" }) as unknown as Match;
-export const ctstate = (...states: string[]): Match =>
-  ({ module: "fake-ctstate", states }) as unknown as Match;
-
-export function fakeEvaluator(m: Match, p: Packet, ctx: EvalContext): MatchOutcome {
-  const f = m as unknown as Record<string, unknown>;
-  const yes = (b: boolean): MatchOutcome => ({ kind: b ? "match" : "no-match" });
-  switch (f.module) {
-    case "fake-statistic": {
-      const pr = f.probability as number;
-      return pr >= 1 ? yes(true) : pr <= 0 ? yes(false) : { kind: "branch", probability: pr };
-    }
-    case "fake-dport":
-      return yes(p.dport === f.port);
-    case "fake-mark":
-      return yes(((p.mark & (f.mask as number)) === f.value) !== f.negated);
-    case "fake-src-local":
-      return yes((ctx.addrType(p.src) === "LOCAL") !== f.negated);
-    case "fake-rcheck":
-      return yes(ctx.recentSeen(f.name as string, p.src));
-    case "fake-ctstate":
-      return yes((f.states as string[]).some((s) => p.ctState.includes(s as never)));
-    case "recent":
-      return yes(true);
-    default:
-      throw new Error(`fake evaluator: ${String(f.module)}`);
-  }
-}
+// Match modules as the tracer tests use them (each a real module: an unknown one is an error).
+/** `-m statistic --mode nth --every N` for p = 1/N: the kernel's exact share, no rounding. */
+export const stat = (probability: number): Match => {
+  const every = Math.round(1 / probability);
+  if (1 / every !== probability) throw new Error(`stat(${probability}): not 1/N`);
+  return { module: "statistic", mode: "nth", every, packet: 0, negated: false };
+};
+/** `-m tcp --dport PORT` (the rule's `-p tcp` is the caller's). */
+export const dport = (port: number): Match => ({
+  module: "tcp",
+  dport: { value: { from: port, to: port }, negated: false },
+});
+export const markIs = (value: number, mask: number, negated = false): Match => ({
+  module: "mark",
+  mark: { value: { value, mask }, negated },
+});
+/** `-m addrtype [!] --src-type LOCAL`. */
+export const srcLocal = (negated = false): Match => ({
+  module: "addrtype",
+  srcType: { value: ["LOCAL"], negated },
+});
+const recent = (action: "set" | "rcheck", name: string): Match => ({
+  module: "recent",
+  action,
+  negated: false,
+  name,
+  reap: false,
+  rttl: false,
+  mask: parseIP("255.255.255.255")!,
+  side: "source",
+});
+export const rcheck = (name: string): Match => recent("rcheck", name);
+export const recentSet = (name: string): Match => recent("set", name);
+export const ctstate = (...states: CtState[]): Match => ({
+  module: "conntrack",
+  ctstate: { value: states, negated: false },
+});
 
 // Real match modules (evaluated by the match registry).
 export const tcpDport = (port: number, negated = false): Match => ({

@@ -6,6 +6,7 @@ import {
   type TraceOptions,
 } from "../../../src/netfilter/trace/index.js";
 import type { RuleSet } from "../../../src/netfilter/model.js";
+import { evaluateMatch } from "../../../src/netfilter/registry.js";
 import {
   ACCEPT,
   DROP,
@@ -15,7 +16,6 @@ import {
   chain,
   dnat,
   dport,
-  fakeEvaluator,
   goto,
   jump,
   markIs,
@@ -36,7 +36,8 @@ const interfaces = [
   { name: "eth0", addresses: ["192.168.0.2/24"] },
   { name: "eth1", addresses: ["10.180.0.254/16"] },
 ];
-const opts: TraceOptions = { evaluateMatch: fakeEvaluator };
+// The evaluator given explicitly: the reference walk, without the flow cache.
+const opts: TraceOptions = { evaluateMatch };
 const dp = (rs: RuleSet | undefined, extra: Partial<Parameters<typeof buildDataplane>[0]> = {}) =>
   buildDataplane({ ruleSets: rs === undefined ? [] : [rs], interfaces, ...extra });
 
