@@ -45,10 +45,10 @@ export function reportIssues(issues: readonly Issue[], io: CliIO): number {
 }
 
 /**
- * Problems in a rules file a command reads beside the manifests (`trace --rules`, a snapshot):
- * one `kube-netsim: ` line each, as the command's other errors print.
+ * Problems in an input a command reads beside the manifests (`trace --rules`, a snapshot, a
+ * policy query's ends): one `kube-netsim: ` line each, as the command's other errors print.
  */
-export function rulesFileError(e: ValidationError): CliError {
+export function issuesAsCliError(e: ValidationError): CliError {
   return CliError.lines(issueLines(e.issues));
 }
 

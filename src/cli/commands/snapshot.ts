@@ -18,7 +18,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
-import { rulesFileError } from "../render-errors.js";
+import { issuesAsCliError } from "../render-errors.js";
 
 interface CollectOptions {
   readonly out: string;
@@ -34,7 +34,7 @@ interface DiffOptions extends ManifestOptions {
 
 function asCliError(e: unknown): never {
   if (e instanceof SnapshotError) throw new CliError(e.message);
-  if (e instanceof IptablesParseError) throw rulesFileError(e);
+  if (e instanceof IptablesParseError) throw issuesAsCliError(e);
   throw e;
 }
 

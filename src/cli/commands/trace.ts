@@ -45,7 +45,7 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { startProgress, type Progress } from "../progress.js";
-import { rulesFileError } from "../render-errors.js";
+import { issuesAsCliError } from "../render-errors.js";
 import { readIpsets } from "./trace-ipsets.js";
 import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
 import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
@@ -452,7 +452,7 @@ Examples:
     try {
       run(opts, io, (name) => command.getOptionValueSource(name) === "cli");
     } catch (e) {
-      if (e instanceof IptablesParseError) throw rulesFileError(e);
+      if (e instanceof IptablesParseError) throw issuesAsCliError(e);
       if (
         e instanceof SnapshotError ||
         e instanceof TraceInputError ||
