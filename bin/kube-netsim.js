@@ -50,9 +50,11 @@ async function sourceBundle() {
       packages: "external",
       logLevel: "silent",
     });
-    for (const old of readdirSync(dir))
-      if (/^cli-[0-9a-f]+\.mjs$/.test(old)) rmSync(`${dir}/${old}`, { force: true });
     renameSync(tmp, bundle);
+    // Bundles of older sources go (never this one: another run may be importing it).
+    for (const old of readdirSync(dir))
+      if (/^cli-[0-9a-f]+\.mjs$/.test(old) && `${dir}/${old}` !== bundle)
+        rmSync(`${dir}/${old}`, { force: true });
     return bundle;
   } catch {
     return undefined; // no esbuild, or a read-only clone: run the sources through tsx
