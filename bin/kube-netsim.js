@@ -2,8 +2,9 @@
 // Launcher. In a clone (src/ present) it runs the TypeScript sources, so the CLI is never a stale
 // build: bundled into one file with esbuild (installed by `npm ci`, as tsx's own compiler) and
 // cached under node_modules/.cache/kube-netsim, keyed by every source file's path, size and
-// mtime, so an edit rebuilds it at the next run. Loading one bundled file costs a fraction of
-// compiling ~380 modules through tsx on every start (bench/load.ts measures the whole command).
+// mtime, so an edit (or another `npm ci`) rebuilds it at the next run. Loading one bundled file
+// (dependencies included) costs a fraction of compiling ~380 modules through tsx at every start
+// (bench/load.ts measures the whole command).
 // Without esbuild, or with KUBE_NETSIM_FROM_SOURCE=1 (source-mapped stack traces while
 // developing), it runs the sources through tsx. In the installed package (no src/) it runs the
 // compiled ESM build in dist/esm, which `npm pack` (prepack) builds.
@@ -15,14 +16,23 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const source = new URL("../src/cli/main.ts", import.meta.url);
 const built = new URL("../dist/esm/cli/main.js", import.meta.url);
 
-/** A hash of what the bundle is made of: each source file's path, size and mtime. */
+/**
+ * A hash of what the bundle is made of: each source file's path, size and mtime, and those of
+ * this launcher (the build options) and of the installed dependencies' lock (they are bundled).
+ */
 function sourceKey() {
   const hash = createHash("sha1");
   const files = readdirSync(`${root}src`, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => `${e.parentPath ?? e.path}/${e.name}`)
     .sort();
-  for (const f of [...files, `${root}package.json`]) {
+  const more = [
+    `${root}package.json`,
+    fileURLToPath(import.meta.url),
+    `${root}node_modules/.package-lock.json`,
+  ];
+  for (const f of [...files, ...more]) {
+    if (!existsSync(f)) continue;
     const s = statSync(f);
     hash.update(`${f}\0${s.size}\0${s.mtimeMs}\n`);
   }
@@ -47,7 +57,11 @@ async function sourceBundle() {
       platform: "node",
       format: "esm",
       target: "node20",
-      packages: "external",
+      // The dependencies too: loading `yaml`'s ~80 CommonJS files one by one costs as much as
+      // the whole bundle. CommonJS code in an ES module needs a `require` of its own.
+      banner: {
+        js: 'import { createRequire as knsCreateRequire } from "node:module"; const require = knsCreateRequire(import.meta.url);',
+      },
       logLevel: "silent",
     });
     renameSync(tmp, bundle);
