@@ -6,7 +6,7 @@
  * time and peak RSS of each (median of 3 runs), the ratio, and peak RSS over the file size.
  * A second row loads the same file with one invalid field in its last document: the price of a
  * positioned error.
- *   npm run build && npx tsx bench/load.ts [services...]   (default: 10000)
+ *   npx tsx bench/load.ts [services...]   (default: 10000)
  */
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";

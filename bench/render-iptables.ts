@@ -7,7 +7,7 @@
  * (user + system; comparable on a busy machine, where wall time is not), wall time and peak RSS
  * of each (the CLI: median of 3 runs), and the CPU ratio. `--save` adds a row for
  * `--format save` (the canonical iptables-save form).
- *   npm run build && npx tsx bench/render-iptables.ts [services...]   (default: 1000 10000)
+ *   npx tsx bench/render-iptables.ts [services...]   (default: 1000 10000)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -53,7 +53,7 @@ export type { HostportNodeOptions, NodeHostports } from "./hostports/node-hostpo
 
 // ---- Parse and format: iptables, ipset and ipvsadm text ----
 export { parseIptablesSave, type ParseIptablesOptions } from "./netfilter/parse/iptables.js";
-export { IptablesParseError, type IptablesIssue } from "./netfilter/parse/errors.js";
+export { IptablesParseError } from "./netfilter/parse/errors.js";
 export { formatIptablesSave, type FormatSaveOptions } from "./netfilter/format/save.js";
 export { formatIptablesRestore } from "./netfilter/format/restore.js";
 export type { RuleSet, Table, Chain, Rule, TableName, Hook } from "./netfilter/model.js";

@@ -4,7 +4,8 @@
  * (0 ok, 1 a check failed, 2 bad input or usage); only programmer errors show a stack.
  */
 import { Command, CommanderError } from "commander";
-import { ValidationError, errorsOf, escapeControl } from "../model/issue.js";
+import { ValidationError, escapeControl } from "../model/issue.js";
+import { reportIssues } from "./render-errors.js";
 import { CliError, EXIT_BAD_INPUT } from "./exit.js";
 import { COMMANDS } from "./commands/index.js";
 
@@ -98,10 +99,7 @@ export function reportError(e: unknown, io: CliIO): number {
       return 0;
     return EXIT_BAD_INPUT;
   }
-  if (e instanceof ValidationError) {
-    io.stderr(`${e.message}\n`);
-    return errorsOf(e.issues).length > 0 ? EXIT_BAD_INPUT : 0;
-  }
+  if (e instanceof ValidationError) return reportIssues(e.issues, io);
   if (e instanceof CliError) {
     // One problem, one line: user text in a message cannot start a line of its own.
     const lines = e.lines ?? [e.message];

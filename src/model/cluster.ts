@@ -1,9 +1,9 @@
 /**
  * An immutable snapshot of the cluster objects kube-netsim reasons about, after API-server
- * defaulting. Objects are frozen (immer); changes go through `produce` and give a new snapshot.
+ * defaulting. Objects are frozen (deeply, as immer would); changes go through immer's `produce`
+ * and give a new snapshot.
  * Indexes are computed lazily, once per snapshot, and never leak Map iteration order.
  */
-import { freeze } from "immer";
 import type {
   AdminNetworkPolicy,
   BaselineAdminNetworkPolicy,
@@ -18,6 +18,7 @@ import type {
 } from "./kinds.js";
 import type { Issue, SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
+import { deepFreeze } from "../util/plain.js";
 
 export interface Cluster {
   readonly namespaces: readonly Namespace[];
@@ -73,22 +74,19 @@ export function makeCluster(
     warnings?: readonly Issue[];
   } = {},
 ): Cluster {
-  return freeze(
-    {
-      namespaces: [...(objects.namespaces ?? [])],
-      nodes: [...(objects.nodes ?? [])],
-      pods: [...(objects.pods ?? [])],
-      services: [...(objects.services ?? [])],
-      endpointSlices: [...(objects.endpointSlices ?? [])],
-      networkPolicies: [...(objects.networkPolicies ?? [])],
-      adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
-      baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
-      clusterNetworkPolicies: [...(objects.clusterNetworkPolicies ?? [])],
-      serviceCIDRs: [...(objects.serviceCIDRs ?? [])],
-      sources: { ...(extra.sources ?? {}) },
-      warnings: [...(extra.warnings ?? [])],
-      ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),
-    },
-    true,
-  );
+  return deepFreeze({
+    namespaces: [...(objects.namespaces ?? [])],
+    nodes: [...(objects.nodes ?? [])],
+    pods: [...(objects.pods ?? [])],
+    services: [...(objects.services ?? [])],
+    endpointSlices: [...(objects.endpointSlices ?? [])],
+    networkPolicies: [...(objects.networkPolicies ?? [])],
+    adminNetworkPolicies: [...(objects.adminNetworkPolicies ?? [])],
+    baselineAdminNetworkPolicies: [...(objects.baselineAdminNetworkPolicies ?? [])],
+    clusterNetworkPolicies: [...(objects.clusterNetworkPolicies ?? [])],
+    serviceCIDRs: [...(objects.serviceCIDRs ?? [])],
+    sources: { ...(extra.sources ?? {}) },
+    warnings: [...(extra.warnings ?? [])],
+    ...(extra.fieldSources !== undefined ? { fieldSources: { ...extra.fieldSources } } : {}),
+  });
 }

@@ -75,12 +75,15 @@ const CORE_SCALAR_TAGS: readonly ScalarTag[] = new Schema({}).tags.filter(
 
 /**
  * The tags a plain scalar may match, by its first character: no core tag matches a scalar that
- * starts otherwise (most keys and names), so those skip the eight regular expressions.
+ * starts otherwise (most keys and names), so those skip the eight regular expressions. Nor does
+ * any match a scalar with two dots (a float has at most one): IP addresses skip them too.
  */
 function candidateTags(data: string): readonly ScalarTag[] {
   if (data === "") return CORE_SCALAR_TAGS;
   const c = data.charCodeAt(0);
-  return (c >= 0x30 && c <= 0x39) || "+-.~nNtTfF".includes(data[0]!) ? CORE_SCALAR_TAGS : NONE;
+  if (!((c >= 0x30 && c <= 0x39) || "+-.~nNtTfF".includes(data[0]!))) return NONE;
+  const dot = data.indexOf(".");
+  return dot !== -1 && data.indexOf(".", dot + 1) !== -1 ? NONE : CORE_SCALAR_TAGS;
 }
 const NONE: readonly ScalarTag[] = [];
 

@@ -11,7 +11,7 @@ export {
   type ParseIptablesOptions,
   type IptablesDialect,
 } from "./parse/iptables.js";
-export { IptablesParseError, formatIptablesIssue, type IptablesIssue } from "./parse/errors.js";
+export { IptablesParseError } from "./parse/errors.js";
 export { splitRestoreWords } from "./parse/words.js";
 export * from "./format/index.js";
 export * from "./ipset/index.js";

@@ -3,16 +3,20 @@
  * An IP that belongs to a pod-network pod is that pod (policies select pods, not addresses); an IP
  * of a node (or of a hostNetwork pod) is node traffic; anything else is an outside address.
  */
+import { ValidationError } from "../issue/validation-error.js";
 import { formatIP, parseIP } from "../net/address.js";
 import type { Party } from "./connection.js";
 import type { ClusterFacts } from "./facts.js";
 
 export type EndpointSpec = string | { readonly pod: string } | { readonly ip: string };
 
-/** Bad user input (unknown pod, unparsable IP or port): a message for one line of output. */
-export class PolicyInputError extends Error {
+/**
+ * Bad user input (unknown pod, unparsable IP or port) in a policy query: a `ValidationError`
+ * with one `invalid` issue (no file: the query comes from arguments or code).
+ */
+export class PolicyInputError extends ValidationError {
   constructor(message: string) {
-    super(message);
+    super([{ code: "invalid", severity: "error", message, path: [] }]);
     this.name = "PolicyInputError";
   }
 }

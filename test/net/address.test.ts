@@ -87,6 +87,40 @@ describe("IPv4", () => {
     expect(parseIPv4Value(s, "strict") !== undefined).toBe(ipaddr.IPv4.isValidFourPartDecimal(s));
   });
 
+  /** The grammar written out with split and regular expressions: the reader must agree with it. */
+  function referenceIPv4(s: string, mode: "strict" | "lenient"): number | undefined {
+    const parts = s.split(".");
+    if (parts.length !== 4) return undefined;
+    const octet = mode === "strict" ? /^(0|[1-9][0-9]{0,2})$/ : /^[0-9]{1,3}$/;
+    let value = 0;
+    for (const p of parts) {
+      if (!octet.test(p) || Number(p) > 255) return undefined;
+      value = value * 256 + Number(p);
+    }
+    return value;
+  }
+
+  it.prop(
+    [
+      fc
+        .array(
+          fc.oneof(
+            fc.stringMatching(/^[0-9]{0,4}$/),
+            fc.constantFrom("", "x", " 1", "1 ", "+1", "-0", "٣"),
+          ),
+          {
+            minLength: 0,
+            maxLength: 6,
+          },
+        )
+        .map((p) => p.join(".")),
+      fc.constantFrom("strict" as const, "lenient" as const),
+    ],
+    { numRuns: 500 },
+  )("reads dotted quads as the split-and-regex grammar does", (s, mode) => {
+    expect(parseIPv4Value(s, mode)).toBe(referenceIPv4(s, mode));
+  });
+
   it.prop(
     [
       fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }),

@@ -81,7 +81,7 @@ function ourVerdict(text: string, family: IPFamily): number | undefined {
     return undefined;
   } catch (e) {
     if (!(e instanceof IptablesParseError)) throw e;
-    return e.issues[0]?.line;
+    return e.issues[0]?.source?.line;
   }
 }
 

@@ -7,13 +7,13 @@
 import type { Command } from "commander";
 import type { IPFamily } from "../../net/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
-import { formatIptablesIssue, IptablesParseError } from "../../netfilter/parse/errors.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
-import { escapeControl } from "../../model/issue.js";
+import { ValidationError } from "../../issue/validation-error.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
 import { readKeepingBytes } from "../read-text.js";
 import { decodeKeepingBytes, encodeKeepingBytes } from "../../util/byte-text.js";
 import type { CliIO } from "../program.js";
+import { issueLinesInSourceOrder } from "../render-errors.js";
 
 interface ParseOptions {
   readonly check?: boolean;
@@ -51,10 +51,9 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
     }
     return EXIT_OK;
   } catch (e) {
-    if (!(e instanceof IptablesParseError)) throw e;
+    if (!(e instanceof ValidationError)) throw e;
     // In line order, whatever order the checks found them in; user text escaped.
-    const sorted = [...e.issues].sort((a, b) => a.line - b.line);
-    for (const i of sorted) io.stderr(`${escapeControl(formatIptablesIssue(i))}\n`);
+    for (const line of issueLinesInSourceOrder(e.issues)) io.stderr(`${line}\n`);
     return EXIT_BAD_INPUT;
   }
 }

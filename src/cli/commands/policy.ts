@@ -34,6 +34,7 @@ import { addManifestOptions, loadClusterFromOptions, type ManifestOptions } from
 import { parseOutputFormat, renderData } from "../output.js";
 import { policyMatrixHtml, policyMatrixSvg } from "../../report/matrix-pictures.js";
 import type { CliIO } from "../program.js";
+import { issuesAsCliError } from "../render-errors.js";
 
 /** `policy check` exit code when the verdict depends on unresolved domainNames. */
 export const EXIT_POLICY_UNKNOWN = 3;
@@ -126,7 +127,7 @@ function withInputErrors<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof PolicyInputError) throw new CliError(e.message);
+    if (e instanceof PolicyInputError) throw issuesAsCliError(e);
     throw e;
   }
 }

@@ -18,6 +18,7 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
+import { issuesAsCliError } from "../render-errors.js";
 
 interface CollectOptions {
   readonly out: string;
@@ -32,7 +33,8 @@ interface DiffOptions extends ManifestOptions {
 }
 
 function asCliError(e: unknown): never {
-  if (e instanceof SnapshotError || e instanceof IptablesParseError) throw new CliError(e.message);
+  if (e instanceof SnapshotError) throw new CliError(e.message);
+  if (e instanceof IptablesParseError) throw issuesAsCliError(e);
   throw e;
 }
 

@@ -45,6 +45,7 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { startProgress, type Progress } from "../progress.js";
+import { issuesAsCliError } from "../render-errors.js";
 import { readIpsets } from "./trace-ipsets.js";
 import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
 import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
@@ -451,8 +452,8 @@ Examples:
     try {
       run(opts, io, (name) => command.getOptionValueSource(name) === "cli");
     } catch (e) {
+      if (e instanceof IptablesParseError) throw issuesAsCliError(e);
       if (
-        e instanceof IptablesParseError ||
         e instanceof SnapshotError ||
         e instanceof TraceInputError ||
         e instanceof DataplaneError ||

@@ -4,16 +4,12 @@
  * follow apimachinery's field.Error phrasing (`Required value`, `Invalid value: <v>: <detail>`,
  * `Unsupported value: <v>: supported values: ...`, `Duplicate value: <v>`, `Forbidden: ...`).
  */
-import type { IssueCode, Severity } from "../issue.js";
+import type { Issue } from "../issue.js";
 
 export type FieldPath = readonly (string | number)[];
 
-export interface FieldIssue {
-  readonly code: IssueCode;
-  readonly severity: Severity;
-  readonly message: string;
-  readonly path: FieldPath;
-}
+/** An `Issue` before the loader places it: no source position or object yet. */
+export type FieldIssue = Omit<Issue, "source" | "object">;
 
 /** Go's %#v-like rendering of a value in `Invalid value` messages: strings quoted, numbers bare. */
 export function showValue(v: unknown): string {

@@ -8,7 +8,8 @@
 import { makeCIDR, type CIDR, type IPFamily, type PortRange } from "../../net/index.js";
 import { splitRestoreWords } from "../parse/words.js";
 import { formatIpsetElement } from "./format.js";
-import { IptablesParseError, type IptablesIssue } from "../parse/errors.js";
+import type { Issue } from "../../issue/issue.js";
+import { IptablesParseError, lineIssue } from "../parse/errors.js";
 import { parseAddressSpec, parseFamilyIP, parsePort } from "../matches/values.js";
 import { ExtensionError } from "../matches/extension.js";
 import {
@@ -198,7 +199,7 @@ function parseCreate(
 
 export function parseIpsetSave(text: string, file = "<input>"): readonly Ipset[] {
   const sets = new Map<string, ReturnType<typeof parseCreate>>();
-  const issues: IptablesIssue[] = [];
+  const issues: Issue[] = [];
   const elementIndex = new Map<string, Map<string, number>>();
   const lines = text.split("\n");
   lines.forEach((raw, i) => {
@@ -219,7 +220,7 @@ export function parseIpsetSave(text: string, file = "<input>"): readonly Ipset[]
         for (const e of parseEntry(s, rest.slice(1))) addEntry(s, e, index);
       } else fail(`unknown ipset command "${cmd ?? ""}"`);
     } catch (e) {
-      if (e instanceof LineError) issues.push({ file, line: i + 1, message: e.message });
+      if (e instanceof LineError) issues.push(lineIssue(file, i + 1, e.message));
       else throw e;
     }
   });

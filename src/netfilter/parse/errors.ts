@@ -1,22 +1,22 @@
-/** Errors in iptables-save / iptables-restore text, as data with a file and line. */
+/**
+ * Problems in iptables-save / iptables-restore (and ipset) text are `syntax` issues at a file and
+ * line (iptables-restore names no column), thrown as one `ValidationError`.
+ */
+import { syntaxIssue, type Issue } from "../../issue/issue.js";
+import { ValidationError } from "../../issue/validation-error.js";
 
-export interface IptablesIssue {
-  readonly file: string;
-  /** 1-based. */
-  readonly line: number;
-  readonly message: string;
+/** A problem at `line` of `file` (1-based). */
+export function lineIssue(file: string, line: number, message: string): Issue {
+  return syntaxIssue({ file, line }, message);
 }
 
-export function formatIptablesIssue(i: IptablesIssue): string {
-  return `${i.file}:${i.line}: ${i.message}`;
-}
-
-/** Thrown by `parseIptables` with every problem found; its message is one line per issue. */
-export class IptablesParseError extends Error {
-  readonly issues: readonly IptablesIssue[];
-  constructor(issues: readonly IptablesIssue[]) {
-    super(issues.map(formatIptablesIssue).join("\n"));
+/**
+ * Thrown by `parseIptables` and `parseIpsetSave` with every problem found; its message is one
+ * `FILE:LINE: message` line per issue. A `ValidationError`: catch that to handle every input.
+ */
+export class IptablesParseError extends ValidationError {
+  constructor(issues: readonly Issue[]) {
+    super(issues);
     this.name = "IptablesParseError";
-    this.issues = issues;
   }
 }

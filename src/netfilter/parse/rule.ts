@@ -219,23 +219,40 @@ type Parts = { -readonly [K in keyof Rule]: Rule[K] };
  * parts are not set. Rules are object literals, not class instances: V8 allocates the objects of
  * a literal that mostly outlive their first garbage collections straight in the old generation
  * (allocation-site pretenuring), where class instances are copied through the young generation
- * twice; a 300,000-rule parse keeps every rule. Each common kind of rule (a target, no
+ * twice; a 300,000-rule parse keeps every rule (the `parts` object itself is short-lived). Each common kind of rule (a target, no
  * interfaces, no fragment, no counters) has a literal of its own, so that its fields are all in
  * the object; the others add their fields in the same order.
  */
-export function makeRule(
-  matches: readonly Match[],
-  protocol: Negatable<string> | undefined,
-  source: Negatable<CIDR> | undefined,
-  destination: Negatable<CIDR> | undefined,
-  inInterface: Negatable<string> | undefined,
-  outInterface: Negatable<string> | undefined,
-  fragment: Negatable<true> | undefined,
-  target: Target | undefined,
-  counters: Counters | undefined,
-  written: string,
-  line: number,
-): Rule {
+/** The parts of a rule as read; absent ones are undefined (none is left out). */
+export interface RuleParts {
+  readonly matches: readonly Match[];
+  readonly protocol: Negatable<string> | undefined;
+  readonly source: Negatable<CIDR> | undefined;
+  readonly destination: Negatable<CIDR> | undefined;
+  readonly inInterface: Negatable<string> | undefined;
+  readonly outInterface: Negatable<string> | undefined;
+  readonly fragment: Negatable<true> | undefined;
+  readonly target: Target | undefined;
+  readonly counters: Counters | undefined;
+  /** The text of the words after the chain (see `Rule.written`). */
+  readonly written: string;
+  readonly line: number;
+}
+
+export function makeRule(parts: RuleParts): Rule {
+  const {
+    matches,
+    protocol,
+    source,
+    destination,
+    inInterface,
+    outInterface,
+    fragment,
+    target,
+    counters,
+    written,
+    line,
+  } = parts;
   if (
     target !== undefined &&
     inInterface === undefined &&
@@ -298,26 +315,47 @@ export function ifaceName(w: string): string {
   return w;
 }
 
+/** What `parseRuleWords` reads, and what it needs to know for it. */
+export interface RuleWords {
+  /** The line's words; the rule's start at `start` (after `-A CHAIN`). */
+  readonly words: readonly string[];
+  readonly start: number;
+  readonly family: IPFamily;
+  readonly table: TableName;
+  /** `[packets:bytes]` written before the command. */
+  readonly counters: Counters | undefined;
+  /** The `upstream-test` dialect: skip bare words after a `--comment VALUE`. */
+  readonly commentTail: boolean;
+  /** The target of `-j CHAIN` / `-g CHAIN` for a name that is not a target extension. */
+  readonly jumpTarget: (chain: string, goto: boolean) => Target;
+  /** The text of the words (see `Rule.written`). */
+  readonly written: string;
+  readonly line: number;
+  /** Filled with what was read, for shapes.ts to learn the rule's shape. */
+  readonly reading: RuleReading | undefined;
+}
+
 /**
- * Parses `words[start..]`. Throws `RuleError` (plain words) for problems; an extension's own
+ * Parses `words[start..]` (see `RuleWords`). Throws `RuleError` (plain words) for problems; an extension's own
  * complaint comes back as `RuleError` too. With `commentTail` (the `upstream-test` dialect),
  * bare words right after a `--comment VALUE` are skipped, as kube-proxy's test fake skips them:
  * `--comment kubernetes service portals` is the comment "kubernetes". `jumpTarget` gives the
  * target of `-j CHAIN` / `-g CHAIN` for a name that is not a target extension. The rule keeps
  * `written` (the text of the words, see `Rule.written`) and `line`.
  */
-export function parseRuleWords(
-  writtenWords: readonly string[],
-  start: number,
-  family: IPFamily,
-  table: TableName,
-  counters: Counters | undefined,
-  commentTail: boolean,
-  jumpTarget: (chain: string, goto: boolean) => Target,
-  written: string,
-  line: number,
-  reading?: RuleReading,
-): Rule {
+export function parseRuleWords(input: RuleWords): Rule {
+  const {
+    words: writtenWords,
+    start,
+    family,
+    table,
+    counters,
+    commentTail,
+    jumpTarget,
+    written,
+    line,
+    reading,
+  } = input;
   const roles = reading?.roles;
   let protocol: Negatable<string> | undefined;
   let source: Negatable<CIDR> | undefined;
@@ -574,7 +612,7 @@ export function parseRuleWords(
     if (e instanceof ExtensionError) bad(e.message);
     throw e;
   }
-  const rule = makeRule(
+  const rule = makeRule({
     matches,
     protocol,
     source,
@@ -583,10 +621,10 @@ export function parseRuleWords(
     outInterface,
     fragment,
     target,
-    ruleCounters,
+    counters: ruleCounters,
     written,
     line,
-  );
+  });
   if (reading !== undefined) {
     reading.modules = loaded;
     reading.target =

@@ -300,19 +300,19 @@ export class RuleShapes {
           return undefined;
         target = jumpTarget(name, t.goto);
       }
-      return makeRule(
+      return makeRule({
         matches,
-        shape.protocol,
+        protocol: shape.protocol,
         source,
         destination,
         inInterface,
         outInterface,
-        shape.fragment,
+        fragment: shape.fragment,
         target,
-        undefined,
+        counters: undefined,
         written,
         line,
-      );
+      });
     } catch {
       // A value the reading refuses: the general path reads the line again for its message.
       return undefined;

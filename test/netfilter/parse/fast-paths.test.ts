@@ -306,7 +306,7 @@ function checkAgainstModel(lines: readonly string[]): void {
     );
   } catch (e) {
     if (!(e instanceof IptablesParseError)) throw e;
-    bad = [...new Set(e.issues.map((i) => i.line))].sort((a, b) => a - b);
+    bad = [...new Set(e.issues.map((i) => i.source?.line ?? 0))].sort((a, b) => a - b);
   }
   expect(bad).toEqual(expected.bad);
   if (bad.length === 0) expect(chains).toEqual(expected.chains);

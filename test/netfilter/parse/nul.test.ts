@@ -82,7 +82,7 @@ function ours(text: string): { saved: string } | { failsAt: number } {
   try {
     return { saved: rulesOf(formatIptablesSave(parseIptables(text), { counters: false })) };
   } catch (e) {
-    if (e instanceof IptablesParseError) return { failsAt: e.issues[0]!.line };
+    if (e instanceof IptablesParseError) return { failsAt: e.issues[0]!.source!.line };
     throw e;
   }
 }

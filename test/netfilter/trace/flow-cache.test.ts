@@ -39,7 +39,7 @@ function usable(text: string, family: IPFamily): string | undefined {
       return lines.join("\n");
     } catch (e) {
       if (!(e instanceof IptablesParseError)) throw e;
-      const bad = new Set(e.issues.map((i) => i.line - 1));
+      const bad = new Set(e.issues.map((i) => (i.source?.line ?? 0) - 1));
       if ([...bad].some((i) => !lines[i]?.startsWith("-A "))) return undefined;
       lines = lines.filter((_, i) => !bad.has(i));
     }

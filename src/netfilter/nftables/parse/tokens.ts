@@ -4,6 +4,9 @@
  * whitespace or one of those is a word (`10.0.0.0/8`, `fd00::1`, `@set`, `[fd00::1]:80`).
  * Every token keeps its 1-based line and column for errors.
  */
+import { syntaxIssue } from "../../../issue/issue.js";
+import { ValidationError } from "../../../issue/validation-error.js";
+
 export interface Token {
   readonly kind: "word" | "string" | "punct";
   readonly text: string;
@@ -11,14 +14,15 @@ export interface Token {
   readonly col: number;
 }
 
-export class NftParseError extends Error {
+/** A problem in nft input at a line and column: a `ValidationError` with one `syntax` issue. */
+export class NftParseError extends ValidationError {
   constructor(
     readonly file: string,
     readonly line: number,
     readonly col: number,
     readonly detail: string,
   ) {
-    super(`${file}:${line}:${col}: ${detail}`);
+    super([syntaxIssue({ file, line, col }, detail)]);
     this.name = "NftParseError";
   }
 }
