@@ -5,12 +5,15 @@
  * when kube-proxy's iptables mode serves localhost NodePorts); every hostPort of a pod on this
  * node from the same three; every ordered pair of a pod on
  * this node and a pod some NetworkPolicy selects, on the policy's numeric ports and the target's
- * container ports. IPv4 only, in a stable order, each with its own source port.
+ * container ports; the same for the pod pairs AdminNetworkPolicy, BaselineAdminNetworkPolicy
+ * and ClusterNetworkPolicy make relevant (admin-policy-pairs.ts). IPv4 only, in a stable order,
+ * each with its own source port.
  */
 import type { Cluster } from "../model/cluster.js";
 import type { KubeProxyConfiguration } from "../model/proxy-config.js";
 import { formatIP, parseIP } from "../net/index.js";
 import { compileSelector } from "../policy/label-selector.js";
+import { adminPolicyPairs } from "./admin-policy-pairs.js";
 import type { Probe, ProbeProtocol, Scenario } from "./backend.js";
 import { layoutOf } from "./layout.js";
 
@@ -100,5 +103,6 @@ export function autoProbes(cluster: Cluster, scenario: Scenario, opts: AutoProbe
           for (const p of targetPorts) add({ protocol: p.protocol, from, to, port: p.port });
     }
   }
+  for (const p of adminPolicyPairs(cluster, local)) add(p);
   return out;
 }
