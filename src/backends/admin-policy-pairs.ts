@@ -4,7 +4,8 @@
  * every pod the policy's subject selects; for one with egress rules, every subject pod on this
  * node to every pod a rule's `pods`/`namespaces` peer selects. Each pair on the rules' port
  * ranges (both ends) and the target's container ports. Host-network pods are never subjects or
- * peers of these policies (isAdminPolicyPod). IPv4 only, like the rest of the automatic set.
+ * peers of these policies (isAdminPolicyPod). One pair per target address, of either family
+ * (autoProbes keeps those whose source has an address of that family).
  */
 import type { Cluster } from "../model/cluster.js";
 import { formatIP } from "../net/index.js";
@@ -19,7 +20,7 @@ import type { ProbeProtocol } from "./backend.js";
 export interface PolicyPair {
   /** `ns/pod` on this node. */
   readonly from: string;
-  /** The target pod's IPv4 address. */
+  /** An address of the target pod. */
   readonly to: string;
   readonly protocol: ProbeProtocol;
   readonly port: number;
@@ -33,9 +34,8 @@ interface PortRef {
 const probeProtocol = (p: Protocol): ProbeProtocol =>
   p === "UDP" ? "udp" : p === "SCTP" ? "sctp" : "tcp";
 
-function ipv4Of(pod: PodFacts): string | undefined {
-  const a = pod.ips.find((ip) => ip.family === "IPv4");
-  return a === undefined ? undefined : formatIP(a);
+function addressesOf(pod: PodFacts): string[] {
+  return pod.ips.map(formatIP);
 }
 
 /** Both ends of every numeric port range the rules name (named ports resolve per pod below). */
@@ -79,11 +79,11 @@ function pairsOfPolicy(
 ): PolicyPair[] {
   const out: PolicyPair[] = [];
   const add = (from: string, target: PodFacts, ports: readonly PortRef[]): void => {
-    const to = ipv4Of(target);
-    if (to === undefined || from === target.id) return;
-    for (const p of [...ports, ...containerPorts(target)]) out.push({ from, to, ...p });
+    if (from === target.id) return;
+    for (const to of addressesOf(target))
+      for (const p of [...ports, ...containerPorts(target)]) out.push({ from, to, ...p });
   };
-  const candidates = pods.filter((p) => isAdminPolicyPod(p) && ipv4Of(p) !== undefined);
+  const candidates = pods.filter((p) => isAdminPolicyPod(p) && p.ips.length > 0);
   const subjects = candidates.filter((p) => adminSelects(policy, p));
   if (policy.ingress.length > 0) {
     const ports = rulePorts(policy.ingress);

@@ -112,10 +112,43 @@ describe("verify --backend netns --auto on the examples", () => {
 function it_hasExamples(): void {
   kernelTest("the examples with a node environment are found", [], () => {
     expect(ALL.map((e) => e.name)).toEqual(
-      expect.arrayContaining(["nodeport-loadbalancer (proxy.yaml)", "sctp-hostport"]),
+      expect.arrayContaining([
+        "nodeport-loadbalancer (proxy.yaml)",
+        "sctp-hostport",
+        "dual-stack (proxy.yaml)",
+      ]),
     );
   });
 }
+
+kernelTest(
+  "dual-stack: every IPv6 probe really runs (pods, node, external client, remote endpoints) and agrees",
+  [...NEEDS, "ip6tables"],
+  async () => {
+    expect.hasAssertions();
+    const e = ALL.find((x) => x.name.startsWith("dual-stack"))!;
+    const { cluster, proxyConfig, scenario } = load(e);
+    const probes = autoProbes(cluster, scenario, { proxyConfig });
+    const r = await verifyProbes(netnsBackend(), scenario, probes);
+    const v6 = r.rows.filter((row) => row.probe.to.includes(":"));
+    expect(v6.length).toBeGreaterThanOrEqual(15);
+    expect(v6.filter((row) => row.agreement !== "agree").map((row) => row.probe)).toEqual([]);
+    // Sources of every kind, and both an IPv6 DNAT to a pod elsewhere and a drop were seen.
+    expect(new Set(v6.map((row) => row.probe.from))).toEqual(
+      new Set(["shop/web-1", "node", "external"]),
+    );
+    const observed = v6.map((row) => row.observation);
+    expect(observed).toContainEqual({
+      kind: "delivered",
+      to: "[fd00:10:244:2::7]:5353",
+      seenSource: "fd00:10::11",
+    });
+    expect(observed).toContainEqual({ kind: "dropped" });
+    expect(r.summary.disagreed).toBe(0);
+    expect(liveNetns()).toEqual([]);
+  },
+  300_000,
+);
 
 kernelTest(
   "a scenario of 50 probes: every observation agrees",

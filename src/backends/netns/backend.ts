@@ -3,15 +3,14 @@
  * (topology.ts), with the rules loaded by iptables-restore (the nft or legacy variant, as
  * chosen), the ipsets by `ipset restore`, and real TCP, UDP and SCTP connections as probes,
  * each bounded in time and run concurrently per source namespace (SCTP through a Python client,
- * linux/sctp.ts: Node.js has no SCTP sockets). Capabilities are detected, never assumed: a
- * scenario with IPVS on a kernel without it, an SCTP probe where no SCTP socket opens, and IPv6
- * probes (the topology is IPv4) are skipped with the reason.
+ * linux/sctp.ts: Node.js has no SCTP sockets), in both address families. Capabilities are
+ * detected, never assumed: a scenario with IPVS on a kernel without it and an SCTP probe where
+ * no SCTP socket opens are skipped with the reason.
  * Everything is removed by `close`, and also on exceptions, exit and SIGINT/SIGTERM (netns.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { parseIP } from "../../net/index.js";
 import {
   BackendError,
   type Backend,
@@ -101,13 +100,13 @@ interface Opened {
   nextPort: number;
 }
 
-const isV4 = (s: string): boolean => parseIP(s, "lenient")?.family === "IPv4";
-
 function observationOf(r: ProbeResult): Observation {
   switch (r.kind) {
     case "reached": {
       const colon = r.reply.remote.lastIndexOf(":");
-      return { kind: "delivered", to: r.reply.local, seenSource: r.reply.remote.slice(0, colon) };
+      const seen = r.reply.remote.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+      // An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d.
+      return { kind: "delivered", to: r.reply.local, seenSource: seen.replace(/^::ffff:/, "") };
     }
     case "refused":
     case "unreachable":
@@ -192,8 +191,6 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
       if (o.skip !== undefined) return { kind: "skipped", reason: o.skip };
       if (p.protocol === "sctp" && !sctp.available)
         return { kind: "skipped", reason: sctp.reason ?? "no SCTP sockets" };
-      if (!isV4(p.to))
-        return { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
       return undefined;
     });
     const t = o.topology;
@@ -205,10 +202,6 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     for (const [i, p] of probes.entries()) {
       if (out[i] !== undefined) continue;
       const [place, src] = await placeOf(o, t, running.scenario, p);
-      if (!isV4(src)) {
-        out[i] = { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
-        continue;
-      }
       const sport = p.sourcePort ?? o.nextPort++;
       const byTransport = p.protocol === "sctp" ? sctpGroups : groups;
       const list = byTransport.get(place) ?? [];
