@@ -9,6 +9,8 @@ import { diffSnapshot, formatSnapshotDiff } from "../../backends/snapshot/diff.j
 import { nodeOfSnapshot } from "../../backends/snapshot/node.js";
 import { readSnapshot, SnapshotError } from "../../backends/snapshot/read.js";
 import { IptablesParseError } from "../../netfilter/parse/errors.js";
+import { IpvsParseError } from "../../netfilter/ipvs/index.js";
+import { NftParseError } from "../../netfilter/nftables/index.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import {
   addManifestOptions,
@@ -32,7 +34,13 @@ interface DiffOptions extends ManifestOptions {
 }
 
 function asCliError(e: unknown): never {
-  if (e instanceof SnapshotError || e instanceof IptablesParseError) throw new CliError(e.message);
+  if (
+    e instanceof SnapshotError ||
+    e instanceof IptablesParseError ||
+    e instanceof IpvsParseError ||
+    e instanceof NftParseError
+  )
+    throw new CliError(e.message);
   throw e;
 }
 
@@ -91,10 +99,6 @@ Example:
     const format = parseOutputFormat(opts.output, ["text", "json"]);
     const cluster = loadClusterFromOptions(opts, io);
     const proxyConfig = loadProxyConfigFromOptions(opts, io);
-    if (proxyConfig.mode !== "iptables")
-      throw new CliError(
-        `snapshot diff: kube-proxy mode ${proxyConfig.mode} is not supported yet (iptables only)`,
-      );
     try {
       const snap = readSnapshot(dir);
       const nodeName = opts.node ?? (proxyConfig.hostnameOverride || snap.manifest.hostname);
