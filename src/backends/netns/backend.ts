@@ -55,8 +55,13 @@ function restoreCommand(variant: IptablesVariant, family: "IPv4" | "IPv6"): stri
   return variant === "default" ? `${base}-restore` : `${base}-${variant}-restore`;
 }
 
-/** What this machine can do for the netns backend, each with a reason when it cannot. */
-export function detectCapabilities(variant: IptablesVariant = "default"): Capability[] {
+/**
+ * What this machine can do for the netns backend, each with a reason when it cannot. SCTP is
+ * tried only when `sctp` is true: opening an SCTP socket loads sctp.ko where it is loadable,
+ * which a run without SCTP probes must not do (the SCTP test plan checks that node components
+ * leave it unloaded).
+ */
+function machineCapabilities(variant: IptablesVariant, sctp: boolean): Capability[] {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
   const ip = hasCommand("ip");
   const setup = !root ? "not running as root" : !ip ? "`ip` (iproute2) not installed" : undefined;
@@ -86,10 +91,19 @@ export function detectCapabilities(variant: IptablesVariant = "default"): Capabi
       available: setup === undefined,
       ...(setup !== undefined ? { reason: setup } : {}),
     },
-    setup !== undefined
-      ? { name: "sctpSockets", available: false, reason: setup }
-      : detectSctpSockets(),
+    ...(sctp
+      ? [
+          setup !== undefined
+            ? { name: "sctpSockets" as const, available: false, reason: setup }
+            : detectSctpSockets(),
+        ]
+      : []),
   ];
+}
+
+/** What this machine can do for the netns backend, each with a reason when it cannot. */
+export function detectCapabilities(variant: IptablesVariant = "default"): Capability[] {
+  return machineCapabilities(variant, true);
 }
 
 interface Opened {
@@ -186,7 +200,10 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   ): Promise<Observation[]> => {
     const o = opened.get(running.id);
     if (o === undefined) throw new Error(`scenario ${running.id} is not open in the netns backend`);
-    const sctp = detectSctpSockets();
+    // Tried only when an SCTP probe needs it (see machineCapabilities).
+    const sctp: Capability = probes.some((p) => p.protocol === "sctp")
+      ? detectSctpSockets()
+      : { name: "sctpSockets", available: false };
     const out: (Observation | undefined)[] = probes.map((p) => {
       if (o.skip !== undefined) return { kind: "skipped", reason: o.skip };
       if (p.protocol === "sctp" && !sctp.available)
@@ -243,7 +260,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     name: "netns",
     capabilities: () => Promise.resolve(detectCapabilities(variant)),
     open(scenario: Scenario): Promise<RunningScenario> {
-      const caps = detectCapabilities(variant);
+      const caps = machineCapabilities(variant, false);
       const needed = caps.find((c) => c.name === "tcpSockets");
       if (needed?.available !== true)
         throw new BackendError(`the netns backend cannot run here: ${needed?.reason}`);
