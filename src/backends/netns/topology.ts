@@ -75,10 +75,6 @@ function ip(args: readonly string[]): void {
   if (r.status !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr || String(r.error)}`);
 }
 
-function sysctl(ns: Netns, key: string, value: string): void {
-  ns.exec("sysctl", ["-q", "-w", `${key}=${value}`]);
-}
-
 function cidrs(addresses: readonly string[], family?: IPFamily): CIDR[] {
   return addresses
     .map((a) => parseCIDROrHost(a))
@@ -139,10 +135,14 @@ function attachPod4(
 ): void {
   const bridge = bridgeOf(scenario, layout, address);
   ip(["-n", ns.name, "addr", "add", `${address}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
-  sysctl(node, `net.ipv4.conf.${pod.interface}.proxy_arp`, "1");
   // Proxy ARP answers after a random delay of up to 0.8 s by default: longer than a probe may
   // wait for a UDP answer. Answer at once.
-  sysctl(node, `net.ipv4.neigh.${pod.interface}.proxy_delay`, "0");
+  node.exec("sysctl", [
+    "-q",
+    "-w",
+    `net.ipv4.conf.${pod.interface}.proxy_arp=1`,
+    `net.ipv4.neigh.${pod.interface}.proxy_delay=0`,
+  ]);
   if (bridge !== undefined) {
     const gw = formatIP(bridge.cidr.address);
     ip(["-n", node.name, "addr", "add", `${gw}/32`, "dev", pod.interface]);
@@ -216,16 +216,22 @@ function buildNode(scenario: Scenario, layout: ScenarioLayout, node: Netns, worl
 
 function baseSysctls(ns: Netns, forward: boolean): void {
   ip(["-n", ns.name, "link", "set", "lo", "up"]);
-  sysctl(ns, "net.ipv4.ip_forward", forward ? "1" : "0");
-  sysctl(ns, "net.ipv6.conf.all.forwarding", forward ? "1" : "0");
-  for (const conf of ["all", "default"]) {
-    sysctl(ns, `net.ipv4.conf.${conf}.rp_filter`, "0");
-    // Before any interface exists: link-local addresses skip duplicate address detection too.
-    sysctl(ns, `net.ipv6.conf.${conf}.accept_dad`, "0");
-  }
-  // Every ICMP error counts as an answer: none may be rate-limited away.
-  sysctl(ns, "net.ipv4.icmp_ratelimit", "0");
-  sysctl(ns, "net.ipv6.icmp.ratelimit", "0");
+  const f = forward ? "1" : "0";
+  // One sysctl run for all of them (each `ip netns exec` costs a process).
+  ns.exec("sysctl", [
+    "-q",
+    "-w",
+    `net.ipv4.ip_forward=${f}`,
+    `net.ipv6.conf.all.forwarding=${f}`,
+    ...["all", "default"].flatMap((conf) => [
+      `net.ipv4.conf.${conf}.rp_filter=0`,
+      // Before any interface exists: link-local addresses skip duplicate address detection too.
+      `net.ipv6.conf.${conf}.accept_dad=0`,
+    ]),
+    // Every ICMP error counts as an answer: none may be rate-limited away.
+    "net.ipv4.icmp_ratelimit=0",
+    "net.ipv6.icmp.ratelimit=0",
+  ]);
 }
 
 /** Builds the topology; on any failure removes what it made and rethrows. */
