@@ -29,6 +29,8 @@ export interface AttachedPod {
   /** `ns/name` (synthesised as `endpoint/IP` for an endpoint with no Pod object). */
   readonly name: string;
   readonly ip: string;
+  /** Every address of the pod, `ip` first (a dual-stack pod has one of each family). */
+  readonly ips?: readonly string[];
   /** The node-side veth name (at most 15 characters). */
   readonly interface: string;
 }

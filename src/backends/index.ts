@@ -17,6 +17,7 @@ export {
   detectCapabilities,
   NO_IPVS,
   NO_SCTP,
+  NO_PYTHON,
   type IptablesVariant,
   type NetnsBackendOptions,
 } from "./netns/backend.js";

@@ -2,7 +2,8 @@
  * The scenario for a node, rendered from manifests: kube-proxy's rules for the node (iptables
  * or IPVS mode, with the kubenet hostport rules, exactly what the simulator traces), the pods on
  * this node, the endpoints elsewhere, every port a workload may be reached on, and the sysctls
- * kube-proxy sets. Only the IPv4 addresses become workloads (the netns backend is IPv4).
+ * kube-proxy sets. Addresses of both families become workloads (a dual-stack pod holds one of
+ * each).
  */
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
@@ -29,10 +30,16 @@ export function vethNameFor(pod: string): string {
   return `veth${h.toString(16).padStart(8, "0")}`;
 }
 
-function ipv4(s: string | undefined): string | undefined {
-  if (s === undefined) return undefined;
+function canonical(s: string | undefined | null): string | undefined {
+  if (s === undefined || s === null) return undefined;
   const a = parseIP(s, "lenient");
-  return a?.family === "IPv4" ? formatIP(a) : undefined;
+  return a === undefined ? undefined : formatIP(a);
+}
+
+/** status.podIPs (status.podIP first), canonical, without duplicates. */
+function podIPsOf(pod: Cluster["pods"][number]): string[] {
+  const all = [pod.status?.podIP, ...(pod.status?.podIPs ?? []).map((p) => p.ip)];
+  return [...new Set(all.map(canonical).filter((a): a is string => a !== undefined))];
 }
 
 function rulesAndState(
@@ -86,7 +93,7 @@ export function scenarioOfCluster(cluster: Cluster, opts: ScenarioOptions): Scen
   const podSubnets = nonLo.slice(1).flatMap((i) =>
     i.addresses.flatMap((a) => {
       const c = parseCIDROrHost(a);
-      return c !== undefined && c.family === "IPv4" && c.prefix < 31 ? [c] : [];
+      return c !== undefined && c.prefix < (c.family === "IPv4" ? 31 : 127) ? [c] : [];
     }),
   );
   const inPodSubnet = (ip: string): boolean => {
@@ -96,30 +103,38 @@ export function scenarioOfCluster(cluster: Cluster, opts: ScenarioOptions): Scen
   const pods = new Map<string, AttachedPod>();
   const remote = new Set<string>();
   const ports = new Set<number>();
-  const addLocal = (name: string, ip: string): void => {
-    if (nodeAddresses.has(ip) || [...pods.values()].some((p) => p.ip === ip)) return;
-    pods.set(name, { name, ip, interface: vethNameFor(name) });
+  const localIPs = new Set<string>();
+  const addLocal = (name: string, ips: readonly string[]): void => {
+    const own = ips.filter((ip) => !nodeAddresses.has(ip) && !localIPs.has(ip));
+    if (own.length === 0) return;
+    for (const ip of own) localIPs.add(ip);
+    pods.set(name, {
+      name,
+      ip: own[0]!,
+      ...(own.length > 1 ? { ips: own } : {}),
+      interface: vethNameFor(name),
+    });
   };
   for (const pod of cluster.pods) {
-    const ip = ipv4(pod.status?.podIP);
-    if (ip === undefined || pod.spec?.hostNetwork === true) continue;
+    const ips = podIPsOf(pod);
+    if (ips.length === 0 || pod.spec?.hostNetwork === true) continue;
     for (const c of pod.spec?.containers ?? [])
       for (const p of c.ports ?? []) ports.add(p.containerPort);
     const name = `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`;
-    if (pod.spec?.nodeName === node.nodeName) addLocal(name, ip);
-    else if (!nodeAddresses.has(ip)) remote.add(ip);
+    if (pod.spec?.nodeName === node.nodeName) addLocal(name, ips);
+    else for (const ip of ips) if (!nodeAddresses.has(ip)) remote.add(ip);
   }
   for (const slice of cluster.endpointSlices) {
-    if (slice.addressType !== "IPv4") continue;
+    if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     for (const p of slice.ports ?? [])
       if (p.port !== undefined && p.port !== null) ports.add(p.port);
     for (const e of slice.endpoints) {
       for (const address of e.addresses) {
-        const ip = ipv4(address);
+        const ip = canonical(address);
         if (ip === undefined || nodeAddresses.has(ip)) continue;
-        if ([...pods.values()].some((p) => p.ip === ip) || remote.has(ip)) continue;
+        if (localIPs.has(ip) || remote.has(ip)) continue;
         const local = e.nodeName === node.nodeName || (e.nodeName === undefined && inPodSubnet(ip));
-        if (local) addLocal(`endpoint/${ip}`, ip);
+        if (local) addLocal(`endpoint/${ip}`, [ip]);
         else remote.add(ip);
       }
     }

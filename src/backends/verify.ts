@@ -12,7 +12,8 @@ import {
 import type { Backend, Observation, Probe, Scenario } from "./backend.js";
 import { simulatorBackend } from "./simulator/backend.js";
 import { deliveredTo } from "./agree.js";
-import { layoutOf } from "./layout.js";
+import { isLoopbackAddress, layoutOf, podAddresses } from "./layout.js";
+import { canonicalIP } from "../net/index.js";
 
 export interface VerifyRow {
   readonly probe: Probe;
@@ -48,11 +49,12 @@ function leavesForUnhosted(scenario: Scenario, p: TraceResult): string | undefin
   const layout = layoutOf(scenario);
   const hosted = new Set([
     ...layout.nodeAddresses,
-    layout.external,
-    ...scenario.pods.map((x) => x.ip),
+    ...layout.sides.map((s) => s.external),
+    ...scenario.pods.flatMap(podAddresses),
     ...scenario.remoteEndpoints,
   ]);
-  if (hosted.has(p.packet.dst) || p.packet.dst.startsWith("127.")) return undefined;
+  if (hosted.has(canonicalIP(p.packet.dst) ?? p.packet.dst) || isLoopbackAddress(p.packet.dst))
+    return undefined;
   const all = p.outcomes.every(
     (o) =>
       o.destination === undefined &&

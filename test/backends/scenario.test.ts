@@ -74,7 +74,7 @@ describe("layoutOf / resolveSource", () => {
     );
   });
 
-  it("a node without an IPv4 subnet on its default interface cannot host an external client", () => {
+  it("a node without a subnet on its default interface cannot host an external client", () => {
     const bad = {
       ...scenario,
       node: {
@@ -86,7 +86,71 @@ describe("layoutOf / resolveSource", () => {
       },
     };
     expect(() => layoutOf(bad)).toThrow(
-      "interface eth0 (the node's default interface) has no IPv4 subnet to attach the external client to",
+      "interface eth0 (the node's default interface) has no IPv4 or IPv6 subnet to attach the external client to",
     );
+  });
+});
+
+describe("a dual-stack scenario (examples/dual-stack)", () => {
+  const D = new URL("../../examples/dual-stack/", import.meta.url).pathname;
+  const c = loadCluster([join(D, "cluster.yaml")]);
+  const n = parseNodeEnvironment(readFileSync(join(D, "node.yaml"), "utf8"), "node.yaml");
+  const pc = parseProxyConfig(readFileSync(join(D, "proxy.yaml"), "utf8"), "proxy.yaml");
+  const s = scenarioOfCluster(c, { node: n, proxyConfig: pc });
+  const layout = layoutOf(s);
+
+  it("pods hold an address of each family; remote endpoints of both families; rules per family", () => {
+    expect(s.pods).toEqual([
+      {
+        name: "shop/web-1",
+        ip: "10.244.1.5",
+        ips: ["10.244.1.5", "fd00:10:244:1::5"],
+        interface: vethNameFor("shop/web-1"),
+      },
+    ]);
+    expect([...s.remoteEndpoints].sort()).toEqual([
+      "10.244.2.5",
+      "10.244.2.6",
+      "10.244.2.7",
+      "fd00:10:244:2::5",
+      "fd00:10:244:2::6",
+      "fd00:10:244:2::7",
+    ]);
+    expect(s.rules.map((r) => r.family)).toEqual(["IPv4", "IPv6"]);
+  });
+
+  it("one side per family: the external client at the top of each subnet", () => {
+    expect(layout.sides.map((x) => [x.family, x.external, x.nodeSource])).toEqual([
+      ["IPv4", "192.168.10.254", "192.168.10.11"],
+      ["IPv6", "fd00:10::ffff:ffff:ffff:fffe", "fd00:10::11"],
+    ]);
+  });
+
+  it.each([
+    ["shop/web-1", "fd00:10:96::10", { where: "pod", pod: "shop/web-1", ip: "fd00:10:244:1::5" }],
+    ["shop/web-1", "10.96.100.10", { where: "pod", pod: "shop/web-1", ip: "10.244.1.5" }],
+    ["node", "fd00:10:96::10", { where: "node", ip: "fd00:10::11" }],
+    ["external", "fd00:10:96::10", { where: "external", ip: "fd00:10::ffff:ffff:ffff:fffe" }],
+    [
+      "fd00:10:244:1::5",
+      "fd00:10:96::10",
+      { where: "pod", pod: "shop/web-1", ip: "fd00:10:244:1::5" },
+    ],
+    ["::1", "::1", { where: "node", ip: "::1" }],
+    ["2001:db8::7", "fd00:10:96::10", { where: "external", ip: "2001:db8::7" }],
+  ])("from %s to %s: a source of the destination's family", (from, to, expected) => {
+    expect(resolveSource(s, layout, { protocol: "tcp", from, to, port: 80 })).toEqual(expected);
+  });
+
+  it("a source without an address of the destination's family is an error", () => {
+    const v4only = { ...s, pods: [{ name: "shop/a", ip: "10.244.1.9", interface: "veth1" }] };
+    expect(() =>
+      resolveSource(v4only, layoutOf(v4only), {
+        protocol: "tcp",
+        from: "shop/a",
+        to: "fd00:10:96::10",
+        port: 80,
+      }),
+    ).toThrow("probe from shop/a to fd00:10:96::10: the pod has no IPv6 address");
   });
 });

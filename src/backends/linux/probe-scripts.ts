@@ -22,7 +22,8 @@ export type ProbeResult =
   | { readonly kind: "error"; readonly code: string };
 
 export interface Probe {
-  readonly proto: "tcp" | "udp";
+  /** `sctp` probes run through the SCTP client (sctp-scripts.ts), never this one. */
+  readonly proto: "tcp" | "udp" | "sctp";
   readonly src?: string;
   readonly sport: number;
   readonly dst: string;

@@ -1,16 +1,16 @@
 /**
  * The netns backend: a scenario on this machine's kernel, in namespaces this process creates
  * (topology.ts), with the rules loaded by iptables-restore (the nft or legacy variant, as
- * chosen), the ipsets by `ipset restore`, and real TCP and UDP connections as probes, each
- * bounded in time and run concurrently per source namespace. Capabilities are detected, never
- * assumed: a scenario with IPVS on a kernel without it, an SCTP probe on a kernel without SCTP
- * sockets, and IPv6 probes (the topology is IPv4) are skipped with the reason.
+ * chosen), the ipsets by `ipset restore`, and real TCP, UDP and SCTP connections as probes,
+ * each bounded in time and run concurrently per source namespace (SCTP through a Python client,
+ * linux/sctp.ts: Node.js has no SCTP sockets), in both address families. Capabilities are
+ * detected, never assumed: a scenario with IPVS on a kernel without it and an SCTP probe where
+ * no SCTP socket opens are skipped with the reason.
  * Everything is removed by `close`, and also on exceptions, exit and SIGINT/SIGTERM (netns.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { parseIP } from "../../net/index.js";
 import {
   BackendError,
   type Backend,
@@ -22,6 +22,8 @@ import {
 } from "../backend.js";
 import { layoutOf, resolveSource, type ScenarioLayout } from "../layout.js";
 import { runClient } from "../linux/topology.js";
+import { detectSctpSockets, runSctpClient } from "../linux/sctp.js";
+import { ensureSctpListening } from "./sctp-listening.js";
 import type { Probe as WireProbe, ProbeResult } from "../linux/probe-scripts.js";
 import {
   buildTopology,
@@ -42,7 +44,7 @@ export interface NetnsBackendOptions {
 }
 
 export const NO_IPVS = "no IPVS in this kernel (/proc/net/ip_vs missing)";
-export const NO_SCTP = "no SCTP sockets in this kernel (/proc/net/sctp missing)";
+export { NO_SCTP, NO_PYTHON } from "../linux/sctp.js";
 
 function hasCommand(cmd: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" }).status === 0;
@@ -53,8 +55,13 @@ function restoreCommand(variant: IptablesVariant, family: "IPv4" | "IPv6"): stri
   return variant === "default" ? `${base}-restore` : `${base}-${variant}-restore`;
 }
 
-/** What this machine can do for the netns backend, each with a reason when it cannot. */
-export function detectCapabilities(variant: IptablesVariant = "default"): Capability[] {
+/**
+ * What this machine can do for the netns backend, each with a reason when it cannot. SCTP is
+ * tried only when `sctp` is true: opening an SCTP socket loads sctp.ko where it is loadable,
+ * which a run without SCTP probes must not do (the SCTP test plan checks that node components
+ * leave it unloaded).
+ */
+function machineCapabilities(variant: IptablesVariant, sctp: boolean): Capability[] {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
   const ip = hasCommand("ip");
   const setup = !root ? "not running as root" : !ip ? "`ip` (iproute2) not installed" : undefined;
@@ -62,9 +69,6 @@ export function detectCapabilities(variant: IptablesVariant = "default"): Capabi
     const reason = setup ?? (hasCommand(cmd) ? undefined : `${cmd} not installed`);
     return reason === undefined ? { name, available: true } : { name, available: false, reason };
   };
-  const sctpReason = existsSync("/proc/net/sctp")
-    ? "the probe client has no SCTP sockets (Node.js offers none)"
-    : NO_SCTP;
   return [
     tool("iptables", restoreCommand(variant, "IPv4")),
     tool("ip6tables", restoreCommand(variant, "IPv6")),
@@ -87,8 +91,19 @@ export function detectCapabilities(variant: IptablesVariant = "default"): Capabi
       available: setup === undefined,
       ...(setup !== undefined ? { reason: setup } : {}),
     },
-    { name: "sctpSockets", available: false, reason: sctpReason },
+    ...(sctp
+      ? [
+          setup !== undefined
+            ? { name: "sctpSockets" as const, available: false, reason: setup }
+            : detectSctpSockets(),
+        ]
+      : []),
   ];
+}
+
+/** What this machine can do for the netns backend, each with a reason when it cannot. */
+export function detectCapabilities(variant: IptablesVariant = "default"): Capability[] {
+  return machineCapabilities(variant, true);
 }
 
 interface Opened {
@@ -99,13 +114,13 @@ interface Opened {
   nextPort: number;
 }
 
-const isV4 = (s: string): boolean => parseIP(s, "lenient")?.family === "IPv4";
-
 function observationOf(r: ProbeResult): Observation {
   switch (r.kind) {
     case "reached": {
       const colon = r.reply.remote.lastIndexOf(":");
-      return { kind: "delivered", to: r.reply.local, seenSource: r.reply.remote.slice(0, colon) };
+      const seen = r.reply.remote.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+      // An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d.
+      return { kind: "delivered", to: r.reply.local, seenSource: seen.replace(/^::ffff:/, "") };
     }
     case "refused":
     case "unreachable":
@@ -185,36 +200,32 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   ): Promise<Observation[]> => {
     const o = opened.get(running.id);
     if (o === undefined) throw new Error(`scenario ${running.id} is not open in the netns backend`);
+    // Tried only when an SCTP probe needs it (see machineCapabilities).
+    const sctp: Capability = probes.some((p) => p.protocol === "sctp")
+      ? detectSctpSockets()
+      : { name: "sctpSockets", available: false };
     const out: (Observation | undefined)[] = probes.map((p) => {
       if (o.skip !== undefined) return { kind: "skipped", reason: o.skip };
-      if (p.protocol === "sctp")
-        return {
-          kind: "skipped",
-          reason: existsSync("/proc/net/sctp")
-            ? "the probe client has no SCTP sockets (Node.js offers none)"
-            : NO_SCTP,
-        };
-      if (!isV4(p.to))
-        return { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
+      if (p.protocol === "sctp" && !sctp.available)
+        return { kind: "skipped", reason: sctp.reason ?? "no SCTP sockets" };
       return undefined;
     });
     const t = o.topology;
     if (t === undefined)
       return out.map((x) => x ?? { kind: "skipped", reason: o.skip ?? "not open" });
+    // One client per source namespace and transport: Node.js for TCP/UDP, Python for SCTP.
     const groups = new Map<Place, { index: number; wire: WireProbe }[]>();
+    const sctpGroups = new Map<Place, { index: number; wire: WireProbe }[]>();
     for (const [i, p] of probes.entries()) {
       if (out[i] !== undefined) continue;
       const [place, src] = await placeOf(o, t, running.scenario, p);
-      if (!isV4(src)) {
-        out[i] = { kind: "skipped", reason: "the netns backend builds IPv4 topologies only" };
-        continue;
-      }
       const sport = p.sourcePort ?? o.nextPort++;
-      const list = groups.get(place) ?? [];
+      const byTransport = p.protocol === "sctp" ? sctpGroups : groups;
+      const list = byTransport.get(place) ?? [];
       list.push({
         index: i,
         wire: {
-          proto: p.protocol as "tcp" | "udp",
+          proto: p.protocol,
           src,
           sport,
           dst: p.to,
@@ -222,12 +233,18 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
           retry: true,
         },
       });
-      groups.set(place, list);
+      byTransport.set(place, list);
     }
-    await ensureListening(t, [...running.scenario.ports, ...probes.map((p) => p.port)]);
+    const ports = [...running.scenario.ports, ...probes.map((p) => p.port)];
+    await ensureListening(t, ports);
+    if (sctpGroups.size > 0) await ensureSctpListening(t, ports);
+    const batches = [
+      ...[...groups].map(([place, list]) => ({ place, list, run: runClient })),
+      ...[...sctpGroups].map(([place, list]) => ({ place, list, run: runSctpClient })),
+    ];
     await Promise.all(
-      [...groups].map(async ([place, list]) => {
-        const results = await runClient(
+      batches.map(async ({ place, list, run }) => {
+        const results = await run(
           place.ns,
           list.map((x) => x.wire),
           timeoutMs,
@@ -243,7 +260,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     name: "netns",
     capabilities: () => Promise.resolve(detectCapabilities(variant)),
     open(scenario: Scenario): Promise<RunningScenario> {
-      const caps = detectCapabilities(variant);
+      const caps = machineCapabilities(variant, false);
       const needed = caps.find((c) => c.name === "tcpSockets");
       if (needed?.available !== true)
         throw new BackendError(`the netns backend cannot run here: ${needed?.reason}`);

@@ -15,14 +15,26 @@
  * - world: the external client on the default interface's subnet (also the node's gateway),
  *   other nodes' endpoints in that subnet, and any other probe source address.
  * - remote: other nodes' endpoints outside that subnet, routed by `world`.
- * Only IPv4 is built. Every namespace runs a probe server on each of its addresses.
+ * Both families are built where the scenario has them (IPv6 addresses with `nodad`, so they are
+ * usable at once, and DAD off in every namespace): the external client per family, on that
+ * family's subnet of the default interface; an IPv6 pod holds its address as /128 with its
+ * default route via the node side (the bridge address, or fe80::1 for Calico-style pods), so
+ * no neighbour proxying is needed. Every namespace runs a probe server on each of its addresses.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { cidrContains, formatIP, parseCIDROrHost, parseIP, type CIDR } from "../../net/index.js";
+import {
+  cidrContains,
+  formatIP,
+  ipFamilyOf,
+  parseCIDROrHost,
+  parseIP,
+  type CIDR,
+  type IPFamily,
+} from "../../net/index.js";
 import { isLoopbackInterface } from "../../netfilter/trace/dataplane.js";
 import type { AttachedPod, Scenario } from "../backend.js";
 import type { ScenarioLayout } from "../layout.js";
-import { onLan, ScenarioError } from "../layout.js";
+import { onLan, podAddresses, ScenarioError } from "../layout.js";
 import { startServer } from "../linux/topology.js";
 import { addVeth, createNetns, deleteNetns, type Netns } from "../netns.js";
 
@@ -45,24 +57,37 @@ export interface ScenarioTopology {
 }
 
 const POD_GATEWAY = "169.254.1.1";
+/** The IPv6 gateway of a pod outside every node subnet: link-local, on the node's side of its veth. */
+const POD_GATEWAY6 = "fe80::1";
 const REMOTE_LINK = { world: "169.254.253.1", remote: "169.254.253.2", prefix: 30 };
+const REMOTE_LINK6 = { world: "fd00:fe:253::1", remote: "fd00:fe:253::2", prefix: 64 };
+
+/** `ip addr add` arguments for an address: IPv6 ones with nodad (usable at once). */
+function addrArgs(address: string, prefix: number, dev: string): string[] {
+  const v6 = ipFamilyOf(address) === "IPv6";
+  return ["addr", "add", `${address}/${prefix}`, "dev", dev, ...(v6 ? ["nodad"] : [])];
+}
+
+const hostPrefix = (address: string): number => (ipFamilyOf(address) === "IPv6" ? 128 : 32);
 
 function ip(args: readonly string[]): void {
   const r = spawnSync("ip", args, { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr || String(r.error)}`);
 }
 
-function sysctl(ns: Netns, key: string, value: string): void {
-  ns.exec("sysctl", ["-q", "-w", `${key}=${value}`]);
-}
-
-function v4(addresses: readonly string[]): CIDR[] {
+function cidrs(addresses: readonly string[], family?: IPFamily): CIDR[] {
   return addresses
     .map((a) => parseCIDROrHost(a))
-    .filter((c): c is CIDR => c !== undefined && c.family === "IPv4");
+    .filter((c): c is CIDR => c !== undefined && (family === undefined || c.family === family));
 }
 
-/** The node interface whose IPv4 subnet holds `ip` (not the default one), with that subnet. */
+/** Link-local and loopback addresses the kernel gives by itself. */
+function automatic(c: CIDR): boolean {
+  const text = formatIP(c.address);
+  return text.startsWith("127.") || text === "::1" || /^fe[89ab][0-9a-f]:/i.test(text);
+}
+
+/** The node interface whose subnet holds `ip` (not the default one), with that subnet. */
 function bridgeOf(
   scenario: Scenario,
   layout: ScenarioLayout,
@@ -72,7 +97,9 @@ function bridgeOf(
   if (a === undefined) return undefined;
   for (const i of scenario.node.interfaces) {
     if (isLoopbackInterface(i.name) || i.name === layout.defaultInterface) continue;
-    const cidr = v4(i.addresses).find((c) => c.prefix < 31 && cidrContains(c, a));
+    const cidr = cidrs(i.addresses, a.family).find(
+      (c) => c.prefix < (a.family === "IPv4" ? 31 : 127) && cidrContains(c, a),
+    );
     if (cidr !== undefined) return { name: i.name, cidr };
   }
   return undefined;
@@ -90,14 +117,32 @@ function attachPod(
       `pod ${pod.name}: interface name ${pod.interface} is longer than 15 characters`,
     );
   addVeth(ns, "eth0", node, pod.interface);
-  const bridge = bridgeOf(scenario, layout, pod.ip);
-  ip(["-n", ns.name, "addr", "add", `${pod.ip}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
   ip(["-n", ns.name, "link", "set", "eth0", "up"]);
   ip(["-n", node.name, "link", "set", pod.interface, "up"]);
-  sysctl(node, `net.ipv4.conf.${pod.interface}.proxy_arp`, "1");
+  for (const address of podAddresses(pod)) {
+    if (ipFamilyOf(address) === "IPv6") attachPod6(scenario, layout, node, pod, ns, address);
+    else attachPod4(scenario, layout, node, pod, ns, address);
+  }
+}
+
+function attachPod4(
+  scenario: Scenario,
+  layout: ScenarioLayout,
+  node: Netns,
+  pod: AttachedPod,
+  ns: Netns,
+  address: string,
+): void {
+  const bridge = bridgeOf(scenario, layout, address);
+  ip(["-n", ns.name, "addr", "add", `${address}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
   // Proxy ARP answers after a random delay of up to 0.8 s by default: longer than a probe may
   // wait for a UDP answer. Answer at once.
-  sysctl(node, `net.ipv4.neigh.${pod.interface}.proxy_delay`, "0");
+  node.exec("sysctl", [
+    "-q",
+    "-w",
+    `net.ipv4.conf.${pod.interface}.proxy_arp=1`,
+    `net.ipv4.neigh.${pod.interface}.proxy_delay=0`,
+  ]);
   if (bridge !== undefined) {
     const gw = formatIP(bridge.cidr.address);
     ip(["-n", node.name, "addr", "add", `${gw}/32`, "dev", pod.interface]);
@@ -105,48 +150,88 @@ function attachPod(
   } else {
     ip(["-n", ns.name, "route", "add", "default", "via", POD_GATEWAY, "dev", "eth0", "onlink"]);
   }
-  ip(["-n", node.name, "route", "replace", `${pod.ip}/32`, "dev", pod.interface]);
+  ip(["-n", node.name, "route", "replace", `${address}/32`, "dev", pod.interface]);
+}
+
+/**
+ * An IPv6 pod address: /128 on eth0, everything routed via the node side of the veth (the
+ * bridge address, held there as /128 so that a hairpin MASQUERADE picks it as on the bridge,
+ * or fe80::1), so pods reach each other through the node as with proxy ARP in IPv4.
+ */
+function attachPod6(
+  scenario: Scenario,
+  layout: ScenarioLayout,
+  node: Netns,
+  pod: AttachedPod,
+  ns: Netns,
+  address: string,
+): void {
+  const bridge = bridgeOf(scenario, layout, address);
+  ip(["-n", ns.name, ...addrArgs(address, 128, "eth0")]);
+  const gw = bridge !== undefined ? formatIP(bridge.cidr.address) : POD_GATEWAY6;
+  const onNode = bridge !== undefined ? 128 : 64;
+  const have = spawnSync("ip", ["-n", node.name, "-6", "addr", "show", "dev", pod.interface], {
+    encoding: "utf8",
+  }).stdout;
+  if (!have.includes(`${gw}/${onNode}`))
+    ip(["-n", node.name, ...addrArgs(gw, onNode, pod.interface)]);
+  ip(["-n", ns.name, "-6", "route", "add", "default", "via", gw, "dev", "eth0", "onlink"]);
+  ip(["-n", node.name, "-6", "route", "replace", `${address}/128`, "dev", pod.interface]);
 }
 
 function buildNode(scenario: Scenario, layout: ScenarioLayout, node: Netns, world: Netns): void {
   for (const iface of scenario.node.interfaces) {
-    const cidrs = v4(iface.addresses);
+    const list = cidrs(iface.addresses).filter((c) => !automatic(c));
     if (isLoopbackInterface(iface.name)) {
-      for (const c of cidrs)
-        if (!formatIP(c.address).startsWith("127."))
-          ip(["-n", node.name, "addr", "add", `${formatIP(c.address)}/${c.prefix}`, "dev", "lo"]);
+      for (const c of list) ip(["-n", node.name, ...addrArgs(formatIP(c.address), c.prefix, "lo")]);
       continue;
     }
     if (iface.name.length > 15)
       throw new ScenarioError(`interface name ${iface.name} is longer than 15 characters`);
     if (iface.name === layout.defaultInterface) addVeth(world, "eth0", node, iface.name);
     else ip(["-n", node.name, "link", "add", iface.name, "type", "bridge"]);
-    for (const c of cidrs)
-      ip(["-n", node.name, "addr", "add", `${formatIP(c.address)}/${c.prefix}`, "dev", iface.name]);
+    for (const c of list)
+      ip(["-n", node.name, ...addrArgs(formatIP(c.address), c.prefix, iface.name)]);
     ip(["-n", node.name, "link", "set", iface.name, "up"]);
   }
-  ip(["-n", world.name, "addr", "add", `${layout.external}/${layout.lan.prefix}`, "dev", "eth0"]);
   ip(["-n", world.name, "link", "set", "eth0", "up"]);
-  ip(["-n", world.name, "route", "add", "default", "via", formatIP(layout.lan.address)]);
-  ip([
-    "-n",
-    node.name,
-    "route",
-    "add",
-    "default",
-    "via",
-    layout.external,
-    "dev",
-    layout.defaultInterface,
-  ]);
+  for (const side of layout.sides) {
+    const f = side.family === "IPv6" ? "-6" : "-4";
+    ip(["-n", world.name, ...addrArgs(side.external, side.lan.prefix, "eth0")]);
+    ip(["-n", world.name, f, "route", "add", "default", "via", formatIP(side.lan.address)]);
+    ip([
+      "-n",
+      node.name,
+      f,
+      "route",
+      "add",
+      "default",
+      "via",
+      side.external,
+      "dev",
+      layout.defaultInterface,
+    ]);
+  }
 }
 
 function baseSysctls(ns: Netns, forward: boolean): void {
   ip(["-n", ns.name, "link", "set", "lo", "up"]);
-  sysctl(ns, "net.ipv4.ip_forward", forward ? "1" : "0");
-  for (const conf of ["all", "default"]) sysctl(ns, `net.ipv4.conf.${conf}.rp_filter`, "0");
-  // Every ICMP error counts as an answer: none may be rate-limited away.
-  sysctl(ns, "net.ipv4.icmp_ratelimit", "0");
+  const f = forward ? "1" : "0";
+  // One sysctl run for all of them (each `ip netns exec` costs a process).
+  ns.exec("sysctl", [
+    "-q",
+    "-w",
+    `net.ipv4.ip_forward=${f}`,
+    `net.ipv6.conf.all.forwarding=${f}`,
+    ...["all", "default"].flatMap((conf) => [
+      `net.ipv4.conf.${conf}.rp_filter=0`,
+      // Before any interface exists: link-local addresses skip duplicate address detection too.
+      `net.ipv6.conf.${conf}.accept_dad=0`,
+    ]),
+    // Every ICMP error counts as an answer: none may be rate-limited away.
+    "net.ipv4.icmp_ratelimit=0",
+    "net.ipv6.icmp.ratelimit=0",
+  ]);
 }
 
 /** Builds the topology; on any failure removes what it made and rethrows. */
@@ -168,7 +253,7 @@ export function buildTopology(scenario: Scenario, layout: ScenarioLayout): Scena
       pods.set(pod.name, {
         role: "pod",
         ns: make("kns-pod"),
-        addresses: [pod.ip],
+        addresses: [...podAddresses(pod)],
         listening: new Set(),
       });
     baseSysctls(node, true);
@@ -177,7 +262,7 @@ export function buildTopology(scenario: Scenario, layout: ScenarioLayout): Scena
     for (const p of pods.values()) baseSysctls(p.ns, false);
     buildNode(scenario, layout, node, world);
     for (const pod of scenario.pods) attachPod(scenario, layout, node, pod, pods.get(pod.name)!.ns);
-    for (const a of onLanRemote) ip(["-n", world.name, "addr", "add", `${a}/32`, "dev", "eth0"]);
+    for (const a of onLanRemote) ip(["-n", world.name, ...addrArgs(a, hostPrefix(a), "eth0")]);
     if (remote !== undefined) {
       addVeth(remote, "eth0", world, "remote0");
       ip([
@@ -198,25 +283,35 @@ export function buildTopology(scenario: Scenario, layout: ScenarioLayout): Scena
         "dev",
         "eth0",
       ]);
+      ip(["-n", world.name, ...addrArgs(REMOTE_LINK6.world, REMOTE_LINK6.prefix, "remote0")]);
+      ip(["-n", remote.name, ...addrArgs(REMOTE_LINK6.remote, REMOTE_LINK6.prefix, "eth0")]);
       ip(["-n", world.name, "link", "set", "remote0", "up"]);
       ip(["-n", remote.name, "link", "set", "eth0", "up"]);
       ip(["-n", remote.name, "route", "add", "default", "via", REMOTE_LINK.world]);
+      ip(["-n", remote.name, "-6", "route", "add", "default", "via", REMOTE_LINK6.world]);
       for (const a of offLan) {
-        ip(["-n", remote.name, "addr", "add", `${a}/32`, "dev", "lo"]);
-        ip(["-n", world.name, "route", "add", `${a}/32`, "via", REMOTE_LINK.remote]);
+        const link = ipFamilyOf(a) === "IPv6" ? REMOTE_LINK6 : REMOTE_LINK;
+        ip(["-n", remote.name, ...addrArgs(a, hostPrefix(a), "lo")]);
+        ip(["-n", world.name, "route", "add", `${a}/${hostPrefix(a)}`, "via", link.remote]);
       }
     }
     return {
       node: {
         role: "node",
         ns: node,
-        addresses: [...new Set([...layout.nodeAddresses, "127.0.0.1"])],
+        addresses: [
+          ...new Set([
+            ...layout.nodeAddresses.filter((a) => !/^fe[89ab][0-9a-f]:/i.test(a)),
+            "127.0.0.1",
+            ...(layout.sides.some((x) => x.family === "IPv6") ? ["::1"] : []),
+          ]),
+        ],
         listening: new Set(),
       },
       world: {
         role: "world",
         ns: world,
-        addresses: [layout.external, ...onLanRemote],
+        addresses: [...layout.sides.map((x) => x.external), ...onLanRemote],
         listening: new Set(),
       },
       ...(remote !== undefined
@@ -255,7 +350,7 @@ export async function ensureListening(
 /** Hosts an outside source address in the world namespace (the node routes it there by default). */
 export async function hostOutsideAddress(t: ScenarioTopology, address: string): Promise<void> {
   if (t.world.addresses.includes(address)) return;
-  ip(["-n", t.world.ns.name, "addr", "add", `${address}/32`, "dev", "lo"]);
+  ip(["-n", t.world.ns.name, ...addrArgs(address, hostPrefix(address), "lo")]);
   t.world.addresses.push(address);
   if (t.world.listening.size > 0)
     t.children.push(await startServer(t.world.ns, "world", [address], [...t.world.listening]));

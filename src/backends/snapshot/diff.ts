@@ -1,21 +1,25 @@
 /**
- * `snapshot diff`: drift between what kube-proxy (iptables mode) should have written for the
- * manifests on this node and what the node's snapshot holds, per service port:
- * - a kube-proxy chain missing from the node, or there but not expected;
- * - a chain whose rules differ (each missing rule, each rule kube-proxy never writes there, or
- *   the same rules in another order, which matters within a chain);
- * - a stale endpoint: a KUBE-SEP chain on the node for an endpoint the API has not ready, or
- *   not at all.
- * Rules outside kube-proxy's chains (other software, kubelet's hostports, ...) are counted and
- * not judged. Counters, the order of tables and chains (the kernel keeps no such order), and the
- * spelling of mark values (0x4000 vs 0x00004000) are ignored.
+ * `snapshot diff`: drift between what kube-proxy should have written for the manifests on this
+ * node and what the node's snapshot holds, per service port, in the mode of the proxy config:
+ * - iptables (diff-iptables.ts): a kube-proxy chain missing from the node, or there but not
+ *   expected; a chain whose rules differ (each missing rule, each rule kube-proxy never writes
+ *   there, or the same rules in another order, which matters within a chain); a stale
+ *   endpoint: a KUBE-SEP chain for an endpoint the API has not ready, or not at all.
+ * - ipvs (diff-ipvs.ts): the iptables part as above, plus the IPVS table (virtual servers and
+ *   their real servers, from `ipvsadm-save -n`) and kube-proxy's ipsets (sets and entries).
+ * - nftables (diff-nftables.ts): the `ip kube-proxy` / `ip6 kube-proxy` tables of
+ *   `nft list ruleset`: chains and their rules, set and map elements.
+ * What kube-proxy does not own (other software's rules, chains, sets, tables) is counted and not
+ * judged. Counters and orders the kernel does not keep are ignored.
  */
 import type { Cluster } from "../../model/cluster.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
-import { formatRuleSave } from "../../netfilter/format/rule.js";
-import { BUILTIN_CHAINS, type RuleSet, type TableName } from "../../netfilter/model.js";
 import { renderIptables } from "../../proxiers/iptables/render-iptables.js";
+import { assertNever } from "../../util/assert-never.js";
+import { diffIptablesPart } from "./diff-iptables.js";
+import { diffIpvsMode } from "./diff-ipvs.js";
+import { diffNftablesMode } from "./diff-nftables.js";
 import type { Snapshot } from "./read.js";
 
 export type DriftKind =
@@ -24,16 +28,36 @@ export type DriftKind =
   | "missing-rule"
   | "unexpected-rule"
   | "rule-order"
-  | "stale-endpoint";
+  | "stale-endpoint"
+  // IPVS mode: the IPVS table
+  | "missing-virtual-server"
+  | "extra-virtual-server"
+  | "virtual-server-differs"
+  | "missing-real-server"
+  | "extra-real-server"
+  | "real-server-differs"
+  // IPVS mode: ipsets; nftables mode: sets and maps
+  | "missing-set"
+  | "extra-set"
+  | "missing-element"
+  | "extra-element"
+  | "element-differs";
 
 export interface Drift {
   /** `ns/svc:port`, or undefined for rules that belong to no service port. */
   readonly servicePort?: string;
   readonly kind: DriftKind;
   readonly family: string;
-  readonly table: TableName;
+  /**
+   * Where: the netfilter table (`nat`, `filter`), `ipvs`, `ipset`, or the nftables table
+   * (`ip kube-proxy`, `ip6 kube-proxy`).
+   */
+  readonly table: string;
+  /** The chain; the virtual server (`-t 10.96.0.1:443`); the ipset; the nftables chain, set or map. */
   readonly chain: string;
   readonly rule?: string;
+  /** A set or map element, or a real server (`ip:port`). */
+  readonly element?: string;
   readonly endpoint?: string;
   readonly message: string;
 }
@@ -47,215 +71,64 @@ export interface SnapshotDiff {
   readonly summary: string;
 }
 
-const TABLES: readonly TableName[] = ["filter", "nat"];
-const PER_SERVICE = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/;
-
-/** Rule text with mark values in one spelling (kube-proxy pads them, iptables-save does not). */
-function normalise(text: string): string {
-  return text.replace(/0x0*([0-9a-fA-F]+)/g, (_, h: string) => `0x${h.toLowerCase()}`);
+/** One part's findings (iptables, IPVS, ipsets, nftables), merged into a SnapshotDiff. */
+export interface DriftPart {
+  readonly drifts: readonly Drift[];
+  readonly foreignRules: number;
+  readonly foreignChains: readonly string[];
+  /** Service ports the expected state mentions. */
+  readonly servicePorts: readonly string[];
 }
 
-function servicePortOf(rule: string): string | undefined {
-  const m = /--comment "?([^\s"/]+\/[^\s"]+)/.exec(rule);
-  return m?.[1];
+export interface DiffOptions {
+  readonly proxyConfig: KubeProxyConfiguration;
+  readonly node: NodeEnvironment;
 }
 
-function dnatTarget(rule: string): string | undefined {
-  return /--to-destination (\S+)/.exec(rule)?.[1];
-}
-
-interface ChainRules {
-  readonly rules: readonly string[];
-}
-
-function chainsOf(rs: RuleSet | undefined, table: TableName): Map<string, ChainRules> {
-  const out = new Map<string, ChainRules>();
-  const t = rs?.tables.find((x) => x.name === table);
-  for (const c of t?.chains ?? [])
-    out.set(c.name, {
-      rules: c.rules.map((r) => normalise(formatRuleSave(c.name, r, rs!.family))),
-    });
-  return out;
-}
-
-function multisetMinus(a: readonly string[], b: readonly string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
-  const out: string[] = [];
-  for (const x of a) {
-    const n = counts.get(x) ?? 0;
-    if (n > 0) counts.set(x, n - 1);
-    else out.push(x);
-  }
-  return out;
-}
-
-function jumpOf(rule: string): string | undefined {
-  return /\s-[jg] (\S+)/.exec(rule)?.[1];
-}
-
-/** Endpoint readiness in the API, `ip:port` → ready. */
-function apiEndpoints(cluster: Cluster): Map<string, boolean> {
-  const out = new Map<string, boolean>();
-  for (const s of cluster.endpointSlices)
-    for (const e of s.endpoints)
-      for (const a of e.addresses)
-        for (const p of s.ports ?? [])
-          if (p.port !== undefined && p.port !== null) {
-            const hp = a.includes(":") ? `[${a}]:${p.port}` : `${a}:${p.port}`;
-            out.set(hp, (out.get(hp) ?? false) || e.conditions?.ready !== false);
-          }
-  return out;
+function merge(parts: readonly DriftPart[]): SnapshotDiff {
+  const drifts = parts.flatMap((p) => p.drifts);
+  const foreignRules = parts.reduce((n, p) => n + p.foreignRules, 0);
+  const foreignChains = [...new Set(parts.flatMap((p) => p.foreignChains))].sort();
+  const ports = new Set(parts.flatMap((p) => p.servicePorts));
+  const driftPorts = new Set(drifts.map((d) => d.servicePort ?? "(no service)"));
+  const foreign = `${foreignRules} rules outside kube-proxy's chains (not judged)`;
+  const summary =
+    drifts.length === 0
+      ? `in sync: ${ports.size} service ports; ${foreign}`
+      : `drift: ${drifts.length} differences in ${driftPorts.size} service ports; ${foreign}`;
+  return {
+    inSync: drifts.length === 0,
+    drifts,
+    foreign: { rules: foreignRules, chains: foreignChains },
+    servicePorts: ports.size,
+    summary,
+  };
 }
 
 export function diffSnapshot(
   snapshot: Snapshot,
   cluster: Cluster,
-  opts: { readonly proxyConfig: KubeProxyConfiguration; readonly node: NodeEnvironment },
+  opts: DiffOptions,
 ): SnapshotDiff {
-  const rendered = renderIptables(cluster, opts);
-  const drifts: Drift[] = [];
-  const foreignChains = new Set<string>();
-  let foreignRules = 0;
-  const ports = new Set<string>();
-  const api = apiEndpoints(cluster);
-  for (const fam of rendered.families) {
-    const actualRs = snapshot.rules.find((r) => r.family === fam.family)?.ruleSet;
-    for (const table of TABLES) {
-      const expected = chainsOf(fam.ruleSet, table);
-      const actual = chainsOf(actualRs, table);
-      const builtins = BUILTIN_CHAINS[table] as readonly string[];
-      const owned = (name: string): boolean => expected.has(name) || PER_SERVICE.test(name);
-      const portOfChain = (c: ChainRules | undefined): string | undefined =>
-        c?.rules.map(servicePortOf).find((p) => p !== undefined);
-      const add = (
-        d: Omit<Drift, "family" | "table" | "servicePort"> & { servicePort?: string | undefined },
-      ): void => {
-        const { servicePort, ...rest } = d;
-        drifts.push({
-          ...rest,
-          ...(servicePort !== undefined ? { servicePort } : {}),
-          family: fam.family,
-          table,
-        });
-      };
-      for (const c of expected.values())
-        for (const r of c.rules) {
-          const sp = servicePortOf(r);
-          if (sp !== undefined) ports.add(sp);
-        }
-      const names = [...new Set([...expected.keys(), ...actual.keys()])].sort();
-      for (const name of names) {
-        const e = expected.get(name);
-        const a = actual.get(name);
-        if (builtins.includes(name)) {
-          // Built-in chains: kube-proxy owns only its jump rules; the rest is other software.
-          const mine = (r: string): boolean => {
-            const j = jumpOf(r);
-            return j !== undefined && owned(j);
-          };
-          const want = (e?.rules ?? []).filter(mine);
-          const have = (a?.rules ?? []).filter(mine);
-          for (const r of multisetMinus(want, have))
-            add({
-              kind: "missing-rule",
-              chain: name,
-              rule: r,
-              message: `${table}/${name}: missing rule: ${r}`,
-            });
-          for (const r of multisetMinus(have, want))
-            add({
-              kind: "unexpected-rule",
-              chain: name,
-              rule: r,
-              message: `${table}/${name}: rule kube-proxy never writes: ${r}`,
-            });
-          const other = (a?.rules ?? []).filter((r) => !mine(r));
-          foreignRules += other.length;
-          if (other.length > 0) foreignChains.add(`${table}/${name}`);
-          continue;
-        }
-        if (!owned(name)) {
-          if (a !== undefined) {
-            foreignRules += a.rules.length;
-            foreignChains.add(`${table}/${name}`);
-          }
-          continue;
-        }
-        const sp = portOfChain(e) ?? portOfChain(a);
-        const at = sp !== undefined ? { servicePort: sp } : {};
-        if (a === undefined) {
-          add({
-            ...at,
-            kind: "missing-chain",
-            chain: name,
-            message: `missing chain ${table}/${name}`,
-          });
-          continue;
-        }
-        if (e === undefined) {
-          const target = name.startsWith("KUBE-SEP-")
-            ? a.rules.map(dnatTarget).find((x) => x !== undefined)
-            : undefined;
-          if (target !== undefined) {
-            const ready = api.get(target);
-            add({
-              ...at,
-              kind: "stale-endpoint",
-              chain: name,
-              endpoint: target,
-              message: `stale endpoint ${target} (${table}/${name}; ${ready === undefined ? "not in the API" : ready ? "not expected for this node" : "not ready in the API"})`,
-            });
-          } else
-            add({
-              ...at,
-              kind: "extra-chain",
-              chain: name,
-              message: `chain kube-proxy would not write: ${table}/${name}`,
-            });
-          continue;
-        }
-        const missing = multisetMinus(e.rules, a.rules);
-        const extra = multisetMinus(a.rules, e.rules);
-        for (const r of missing)
-          add({
-            servicePort: servicePortOf(r) ?? sp,
-            kind: "missing-rule",
-            chain: name,
-            rule: r,
-            message: `${table}/${name}: missing rule: ${r}`,
-          });
-        for (const r of extra)
-          add({
-            servicePort: servicePortOf(r) ?? sp,
-            kind: "unexpected-rule",
-            chain: name,
-            rule: r,
-            message: `${table}/${name}: rule kube-proxy never writes: ${r}`,
-          });
-        if (missing.length === 0 && extra.length === 0 && e.rules.join("\n") !== a.rules.join("\n"))
-          add({
-            ...at,
-            kind: "rule-order",
-            chain: name,
-            message: `${table}/${name}: the same rules in another order`,
-          });
-      }
+  const mode = opts.proxyConfig.mode;
+  switch (mode) {
+    case "iptables": {
+      const rendered = renderIptables(cluster, opts);
+      return merge([
+        diffIptablesPart(
+          snapshot,
+          rendered.families.map((f) => f.ruleSet),
+          cluster,
+        ),
+      ]);
     }
+    case "ipvs":
+      return merge(diffIpvsMode(snapshot, cluster, opts));
+    case "nftables":
+      return merge(diffNftablesMode(snapshot, cluster, opts));
+    default:
+      return assertNever(mode);
   }
-  const clean = drifts;
-  const driftPorts = new Set(clean.map((d) => d.servicePort ?? "(no service)"));
-  const summary =
-    clean.length === 0
-      ? `in sync: ${ports.size} service ports; ${foreignRules} rules outside kube-proxy's chains (not judged)`
-      : `drift: ${clean.length} differences in ${driftPorts.size} service ports; ${foreignRules} rules outside kube-proxy's chains (not judged)`;
-  return {
-    inSync: clean.length === 0,
-    drifts: clean,
-    foreign: { rules: foreignRules, chains: [...foreignChains].sort() },
-    servicePorts: ports.size,
-    summary,
-  };
 }
 
 /** Text: one line per drift grouped by service port, the foreign line, the summary. */

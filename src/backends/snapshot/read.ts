@@ -36,6 +36,8 @@ export interface Snapshot {
   }[];
   readonly ipsets: string;
   readonly ipvs: string;
+  /** `nft list ruleset` text (empty when not collected). */
+  readonly nftables: string;
   readonly interfaces: readonly DataplaneInterface[];
   /** The main table's unicast routes (`ip -j route`), which decide MASQUERADE's source address. */
   readonly routes: readonly DataplaneRoute[];
@@ -136,6 +138,7 @@ export function readSnapshot(dir: string): Snapshot {
     rules,
     ipsets: read(dir, "ipset-save.txt") ?? "",
     ipvs: read(dir, "ipvsadm-save.txt") ?? "",
+    nftables: read(dir, "nft-ruleset.txt") ?? "",
     interfaces,
     routes: mainRoutes(read(dir, "ip-route.json")),
     modules: (read(dir, "modules.txt") ?? "").split("\n").filter((m) => m !== ""),

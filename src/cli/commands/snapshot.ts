@@ -9,6 +9,8 @@ import { diffSnapshot, formatSnapshotDiff } from "../../backends/snapshot/diff.j
 import { nodeOfSnapshot } from "../../backends/snapshot/node.js";
 import { readSnapshot, SnapshotError } from "../../backends/snapshot/read.js";
 import { IptablesParseError } from "../../netfilter/parse/errors.js";
+import { IpvsParseError } from "../../netfilter/ipvs/index.js";
+import { NftParseError } from "../../netfilter/nftables/index.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import {
   addManifestOptions,
@@ -34,7 +36,8 @@ interface DiffOptions extends ManifestOptions {
 
 function asCliError(e: unknown): never {
   if (e instanceof SnapshotError) throw new CliError(e.message);
-  if (e instanceof IptablesParseError) throw issuesAsCliError(e);
+  if (e instanceof IptablesParseError || e instanceof IpvsParseError || e instanceof NftParseError)
+    throw issuesAsCliError(e);
   throw e;
 }
 
@@ -93,10 +96,6 @@ Example:
     const format = parseOutputFormat(opts.output, ["text", "json"]);
     const cluster = loadClusterFromOptions(opts, io);
     const proxyConfig = loadProxyConfigFromOptions(opts, io);
-    if (proxyConfig.mode !== "iptables")
-      throw new CliError(
-        `snapshot diff: kube-proxy mode ${proxyConfig.mode} is not supported yet (iptables only)`,
-      );
     try {
       const snap = readSnapshot(dir);
       const nodeName = opts.node ?? (proxyConfig.hostnameOverride || snap.manifest.hostname);

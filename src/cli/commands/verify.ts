@@ -12,6 +12,7 @@ import { netnsBackend, type IptablesVariant } from "../../backends/netns/backend
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
 import { verifyProbes, type VerifyResult } from "../../backends/verify.js";
+import { joinHostPort } from "../../net/index.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import {
   addManifestOptions,
@@ -88,7 +89,7 @@ export function formatVerifyText(r: VerifyResult): string {
     String(i + 1),
     row.probe.protocol,
     row.probe.from,
-    `${row.probe.to}:${row.probe.port}`,
+    joinHostPort(row.probe.to, row.probe.port),
     row.predicted,
     row.note !== undefined ? `${row.observed} (${row.note})` : row.observed,
     row.agreement,
