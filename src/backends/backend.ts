@@ -42,6 +42,12 @@ export interface Scenario {
   readonly ipsets?: string;
   /** `ipvsadm-save -n` text; a scenario with IPVS needs an IPVS-capable backend. */
   readonly ipvs?: string;
+  /**
+   * An nftables rule set as `nft -f` takes it (knftables transaction lines or the nested
+   * `nft list` form), e.g. kube-proxy's nftables mode. Its base chains run among the iptables
+   * tables of `rules` by priority, as on a node that has both.
+   */
+  readonly nftables?: string;
   /** Pods on this node. */
   readonly pods: readonly AttachedPod[];
   /** Addresses of endpoints on other nodes (pods or host-network). */

@@ -1,6 +1,6 @@
 /**
  * The simulator backend: the tracer over the scenario's own rule texts. It never skips: every
- * protocol, IPVS and ipset is modelled. Its observation is the most likely predicted outcome;
+ * protocol, IPVS, ipset and nftables rule set is modelled. Its observation is the most likely predicted outcome;
  * `predict` gives the whole distribution (what other backends are compared against).
  */
 import { trace } from "../../netfilter/trace/tracer.js";
@@ -70,15 +70,9 @@ export function simulatorBackend(): SimulatorBackend {
         "tcpSockets",
         "udpSockets",
         "sctpSockets",
+        "nftables",
       ] as const;
-      return Promise.resolve([
-        ...names.map((name) => ({ name, available: true })),
-        {
-          name: "nftables",
-          available: false,
-          reason: "the tracer does not read nftables rule sets",
-        },
-      ]);
+      return Promise.resolve(names.map((name) => ({ name, available: true })));
     },
     open(scenario: Scenario): Promise<RunningScenario> {
       const running: RunningScenario = { backend: "simulator", id: `sim-${++next}`, scenario };

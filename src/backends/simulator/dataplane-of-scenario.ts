@@ -1,9 +1,11 @@
 /**
- * A scenario as the tracer's node dataplane: its rule texts parsed per family, its ipsets as
- * membership, its IPVS table as the IPVS hook, and the node environment's interfaces.
+ * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
+ * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
+ * environment's interfaces.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
+import { parseNftables } from "../../netfilter/nftables/parse/index.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { Scenario } from "../backend.js";
@@ -20,8 +22,13 @@ export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
     scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
       ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")
       : undefined;
+  const nftables =
+    scenario.nftables !== undefined && scenario.nftables.trim() !== ""
+      ? parseNftables(scenario.nftables, "<scenario nftables>").tables
+      : undefined;
   return buildDataplane({
     ruleSets,
+    ...(nftables !== undefined ? { nftables } : {}),
     interfaces: scenario.node.interfaces,
     nfacct: scenario.node.kernel.nfacct,
     ...(ipsets !== undefined
