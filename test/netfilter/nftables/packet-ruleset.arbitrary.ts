@@ -97,6 +97,8 @@ function protocolsAgree(stmts: readonly Statement[]): boolean {
     if (st.left.kind === "meta" && st.left.key === "l4proto" && st.right.kind === "value")
       seen.add(st.right.text);
   }
+  // `reject with tcp reset` depends on TCP (nft: "you cannot use tcp reset with this protocol").
+  if (stmts.some((st) => st.kind === "reject" && st.with?.kind === "tcp reset")) seen.add("tcp");
   return seen.size <= 1;
 }
 

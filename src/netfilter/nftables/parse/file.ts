@@ -733,6 +733,8 @@ function natOrRejectProblem(
     }
     case "reject": {
       const w = s.with;
+      if (w?.kind === "tcp reset" && l4 !== undefined && l4 !== "tcp" && l4 !== "{set}")
+        return `reject with tcp reset: you cannot use tcp reset with this protocol (${l4})`;
       if (w === undefined || w.kind === "tcp reset" || family === "inet") return undefined;
       if (w.kind === "icmpx") return "reject with icmpx: abstracted ICMP unreachable not supported";
       if ((w.kind === "icmp") !== (family === "ip"))

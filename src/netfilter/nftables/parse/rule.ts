@@ -108,7 +108,7 @@ function parseStatement(c: Cursor): Statement {
     case "redirect":
       return parseRedirect(c);
     case "log":
-      return parseLog(c);
+      return parseLog(c, t);
     case "limit":
       return parseLimit(c);
     case "notrack":

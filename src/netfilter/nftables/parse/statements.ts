@@ -171,7 +171,8 @@ function logFlags(c: Cursor, out: LogFlag[]): void {
   }
 }
 
-export function parseLog(c: Cursor): Statement {
+/** `at`: the `log` keyword (errors about the option combination point there). */
+export function parseLog(c: Cursor, at: Token): Statement {
   let prefix: string | undefined;
   let group: number | undefined;
   let level: LogLevel | undefined;
@@ -201,15 +202,9 @@ export function parseLog(c: Cursor): Statement {
     } else break;
   }
   if (level === "audit" && (prefix !== undefined || group !== undefined || flags.length > 0))
-    throw c.error(
-      c.peek() ?? ({ line: 1, col: 1 } as Token),
-      "log level audit doesn't support any further options",
-    );
+    throw c.error(at, "log level audit doesn't support any further options");
   if (group !== undefined && (level !== undefined || flags.length > 0))
-    throw c.error(
-      c.peek() ?? ({ line: 1, col: 1 } as Token),
-      "log: group excludes level and flags",
-    );
+    throw c.error(at, "log: group excludes level and flags");
   return {
     kind: "log",
     ...(prefix !== undefined ? { prefix } : {}),
