@@ -174,7 +174,10 @@ const filterRule = fc.oneof(
       [{ kind: "verdict", verdict: { kind: "drop" } }],
       [{ kind: "reject" }],
       [{ kind: "reject", with: { kind: "tcp reset" } }],
-      [{ kind: "reject", with: { kind: "icmp", type: "host-unreachable" } }],
+      // Not net-/host-unreachable: Linux does not report those "soft" ICMP errors to a UDP
+      // socket (icmp_err_convert), so the client waits; the rule's REJECT looks like a drop.
+      [{ kind: "reject", with: { kind: "icmp", type: "host-prohibited" } }],
+      [{ kind: "reject", with: { kind: "icmp", type: "admin-prohibited" } }],
     ),
     [CT_NEW],
   ),
