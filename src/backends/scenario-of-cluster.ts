@@ -1,6 +1,6 @@
 /**
- * The scenario for a node, rendered from manifests: kube-proxy's rules for the node (iptables
- * or IPVS mode, with the kubenet hostport rules, exactly what the simulator traces), the pods on
+ * The scenario for a node, rendered from manifests: kube-proxy's rules for the node (iptables,
+ * IPVS or nftables mode, with the kubenet hostport rules, exactly what the simulator traces), the pods on
  * this node, the endpoints elsewhere, every port a workload may be reached on, and the sysctls
  * kube-proxy sets. Addresses of both families become workloads (a dual-stack pod holds one of
  * each).
@@ -13,8 +13,8 @@ import { formatIptablesSave } from "../netfilter/format/save.js";
 import { isLoopbackInterface } from "../netfilter/trace/dataplane.js";
 import { renderIptables } from "../proxiers/iptables/render-iptables.js";
 import { DUMMY_DEVICE } from "../proxiers/ipvs/index.js";
+import { renderNftables } from "../proxiers/nftables/render-nftables.js";
 import type { AttachedPod, Scenario } from "./backend.js";
-import { ScenarioError } from "./layout.js";
 import { ipvsDataplaneInput } from "./simulator/ipvs-dataplane.js";
 import { withNodeHostports } from "./simulator/node-dataplane.js";
 
@@ -45,7 +45,7 @@ function podIPsOf(pod: Cluster["pods"][number]): string[] {
 function rulesAndState(
   cluster: Cluster,
   opts: ScenarioOptions,
-): Pick<Scenario, "rules" | "ipsets" | "ipvs" | "node"> {
+): Pick<Scenario, "rules" | "ipsets" | "ipvs" | "node" | "nftables"> {
   switch (opts.proxyConfig.mode) {
     case "iptables": {
       const rendered = renderIptables(cluster, opts);
@@ -69,10 +69,19 @@ function rulesAndState(
         ipvs: render.ipvs,
       };
     }
-    case "nftables":
-      throw new ScenarioError(
-        "kube-proxy's nftables mode is not yet a backend scenario (use mode iptables or ipvs)",
-      );
+    case "nftables": {
+      // kube-proxy's tables as `nft -f` loads them (the Dump), and the node's hostPort rules
+      // through iptables as kubenet writes them (a node with both, as the simulator traces it).
+      const rendered = renderNftables(cluster, opts);
+      const rules = withNodeHostports([], cluster, opts)
+        .map((r) => ({ family: r.family, text: formatIptablesSave(r) }))
+        .filter((r) => r.text.trim() !== "");
+      return {
+        node: opts.node,
+        rules,
+        nftables: rendered.dump,
+      };
+    }
   }
 }
 

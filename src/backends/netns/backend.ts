@@ -1,11 +1,11 @@
 /**
  * The netns backend: a scenario on this machine's kernel, in namespaces this process creates
  * (topology.ts), with the rules loaded by iptables-restore (the nft or legacy variant, as
- * chosen), the ipsets by `ipset restore`, and real TCP, UDP and SCTP connections as probes,
- * each bounded in time and run concurrently per source namespace (SCTP through a Python client,
- * linux/sctp.ts: Node.js has no SCTP sockets), in both address families. Capabilities are
- * detected, never assumed: a scenario with IPVS on a kernel without it and an SCTP probe where
- * no SCTP socket opens are skipped with the reason.
+ * chosen), the ipsets by `ipset restore`, an nftables rule set by `nft -f`, and real TCP, UDP
+ * and SCTP connections as probes, each bounded in time and run concurrently per source namespace
+ * (SCTP through a Python client, linux/sctp.ts: Node.js has no SCTP sockets), in both address
+ * families. Capabilities are detected, never assumed: a scenario with IPVS on a kernel without it
+ * and an SCTP probe where no SCTP socket opens are skipped with the reason.
  * Everything is removed by `close`, and also on exceptions, exit and SIGINT/SIGTERM (netns.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -132,6 +132,18 @@ function observationOf(r: ProbeResult): Observation {
   }
 }
 
+/** `nft -f -` of the scenario's nftables rule set in the node's namespace. */
+function loadNftables(text: string, t: ScenarioTopology, caps: readonly Capability[]): void {
+  const cap = caps.find((c) => c.name === "nftables");
+  if (cap?.available !== true)
+    throw new BackendError(`cannot load the nftables rule set: ${cap?.reason ?? "unknown"}`);
+  const out = t.node.ns.run("nft", ["-f", "-"], text);
+  if (out.status !== 0)
+    throw new BackendError(
+      `nft -f refused the nftables rule set: ${(out.stderr || String(out.error)).trim()}`,
+    );
+}
+
 export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   const variant = opts.iptables ?? "default";
   const timeoutMs = opts.timeoutMs ?? 1000;
@@ -167,6 +179,8 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
           `${restoreCommand(variant, r.family)} refused the ${r.family} rules: ${(out.stderr || String(out.error)).trim()}`,
         );
     }
+    if (scenario.nftables !== undefined && scenario.nftables.trim() !== "")
+      loadNftables(scenario.nftables, t, caps);
     for (const [key, value] of Object.entries(scenario.sysctls ?? {})) {
       const out = t.node.ns.run("sysctl", ["-q", "-w", `${key}=${value}`]);
       // conntrack's sysctls exist only once nf_conntrack is loaded (by rules that use it).

@@ -9,14 +9,30 @@
  */
 import { assertNever } from "../../util/assert-never.js";
 import { matchAtom, type NftPacket } from "./match-atom.js";
-import type { DataType, Expr, NamedSet, Statement, Table, Verdict } from "./model.js";
+import type {
+  DataType,
+  Expr,
+  NamedSet,
+  NatFlag,
+  RejectWith,
+  Statement,
+  Table,
+  Verdict,
+} from "./model.js";
 
 /** What the rules have done to the packet by the end of a branch. */
 export interface NatAction {
-  readonly kind: "dnat" | "masquerade";
+  /** `redirect`: a DNAT to the packet's incoming interface (127.0.0.1 / ::1 on output). */
+  readonly kind: "dnat" | "masquerade" | "snat" | "redirect";
   readonly address?: string;
+  /** The last address of a range (`snat to a-b`). */
+  readonly addressTo?: string;
   readonly port?: number;
+  /** The last port of a range (`:80-90`). */
+  readonly portTo?: number;
   readonly fullyRandom?: boolean;
+  /** `random`, `fully-random`, `persistent` (snat, redirect). */
+  readonly flags?: readonly NatFlag[];
 }
 
 export type Final =
@@ -129,7 +145,56 @@ export class NftEvaluator {
           continue;
         }
         case "reject":
+          // nft adds the dependency of `with tcp reset` (meta l4proto tcp) and, in inet, of a
+          // family's ICMP kind (meta nfproto): other packets do not match the rule.
+          if (!rejectApplies(st.with, s.packet)) return "no-match";
           return [{ ...s, path: [...s.path, here], final: { kind: "reject" } }];
+        case "log":
+          continue;
+        case "limit":
+          // Model: every packet is under the limit (docs/nftables-proxier.md, engine).
+          if (st.over) return "no-match";
+          continue;
+        case "ct-mark-set":
+          s = { ...s, packet: { ...s.packet, ctMark: this.numeric(st.value, s.packet) >>> 0 } };
+          continue;
+        case "notrack":
+          s = { ...s, packet: { ...s.packet, ctState: "untracked", ctStatus: [] } };
+          continue;
+        case "snat":
+          return [
+            {
+              ...s,
+              path: [...s.path, here],
+              final: {
+                kind: "nat",
+                nat: {
+                  kind: "snat",
+                  address: st.to.address,
+                  ...(st.to.addressTo !== undefined ? { addressTo: st.to.addressTo } : {}),
+                  ...(st.to.port !== undefined ? { port: st.to.port } : {}),
+                  ...(st.to.portTo !== undefined ? { portTo: st.to.portTo } : {}),
+                  flags: st.flags,
+                },
+              },
+            },
+          ];
+        case "redirect":
+          return [
+            {
+              ...s,
+              path: [...s.path, here],
+              final: {
+                kind: "nat",
+                nat: {
+                  kind: "redirect",
+                  ...(st.port !== undefined ? { port: st.port } : {}),
+                  ...(st.portTo !== undefined ? { portTo: st.portTo } : {}),
+                  flags: st.flags,
+                },
+              },
+            },
+          ];
         case "masquerade":
           return [
             {
@@ -258,6 +323,8 @@ export class NftEvaluator {
         return Number(e.text);
       case "meta":
         return e.key === "mark" ? p.mark : Number(valueOf(e, p, this.env));
+      case "ct":
+        return e.key === "mark" ? (p.ctMark ?? 0) : Number(valueOf(e, p, this.env));
       case "bitwise": {
         const l = this.numeric(e.left, p);
         const r = Number(e.right.text);
@@ -306,8 +373,27 @@ export class NftEvaluator {
   }
 }
 
+/** Whether a `reject` applies to the packet (its implicit protocol or family dependency). */
+function rejectApplies(w: RejectWith | undefined, p: NftPacket): boolean {
+  if (w === undefined) return true;
+  switch (w.kind) {
+    case "tcp reset":
+      return p.protocol === "tcp";
+    case "icmp":
+      return p.family === "ip";
+    case "icmpv6":
+      return p.family === "ip6";
+    case "icmpx":
+      return true;
+    default:
+      return assertNever(w);
+  }
+}
+
 function typeOfExpr(e: Expr): DataType | undefined {
   switch (e.kind) {
+    case "ct":
+      return e.key === "mark" ? "mark" : undefined;
     case "payload":
       if (e.field === "saddr" || e.field === "daddr")
         return e.protocol === "ip6" ? "ipv6_addr" : "ipv4_addr";
@@ -353,7 +439,11 @@ function valueOf(e: Expr, p: NftPacket, env: EvalEnv): string {
       }
       return "";
     case "ct":
-      return e.key === "state" ? p.ctState : p.ctStatus.join(",");
+      return e.key === "state"
+        ? p.ctState
+        : e.key === "mark"
+          ? String(p.ctMark ?? 0)
+          : p.ctStatus.join(",");
     case "fib":
       return env.isLocal(e.flag === "saddr" ? p.src : p.dst) ? "local" : "unicast";
     case "value":

@@ -6,17 +6,23 @@
  */
 import { assertNever } from "../../util/assert-never.js";
 import { goQuote } from "./go-quote.js";
-import type {
-  Chain,
-  Expr,
-  MapValue,
-  NamedSet,
-  Rule,
-  SetElement,
-  Statement,
-  Table,
-  Verdict,
-  VerdictMapRef,
+import {
+  LOG_FLAGS,
+  NAT_FLAGS,
+  type Chain,
+  type Expr,
+  type LogFlag,
+  type MapValue,
+  type NamedSet,
+  type NatFlag,
+  type NatTarget,
+  type RejectWith,
+  type Rule,
+  type SetElement,
+  type Statement,
+  type Table,
+  type Verdict,
+  type VerdictMapRef,
 } from "./model.js";
 
 export function verdictText(v: Verdict): string {
@@ -85,8 +91,9 @@ export function statementText(s: Statement): string {
     case "verdict":
       return verdictText(s.verdict);
     case "reject":
+      return s.with === undefined ? "reject" : `reject with ${rejectWithText(s.with, true)}`;
     case "counter":
-      return s.kind;
+      return counterText(s);
     case "mark-set":
       return `${s.short ? "mark" : "meta mark"} set ${exprText(s.value)}`;
     case "masquerade":
@@ -95,9 +102,84 @@ export function statementText(s: Statement): string {
       return `dnat to ${dnatTarget(s.address, s.port)}`;
     case "set-update":
       return `${s.op} @${s.set} { ${exprText(s.key)} }`;
+    case "snat":
+      return `snat ${s.family === undefined ? "" : `${s.family} `}to ${natTargetText(s.to)}${natFlagsText(s.flags)}`;
+    case "redirect":
+      return redirectText(s);
+    case "log":
+      return logText(s, true);
+    case "limit":
+      return limitText(s);
+    case "ct-mark-set":
+      return `ct mark set ${exprText(s.value)}`;
+    case "notrack":
+      return "notrack";
     default:
       return assertNever(s);
   }
+}
+
+/** `icmp type X` (`type` optional on input; nft lists it without) or `tcp reset`. */
+export function rejectWithText(w: RejectWith, typeWord: boolean): string {
+  return w.kind === "tcp reset" ? "tcp reset" : `${w.kind} ${typeWord ? "type " : ""}${w.type}`;
+}
+
+export function counterText(s: Extract<Statement, { kind: "counter" }>): string {
+  return s.packets === undefined && s.bytes === undefined
+    ? "counter"
+    : `counter packets ${s.packets ?? 0} bytes ${s.bytes ?? 0}`;
+}
+
+/** `ADDR[-ADDR][:PORT[-PORT]]`, IPv6 addresses bracketed when a port follows. */
+export function natTargetText(t: NatTarget): string {
+  const v6 = t.address.includes(":");
+  const bracket = (a: string): string => (v6 && t.port !== undefined ? `[${a}]` : a);
+  let out = bracket(t.address);
+  if (t.addressTo !== undefined) out += `-${bracket(t.addressTo)}`;
+  if (t.port !== undefined) out += `:${portRangeText(t.port, t.portTo)}`;
+  return out;
+}
+
+function portRangeText(from: number, to: number | undefined): string {
+  return to === undefined ? String(from) : `${from}-${to}`;
+}
+
+/** ` random,fully-random,persistent` in nft's order (print_nf_nat_flags). */
+export function natFlagsText(flags: readonly NatFlag[]): string {
+  const on = NAT_FLAGS.filter((f) => flags.includes(f));
+  return on.length === 0 ? "" : ` ${on.join(",")}`;
+}
+
+export function redirectText(s: Extract<Statement, { kind: "redirect" }>): string {
+  const to = s.port === undefined ? "" : ` to :${portRangeText(s.port, s.portTo)}`;
+  return `redirect${to}${natFlagsText(s.flags)}`;
+}
+
+/**
+ * `log prefix "P" group N level L flags ...` in nft's order (log_stmt_print); `canonicalLevel`
+ * drops the default level (warn) as nft lists it. Flags: all five are `flags all`; else
+ * `flags tcp sequence,options`, `flags ip options`, `flags skuid`, `flags ether`.
+ */
+export function logText(s: Extract<Statement, { kind: "log" }>, keepLevel: boolean): string {
+  let out = "log";
+  if (s.prefix !== undefined) out += ` prefix "${s.prefix}"`;
+  if (s.group !== undefined) out += ` group ${s.group}`;
+  if (s.level !== undefined && (keepLevel || s.level !== "warn")) out += ` level ${s.level}`;
+  const has = (f: LogFlag): boolean => s.flags.includes(f);
+  if (LOG_FLAGS.every(has)) return `${out} flags all`;
+  const tcp = [has("tcp sequence") ? "sequence" : "", has("tcp options") ? "options" : ""];
+  if (tcp.some((x) => x !== "")) out += ` flags tcp ${tcp.filter((x) => x !== "").join(",")}`;
+  if (has("ip options")) out += " flags ip options";
+  if (has("skuid")) out += " flags skuid";
+  if (has("ether")) out += " flags ether";
+  return out;
+}
+
+export function limitText(s: Extract<Statement, { kind: "limit" }>): string {
+  const rate = s.bytesUnit === undefined ? `${s.rate}` : `${s.rate} ${s.bytesUnit}`;
+  let out = `limit rate ${s.over ? "over " : ""}${rate}/${s.per}`;
+  if (s.burst !== undefined) out += ` burst ${s.burst} ${s.burstUnit ?? "packets"}`;
+  return out;
 }
 
 export function dnatTarget(address: string, port: number | undefined): string {

@@ -9,21 +9,35 @@
 import { assertNever } from "../../util/assert-never.js";
 import { canonicalIP } from "../../net/index.js";
 import { goQuote } from "./go-quote.js";
-import { canonicalIntervals, parseRange } from "./interval.js";
-import { BITWISE_SYMBOL, dnatTarget, verdictText } from "./knftables-text.js";
+import { canonicalIntervals, formatRange, parseRange } from "./interval.js";
+import {
+  BITWISE_SYMBOL,
+  counterText,
+  dnatTarget,
+  limitText,
+  logText,
+  natFlagsText,
+  redirectText,
+  rejectWithText,
+  verdictText,
+} from "./knftables-text.js";
 import type {
   BaseChainSpec,
   Chain,
   DataType,
   Expr,
+  ByteUnit,
   Family,
   NamedSet,
+  NatTarget,
+  RejectWith,
   Rule,
   SetElement,
   Statement,
   Table,
   VerdictMapRef,
 } from "./model.js";
+import { match, value } from "./model.js";
 import { formatNftTime } from "./time.js";
 
 export function listTable(t: Table): string {
@@ -158,7 +172,7 @@ function chainBlock(family: Family, c: Chain): string {
 }
 
 export function ruleCanonical(family: Family, r: Rule): string {
-  const body = withoutL4Dependency(r.statements)
+  const body = withoutL4Dependency(r.statements, family)
     .map((s) => statementCanonical(family, s))
     .join(" ");
   return r.comment === undefined ? body : `${body} comment ${goQuote(r.comment)}`;
@@ -181,9 +195,51 @@ function typeOf(e: Expr): DataType | undefined {
             : undefined;
     case "bitwise":
       return typeOf(e.left);
+    case "ct":
+      return e.key === "mark" ? "mark" : undefined;
     default:
       return undefined;
   }
+}
+
+/** Bit values of the ct state and ct status flags: nft lists flag lists in bit order. */
+const CT_BITS: Readonly<Record<"state" | "status", Readonly<Record<string, number>>>> = {
+  state: { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 },
+  status: {
+    expected: 1,
+    "seen-reply": 2,
+    assured: 4,
+    confirmed: 8,
+    snat: 16,
+    dnat: 32,
+    dying: 512,
+  },
+};
+
+function byCtBit(key: "state" | "status", items: readonly string[]): string[] {
+  const bits = CT_BITS[key];
+  return [...new Set(items)].sort((a, b) => (bits[a] ?? 1e9) - (bits[b] ?? 1e9));
+}
+
+/**
+ * `ct state new,established` lists as `established,new` (bit order); negated, nft lists the
+ * flags joined with ` | `; an anonymous set `{ new, invalid }` is sorted by value as well.
+ */
+function ctFlagsCanonical(
+  key: "state" | "status",
+  op: "==" | "!=",
+  right: Expr,
+): string | undefined {
+  const neg = op === "!=" ? "!= " : "";
+  if (right.kind === "value") {
+    const items = byCtBit(key, right.text.split(/\s*,\s*/));
+    return `${neg}${items.join(op === "!=" && items.length > 1 ? " | " : ",")}`;
+  }
+  if (right.kind === "set-literal") {
+    const items = byCtBit(key, right.elements);
+    return `${neg}${items.length === 1 ? (items[0] ?? "") : `{ ${items.join(", ")} }`}`;
+  }
+  return undefined;
 }
 
 function exprCanonical(e: Expr, type: DataType | undefined = undefined): string {
@@ -246,6 +302,10 @@ function vmapCanonical(m: VerdictMapRef): string {
 function statementCanonical(family: Family, s: Statement): string {
   switch (s.kind) {
     case "match": {
+      if (s.left.kind === "ct" && s.left.key !== "mark") {
+        const flags = ctFlagsCanonical(s.left.key, s.op, s.right);
+        if (flags !== undefined) return `ct ${s.left.key} ${flags}`;
+      }
       const type = typeOf(s.left);
       const right = exprCanonical(s.right, type);
       if (s.left.kind === "bitwise") return `${exprCanonical(s.left)} ${s.op} ${right}`;
@@ -256,9 +316,9 @@ function statementCanonical(family: Family, s: Statement): string {
     case "verdict":
       return verdictText(s.verdict);
     case "reject":
-      return "reject";
+      return rejectCanonical(family, s.with);
     case "counter":
-      return "counter packets 0 bytes 0";
+      return counterText({ ...s, packets: s.packets ?? 0 });
     case "mark-set":
       return `meta mark set ${s.value.kind === "value" ? markHex(s.value.text) : exprCanonical(s.value)}`;
     case "masquerade":
@@ -270,9 +330,83 @@ function statementCanonical(family: Family, s: Statement): string {
     }
     case "set-update":
       return `${s.op} @${s.set} { ${exprCanonical(s.key)} }`;
+    case "snat": {
+      const fam = family === "inet" ? `${s.family ?? "ip"} ` : "";
+      return `snat ${fam}to ${natTargetCanonical(s.to)}${natFlagsText(s.flags)}`;
+    }
+    case "redirect":
+      return redirectText(s);
+    case "log":
+      return logText(s, false);
+    case "limit":
+      return limitText(limitCanonical(s));
+    case "ct-mark-set":
+      return `ct mark set ${s.value.kind === "value" ? markHex(s.value.text) : exprCanonical(s.value)}`;
+    case "notrack":
+      return "notrack";
     default:
       return assertNever(s);
   }
+}
+
+/** The family's default reject (ICMP(v6)/ICMPX port unreachable) prints as bare `reject`. */
+function rejectCanonical(family: Family, w: RejectWith | undefined): string {
+  if (w === undefined) return "reject";
+  const implicit = family === "ip" ? "icmp" : family === "ip6" ? "icmpv6" : "icmpx";
+  if (w.kind === implicit && w.type === "port-unreachable") return "reject";
+  return `reject with ${rejectWithText(w, false)}`;
+}
+
+function natTargetCanonical(t: NatTarget): string {
+  const a = (x: string): string => canonicalIP(x, "strict") ?? x;
+  const c: NatTarget = {
+    ...t,
+    address: a(t.address),
+    ...(t.addressTo !== undefined ? { addressTo: a(t.addressTo) } : {}),
+  };
+  const v6 = c.address.includes(":");
+  const br = (x: string): string => (v6 && c.port !== undefined ? `[${x}]` : x);
+  // A range that is a prefix lists as one (`1.0.0.4-1.0.0.5` as `1.0.0.4/31`).
+  const r = c.addressTo === undefined ? undefined : parseRange(`${c.address}-${c.addressTo}`);
+  let out = br(c.address);
+  if (r !== undefined && !v6) out = formatRange(r.range, r.family);
+  else if (c.addressTo !== undefined) out += `-${br(c.addressTo)}`;
+  if (c.port !== undefined) out += `:${c.portTo === undefined ? c.port : `${c.port}-${c.portTo}`}`;
+  return out;
+}
+
+const BYTE_FACTOR: Readonly<Record<ByteUnit, number>> = {
+  bytes: 1,
+  kbytes: 1024,
+  mbytes: 1024 ** 2,
+};
+const BYTE_UNITS: readonly ByteUnit[] = ["bytes", "kbytes", "mbytes"];
+
+/** nft's get_rate: the largest unit the byte count divides into evenly. */
+function byteRate(n: number): { readonly value: number; readonly unit: ByteUnit } {
+  let i = 0;
+  let v = n;
+  while (v !== 0 && i < BYTE_UNITS.length - 1 && v % 1024 === 0) {
+    v /= 1024;
+    i++;
+  }
+  return { value: v, unit: BYTE_UNITS[i] as ByteUnit };
+}
+
+/** nft's limit_stmt_print: packet bursts of 5 (the default) and byte bursts of 0 are not shown. */
+function limitCanonical(
+  s: Extract<Statement, { kind: "limit" }>,
+): Extract<Statement, { kind: "limit" }> {
+  const base = { kind: "limit" as const, over: s.over, per: s.per };
+  if (s.bytesUnit === undefined) {
+    const burst = s.burst ?? 5;
+    return { ...base, rate: s.rate, ...(burst !== 5 && burst !== 0 ? { burst } : {}) };
+  }
+  const r = byteRate(s.rate * BYTE_FACTOR[s.bytesUnit]);
+  const burstBytes = (s.burst ?? 0) * BYTE_FACTOR[s.burstUnit ?? "bytes"];
+  if (burstBytes === 0) return { ...base, rate: r.value, bytesUnit: r.unit };
+  const b = byteRate(burstBytes);
+  return { ...base, rate: r.value, bytesUnit: r.unit, burst: b.value, burstUnit: b.unit };
 }
 
 const PORTED = new Set(["tcp", "udp", "sctp"]);
@@ -293,10 +427,26 @@ function thAs(e: Expr, p: "tcp" | "udp" | "sctp"): Expr {
  * `meta l4proto tcp` match or a `tcp ...` field), later `th` fields print as `tcp ...`; and a
  * `meta l4proto tcp` match that a later field depends on disappears.
  */
-function withoutL4Dependency(stmts: readonly Statement[]): readonly Statement[] {
+function withoutL4Dependency(stmts: readonly Statement[], family: Family): readonly Statement[] {
   const out: Statement[] = [];
   let proto: "tcp" | "udp" | "sctp" | undefined;
+  // `reject with tcp reset` depends on `meta l4proto tcp` too: in ip/ip6 nft hides that match,
+  // in inet it shows it (and adds it where the rule has none).
+  const resets = (x: Statement, p: string): boolean =>
+    p === "tcp" && family !== "inet" && x.kind === "reject" && x.with?.kind === "tcp reset";
   stmts.forEach((s, i) => {
+    if (
+      s.kind === "reject" &&
+      s.with?.kind === "tcp reset" &&
+      family === "inet" &&
+      proto === undefined
+    ) {
+      // nft puts the dependency it adds at the front of the rule.
+      out.unshift(match({ kind: "meta", key: "l4proto", short: false }, value("tcp")));
+      out.push(s);
+      proto = "tcp";
+      return;
+    }
     if (
       s.kind === "match" &&
       s.op === "==" &&
@@ -308,7 +458,10 @@ function withoutL4Dependency(stmts: readonly Statement[]): readonly Statement[] 
       const p = s.right.text as "tcp" | "udp" | "sctp";
       const rest = stmts.slice(i + 1);
       const used = rest.some(
-        (x) => (x.kind === "match" && hasTh(x.left, p)) || (x.kind === "vmap" && hasTh(x.key, p)),
+        (x) =>
+          (x.kind === "match" && hasTh(x.left, p)) ||
+          (x.kind === "vmap" && hasTh(x.key, p)) ||
+          resets(x, p),
       );
       proto ??= p;
       if (used) return;

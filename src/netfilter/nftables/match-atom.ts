@@ -18,6 +18,8 @@ export interface NftPacket {
   readonly ctState: string;
   /** e.g. `dnat`, `snat`, `confirmed`. */
   readonly ctStatus: readonly string[];
+  /** The connection's mark (`ct mark`); absent: 0. */
+  readonly ctMark?: number;
 }
 
 const PROTO_NUMBERS: Readonly<Record<string, string>> = {

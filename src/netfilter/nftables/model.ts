@@ -104,7 +104,7 @@ export type Expr =
       readonly key: "l4proto" | "mark" | "iifname" | "oifname" | "nfproto";
       readonly short: boolean;
     }
-  | { readonly kind: "ct"; readonly key: "state" | "status" }
+  | { readonly kind: "ct"; readonly key: "state" | "status" | "mark" }
   | { readonly kind: "fib"; readonly flag: "saddr" | "daddr"; readonly result: "type" }
   | { readonly kind: "numgen"; readonly mode: "random"; readonly mod: number }
   | { readonly kind: "concat"; readonly parts: readonly Expr[] }
@@ -146,8 +146,10 @@ export type Statement =
     }
   | { readonly kind: "vmap"; readonly key: Expr; readonly map: VerdictMapRef }
   | { readonly kind: "verdict"; readonly verdict: Verdict }
-  | { readonly kind: "reject" }
-  | { readonly kind: "counter" }
+  /** `reject` (the family's default: ICMP port unreachable) or `reject with ...`. */
+  | { readonly kind: "reject"; readonly with?: RejectWith }
+  /** `counter`, or `counter packets N bytes M` (the values nft lists). */
+  | { readonly kind: "counter"; readonly packets?: number; readonly bytes?: number }
   | { readonly kind: "mark-set"; readonly value: Expr; readonly short: boolean }
   | { readonly kind: "masquerade"; readonly fullyRandom: boolean }
   /** `dnat to ADDR[:PORT]` (IPv6 addresses bracketed when a port follows). */
@@ -157,7 +159,90 @@ export type Statement =
       readonly op: "update" | "add";
       readonly set: string;
       readonly key: Expr;
-    };
+    }
+  /** `snat [ip|ip6] to ADDR[-ADDR][:PORT[-PORT]] [FLAGS]`; `family` as written (needed in inet). */
+  | {
+      readonly kind: "snat";
+      readonly family?: "ip" | "ip6";
+      readonly to: NatTarget;
+      readonly flags: readonly NatFlag[];
+    }
+  /** `redirect [to :PORT[-PORT]] [FLAGS]`: DNAT to the incoming interface's address (127.0.0.1 / ::1 on output). */
+  | {
+      readonly kind: "redirect";
+      readonly port?: number;
+      readonly portTo?: number;
+      readonly flags: readonly NatFlag[];
+    }
+  /** `log [prefix "P"] [group N] [level L] [flags ...]`: no effect on the packet. */
+  | {
+      readonly kind: "log";
+      readonly prefix?: string;
+      readonly group?: number;
+      readonly level?: LogLevel;
+      readonly flags: readonly LogFlag[];
+    }
+  /**
+   * `limit rate [over] N[ UNIT]/PER [burst B[ UNIT]]` as a match. The tracer's model: every
+   * packet is under the limit (a probe is one connection's first packets), so `limit rate` always
+   * matches and `limit rate over` never does (docs/nftables-proxier.md).
+   */
+  | {
+      readonly kind: "limit";
+      readonly over: boolean;
+      readonly rate: number;
+      /** Absent: packets; else the rate is bytes in this unit. */
+      readonly bytesUnit?: ByteUnit;
+      readonly per: RateUnit;
+      readonly burst?: number;
+      /** The burst's byte unit (byte limits only). */
+      readonly burstUnit?: ByteUnit;
+    }
+  /** `ct mark set EXPR`: the connection's mark. */
+  | { readonly kind: "ct-mark-set"; readonly value: Expr }
+  /** `notrack`: the packet skips conntrack (no NAT for it). */
+  | { readonly kind: "notrack" };
+
+export type NatFlag = "random" | "fully-random" | "persistent";
+export const NAT_FLAGS: readonly NatFlag[] = ["random", "fully-random", "persistent"];
+
+/** `ADDR[-ADDR][:PORT[-PORT]]`: what a NAT statement maps to (IPv6 addresses unbracketed). */
+export interface NatTarget {
+  readonly address: string;
+  readonly addressTo?: string;
+  readonly port?: number;
+  readonly portTo?: number;
+}
+
+export type RejectWith =
+  | { readonly kind: "icmp" | "icmpv6" | "icmpx"; readonly type: string }
+  | { readonly kind: "tcp reset" };
+
+export type LogLevel =
+  "emerg" | "alert" | "crit" | "err" | "warn" | "notice" | "info" | "debug" | "audit";
+export const LOG_LEVELS: readonly LogLevel[] = [
+  "emerg",
+  "alert",
+  "crit",
+  "err",
+  "warn",
+  "notice",
+  "info",
+  "debug",
+  "audit",
+];
+/** The log flags nft knows, in the order it prints them. */
+export type LogFlag = "tcp sequence" | "tcp options" | "ip options" | "skuid" | "ether";
+export const LOG_FLAGS: readonly LogFlag[] = [
+  "tcp sequence",
+  "tcp options",
+  "ip options",
+  "skuid",
+  "ether",
+];
+
+export type RateUnit = "second" | "minute" | "hour" | "day" | "week";
+export type ByteUnit = "bytes" | "kbytes" | "mbytes";
 
 // ---- helpers for building ----
 

@@ -7,15 +7,16 @@
  * walk states: marks, DNAT and masquerade (through the same NAT mapping as the targets),
  * drops and rejects.
  */
-import { formatIP, joinHostPort, parseIP } from "../../net/index.js";
+import { formatIP, joinHostPort, parseIP, type IPAddress } from "../../net/index.js";
+import type { Target } from "../targets/index.js";
 import type { Hook as NftHook, Table as NftTable } from "../nftables/model.js";
-import { NftEvaluator, type Branch } from "../nftables/evaluate.js";
+import { NftEvaluator, type Branch, type NatAction } from "../nftables/evaluate.js";
 import type { NftPacket } from "../nftables/match-atom.js";
 import type { Hook, Packet, TableName } from "../model.js";
 import { addrTypeOf } from "./addressing.js";
 import type { HookRunner } from "./hooks.js";
 import type { TraceStep } from "./result.js";
-import { natMapping, withNatState } from "./target-effects.js";
+import { natMapping, UNTRACKED, withNatState } from "./target-effects.js";
 import { packetWith, patch, type WalkState } from "./walk-state.js";
 
 /** iptables table priorities (NF_IP_PRI_*), per hook, in hook order. */
@@ -149,6 +150,7 @@ function nftPacketOf(p: Packet): NftPacket {
       ...(p.ctState.includes("DNAT") ? ["dnat"] : []),
       ...(p.ctState.includes("SNAT") ? ["snat"] : []),
     ],
+    ctMark: p.connmark,
   };
 }
 
@@ -172,13 +174,21 @@ export function runNftStage(
       out.push(s);
       continue;
     }
+    const hook = stage.table.chains.find((c) => c.name === stage.chain)?.base?.hook;
     for (const b of ev.runBase(stage.chain, nftPacketOf(s.pkt)))
-      apply(r, s, b, `${family} ${stage.table.name}`, out);
+      apply(r, s, b, `${family} ${stage.table.name}`, out, hook === "output");
   }
   return out;
 }
 
-function apply(r: HookRunner, s0: WalkState, b: Branch, where: string, out: WalkState[]): void {
+function apply(
+  r: HookRunner,
+  s0: WalkState,
+  b: Branch,
+  where: string,
+  out: WalkState[],
+  localOut: boolean,
+): void {
   let path = s0.path;
   for (const p of b.path) path = { head: `${where}/${p}`, tail: path };
   let s = patch(s0, { prob: s0.prob * b.probability, path });
@@ -187,6 +197,11 @@ function apply(r: HookRunner, s0: WalkState, b: Branch, where: string, out: Walk
     s = patch(s, { pkt: packetWith(s.pkt, { mark: b.packet.mark }) });
     if (r.explain) s = step(s, { kind: "mark", from, to: `0x${b.packet.mark.toString(16)}` });
   }
+  if ((b.packet.ctMark ?? 0) !== s.pkt.connmark)
+    s = patch(s, { pkt: packetWith(s.pkt, { connmark: b.packet.ctMark ?? 0 }) });
+  // `notrack`: no conntrack entry, so no NAT for this packet (as the NOTRACK target).
+  if (b.packet.ctState === "untracked" && !s.untracked)
+    s = patch(s, { untracked: true, pkt: packetWith(s.pkt, { ctState: UNTRACKED }) });
   const f = b.final;
   switch (f.kind) {
     case "accept":
@@ -202,6 +217,45 @@ function apply(r: HookRunner, s0: WalkState, b: Branch, where: string, out: Walk
       return;
     case "nat": {
       const pkt = s.pkt;
+      if (s.untracked) {
+        // The kernel's NAT statements need a conntrack entry: without one they do nothing
+        // and the rule's implicit accept ends the chain.
+        out.push(s);
+        return;
+      }
+      if (f.nat.kind === "snat" || f.nat.kind === "redirect") {
+        const target = natTargetOf(r, f.nat, pkt, localOut);
+        if (target === undefined) {
+          // redirect on an interface without an address of the family: the kernel drops.
+          r.finals.push({ state: s, stoppedBy: "DROP", delivery: "stopped" });
+          return;
+        }
+        const m = natMapping(r.dp, target, pkt)!;
+        const manip = target.kind === "DNAT" ? "dst" : "src";
+        const before =
+          manip === "dst"
+            ? joinHostPort(formatIP(pkt.dst), pkt.dport)
+            : joinHostPort(formatIP(pkt.src), pkt.sport);
+        s = patch(s, {
+          pkt: {
+            ...packetWith(
+              pkt,
+              manip === "dst" ? { dst: m.ip, dport: m.port } : { src: m.ip, sport: m.port },
+            ),
+            ctState: withNatState(pkt.ctState, manip === "dst" ? "DNAT" : "SNAT"),
+          },
+          ...(manip === "dst" ? { dnat: true } : { snat: true }),
+          ...(m.randomPort !== undefined ? { randomPort: m.randomPort } : {}),
+        });
+        if (r.explain)
+          s = step(s, {
+            kind: manip === "dst" ? "dnat" : "snat",
+            from: before,
+            to: joinHostPort(formatIP(m.ip), m.port),
+          });
+        out.push(s);
+        return;
+      }
       if (f.nat.kind === "dnat") {
         const ip = parseIP(f.nat.address ?? "", "lenient");
         if (ip === undefined) throw new Error(`${where}: dnat to ${f.nat.address}: not an address`);
@@ -250,4 +304,47 @@ function apply(r: HookRunner, s0: WalkState, b: Branch, where: string, out: Walk
 
 function step(s: WalkState, t: TraceStep): WalkState {
   return patch(s, { steps: { head: t, tail: s.steps } });
+}
+
+/**
+ * `snat to` and `redirect` as the iptables targets the kernel runs for them (nft_nat and
+ * nft_redir share nf_nat with SNAT/REDIRECT). Redirect maps to 127.0.0.1 / ::1 for locally
+ * generated packets, else to the first address of the incoming interface (undefined: none,
+ * and the kernel drops the packet); the port stays unless one is given.
+ */
+function natTargetOf(
+  r: HookRunner,
+  nat: NatAction,
+  pkt: Packet,
+  localOut: boolean,
+): Extract<Target, { kind: "SNAT" | "DNAT" }> | undefined {
+  const flags = nat.flags ?? [];
+  const ports =
+    nat.port !== undefined ? { ports: { from: nat.port, to: nat.portTo ?? nat.port } } : {};
+  if (nat.kind === "snat") {
+    const from = parseIP(nat.address ?? "", "lenient");
+    if (from === undefined) throw new Error(`snat to ${nat.address}: not an address`);
+    const to = nat.addressTo === undefined ? from : parseIP(nat.addressTo, "lenient");
+    if (to === undefined) throw new Error(`snat to ${nat.addressTo}: not an address`);
+    return {
+      kind: "SNAT",
+      to: { ipFrom: from, ipTo: to, ...ports },
+      random: flags.includes("random"),
+      randomFully: flags.includes("fully-random"),
+      persistent: flags.includes("persistent"),
+    };
+  }
+  let address: IPAddress | undefined;
+  if (localOut) address = parseIP(pkt.family === "IPv4" ? "127.0.0.1" : "::1", "strict");
+  else
+    address = r.dp.addresses.find(
+      (a) => a.interfaceName === pkt.inInterface && a.cidr.family === pkt.family,
+    )?.cidr.address;
+  if (address === undefined) return undefined;
+  return {
+    kind: "DNAT",
+    to: { ipFrom: address, ipTo: address, ...ports },
+    random: flags.includes("random"),
+    persistent: flags.includes("persistent"),
+  };
 }

@@ -18,9 +18,11 @@ import type {
   Rule,
   SetElement,
   SetFlag,
+  Statement,
   Table,
   Verdict,
 } from "../model.js";
+import { parseIP } from "../../../net/index.js";
 import { parseRule } from "./rule.js";
 import { Cursor, NftParseError, tokenize, type Token } from "./tokens.js";
 
@@ -535,7 +537,11 @@ class Parser {
         else for (const e of s.map.entries) refs(e.verdict);
       }
       if (s.kind === "match" && s.right.kind === "set-ref") setRef(s.right.name);
+      if (s.kind === "match" && s.left.kind === "meta" && s.left.key === "l4proto")
+        if (s.op === "==" && s.right.kind === "set-literal") l4 ??= "{set}";
       if (s.kind === "set-update") setRef(s.set);
+      const problem = natOrRejectProblem(s, t.family, l4);
+      if (problem !== undefined) throw new NftParseError(this.file, at.line, at.col, problem);
     }
     return rule;
   }
@@ -692,5 +698,50 @@ class Parser {
       const lc = this.cursor(line);
       chain.rules.push(this.checkedRule(lc, t));
     }
+  }
+}
+
+/**
+ * What nft refuses in NAT and reject statements: a port mapping without a transport protocol
+ * match before it, a `snat` without `ip`/`ip6` in an inet table, an ICMP kind of the other
+ * family (`icmpx` only in inet).
+ */
+function natOrRejectProblem(
+  s: Statement,
+  family: Family,
+  l4: string | undefined,
+): string | undefined {
+  switch (s.kind) {
+    case "dnat":
+    case "snat":
+    case "redirect": {
+      const hasPort = s.kind === "snat" ? s.to.port !== undefined : s.port !== undefined;
+      if (hasPort && l4 === undefined)
+        return `${s.kind}: transport protocol mapping is only valid after transport protocol match`;
+      if (s.kind === "snat" && family === "inet" && s.family === undefined)
+        return "snat: ip or ip6 must be specified with address for inet tables";
+      if (s.kind === "snat" && s.family !== undefined && family !== "inet" && s.family !== family)
+        return `snat ${s.family}: conflicting family in an ${family} table`;
+      const address = s.kind === "snat" ? s.to.address : s.kind === "dnat" ? s.address : undefined;
+      const want = s.kind === "snat" && s.family !== undefined ? s.family : family;
+      if (address !== undefined && want !== "inet") {
+        const v6 = parseIP(address, "lenient")?.family === "IPv6";
+        if (v6 !== (want === "ip6"))
+          return `${s.kind} to ${address}: not an address of the ${want} family`;
+      }
+      return undefined;
+    }
+    case "reject": {
+      const w = s.with;
+      if (w?.kind === "tcp reset" && l4 !== undefined && l4 !== "tcp" && l4 !== "{set}")
+        return `reject with tcp reset: you cannot use tcp reset with this protocol (${l4})`;
+      if (w === undefined || w.kind === "tcp reset" || family === "inet") return undefined;
+      if (w.kind === "icmpx") return "reject with icmpx: abstracted ICMP unreachable not supported";
+      if ((w.kind === "icmp") !== (family === "ip"))
+        return `reject with ${w.kind}: not an ICMP kind of the ${family} family`;
+      return undefined;
+    }
+    default:
+      return undefined;
   }
 }

@@ -15,6 +15,14 @@ import type {
   Verdict,
   VerdictMapRef,
 } from "../model.js";
+import {
+  parseLimit,
+  parseLog,
+  parseRedirect,
+  parseRejectWith,
+  parseSnat,
+  count,
+} from "./statements.js";
 import type { Cursor, Token } from "./tokens.js";
 
 const PAYLOAD_PROTOCOLS = new Set(["ip", "ip6", "th", "tcp", "udp", "sctp"]);
@@ -87,16 +95,24 @@ function parseStatement(c: Cursor): Statement {
   if (verdict !== undefined) return { kind: "verdict", verdict };
   switch (t.text) {
     case "reject":
-      if (c.peekText() === "with")
-        throw c.error(c.peek() as Token, 'unsupported statement "reject with"');
-      return { kind: "reject" };
-    case "counter":
-      if (c.accept("packets")) {
-        c.next("a packet count");
-        c.expect("bytes");
-        c.next("a byte count");
-      }
-      return { kind: "counter" };
+      return c.accept("with") ? { kind: "reject", with: parseRejectWith(c) } : { kind: "reject" };
+    case "counter": {
+      if (!c.accept("packets")) return { kind: "counter" };
+      const packets = count(c, c.next("a packet count"), "counter packets");
+      c.expect("bytes");
+      const bytes = count(c, c.next("a byte count"), "counter bytes");
+      return { kind: "counter", packets, bytes };
+    }
+    case "snat":
+      return parseSnat(c);
+    case "redirect":
+      return parseRedirect(c);
+    case "log":
+      return parseLog(c, t);
+    case "limit":
+      return parseLimit(c);
+    case "notrack":
+      return { kind: "notrack" };
     case "masquerade":
       return { kind: "masquerade", fullyRandom: c.accept("fully-random") };
     case "dnat":
@@ -115,6 +131,11 @@ function parseStatement(c: Cursor): Statement {
       break;
   }
   if (!EXPR_START.has(t.text)) throw c.error(t, `unknown statement or expression "${t.text}"`);
+  if (t.text === "ct" && c.peekText() === "mark" && c.peekText(1) === "set") {
+    c.next("mark");
+    c.next("set");
+    return { kind: "ct-mark-set", value: parseValueExpr(c) };
+  }
   // `mark set ...` / `meta mark set ...`.
   if (
     (t.text === "mark" && c.peekText() === "set") ||
@@ -197,9 +218,10 @@ function parseRight(c: Cursor): Expr {
   if (t.kind === "word" && t.text.startsWith("@") && t.text.length > 1)
     return { kind: "set-ref", name: t.text.slice(1) };
   if (t.kind === "punct") throw c.error(t, `unexpected "${t.text}"`);
-  // `ct state established,related`: a comma-separated list is one value.
+  // `ct state established,related`: a comma-separated list is one value (nft lists a negated
+  // one as `established | related`).
   let text = t.text;
-  while (c.peekText() === "," && c.peek(1)?.kind === "word") {
+  while ((c.peekText() === "," || c.peekText() === "|") && c.peek(1)?.kind === "word") {
     c.next(",");
     text += `,${c.next("a value").text}`;
   }
@@ -257,7 +279,7 @@ function parsePrimary(c: Cursor, t: Token): Expr {
       return { kind: "meta", key: word, short: true };
     case "ct": {
       const k = c.next("a ct key");
-      if (k.text !== "state" && k.text !== "status")
+      if (k.text !== "state" && k.text !== "status" && k.text !== "mark")
         throw c.error(k, `unknown expression "ct ${k.text}"`);
       return { kind: "ct", key: k.text };
     }
