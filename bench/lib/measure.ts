@@ -48,10 +48,11 @@ export function medianOf(n: number, run: () => Run): Run {
 
 /** The CLI entry as a user runs it after `npm run build`. */
 export function cliArgv(root: string): string[] {
-  const bin = `${root}/bin/kube-netsim.js`;
-  if (!existsSync(`${root}/dist/cli/main.js`))
+  // The built CLI itself: bin/kube-netsim.js in a clone runs the sources through tsx instead.
+  const main = `${root}/dist/esm/cli/main.js`;
+  if (!existsSync(main))
     throw new Error(
       "dist/ is missing: run `npm run build` first (the benchmark runs the built CLI)",
     );
-  return [process.execPath, bin];
+  return [process.execPath, main];
 }

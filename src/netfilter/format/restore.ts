@@ -2,15 +2,11 @@
  * `iptables-restore` input from a rule set. Rules keep the text they were written with
  * (`Rule.written`, quotes kept), and a parsed table keeps its lines in their
  * original order (declarations, rules across chains, `-X` deletions), so kube-proxy's restore
- * text round-trips byte for byte. A rule built in code (no `written`) is printed canonically.
+ * text round-trips byte for byte; a rule set from build/ carries the same lines, so it prints
+ * its generator's text. A rule without `written` is printed canonically.
  */
 import { BUILTIN_CHAINS, type Chain, type Rule, type RuleSet, type Table } from "../model.js";
 import { formatRuleBody } from "./rule.js";
-
-interface Line {
-  readonly at: number;
-  readonly text: string;
-}
 
 function counters(c: { readonly counters?: Rule["counters"] }): string {
   return `[${c.counters?.packets ?? 0n}:${c.counters?.bytes ?? 0n}]`;
@@ -32,20 +28,21 @@ function formatTable(t: Table, family: RuleSet["family"]): string {
     t.line !== undefined && t.chains.every((c) => c.rules.every((r) => r.line !== undefined));
   const out: string[] = [`*${t.name}`];
   if (parsed) {
-    const lines: Line[] = [];
+    // Lines are distinct: place each at its line, then read them in order (no sort).
+    const first = t.line;
+    const at: string[] = [];
+    const put = (line: number, text: string): void => {
+      at[line - first] = text;
+    };
     for (const c of t.chains) {
-      if (c.line !== undefined)
-        lines.push({ at: c.line, text: chainDecl(c, builtins.includes(c.name)) });
-      for (const r of c.rules)
-        lines.push({ at: r.line as number, text: ruleLine(c.name, r, family) });
+      if (c.line !== undefined) put(c.line, chainDecl(c, builtins.includes(c.name)));
+      for (const r of c.rules) put(r.line as number, ruleLine(c.name, r, family));
     }
     for (const d of t.deleted ?? []) {
-      if (d.declaredLine !== undefined)
-        lines.push({ at: d.declaredLine, text: `:${d.name} - [0:0]` });
-      lines.push({ at: d.line, text: `-X ${d.name}` });
+      if (d.declaredLine !== undefined) put(d.declaredLine, `:${d.name} - [0:0]`);
+      put(d.line, `-X ${d.name}`);
     }
-    lines.sort((a, b) => a.at - b.at);
-    for (const l of lines) out.push(l.text);
+    for (const text of at) if (text !== undefined) out.push(text);
   } else {
     for (const c of t.chains) out.push(chainDecl(c, builtins.includes(c.name)));
     for (const c of t.chains) for (const r of c.rules) out.push(ruleLine(c.name, r, family));
