@@ -19,6 +19,7 @@ import type {
   AddrtypeMatch,
   CommentMatch,
   ConntrackMatch,
+  IpvsMatch,
   SctpMatch,
   TcpMatch,
   UdpMatch,
@@ -112,6 +113,8 @@ export class SharedRuleValues {
 function single(port: number): Negatable<PortRange> {
   return { value: { from: port, to: port }, negated: NOT };
 }
+
+const PROTOCOL_NUMBERS = { tcp: 6, udp: 17, sctp: 132 } as const;
 
 const VERDICTS: Readonly<Record<Verdict, Target>> = {
   ACCEPT: { kind: "ACCEPT" },
@@ -302,6 +305,17 @@ export class RuleBuilder {
       { module: "set", name, flags, negated },
       `-m set ${negated ? "! " : ""}--match-set ${name} ${flags.join(",")}`,
     );
+  }
+
+  /** `-m ipvs --vaddr IP --vproto PROTOCOL --vport PORT`: the packet's IPVS virtual service. */
+  ipvsVirtualService(ip: string, protocol: "tcp" | "udp" | "sctp", port: number): this {
+    const m: IpvsMatch = {
+      module: "ipvs",
+      vaddr: this.values.address(ip, NOT, "--vaddr"),
+      vproto: { value: PROTOCOL_NUMBERS[protocol], negated: NOT },
+      vport: { value: port, negated: NOT },
+    };
+    return this.match(m, `-m ipvs --vaddr ${ip} --vproto ${protocol} --vport ${port}`);
   }
 
   // ---- targets: each finishes the rule ----
