@@ -34,8 +34,8 @@ export class TableBuilder {
   readonly #chains = new Map<string, ChainDraft>();
   /** Declared chains in declaration order. */
   readonly #declared: ChainDraft[] = [];
-  /** Rules in the order written (their `line` holds the index until `build`). */
-  readonly #written: Rule[] = [];
+  /** Rules written so far (a rule's `line` holds its index among them until `build`). */
+  #written = 0;
   readonly #rule: RuleBuilder;
 
   constructor(
@@ -77,20 +77,20 @@ export class TableBuilder {
   }
 
   #add(rule: Rule): void {
-    (rule as { line: number }).line = this.#written.length;
-    this.#written.push(rule);
+    (rule as { line: number }).line = this.#written++;
     (this.#current as ChainDraft).rules.push(rule);
   }
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
   get lineCount(): number {
-    return this.#declared.length + this.#written.length + 2;
+    return this.#declared.length + this.#written + 2;
   }
 
   /** The table, its first line at `line`: built-in chains, then user chains as declared. */
   build(line: number): Table {
     const firstRule = line + 1 + this.#declared.length;
-    for (const r of this.#written) (r as { line: number }).line += firstRule;
+    for (const c of this.#chains.values())
+      for (const r of c.rules) (r as { line: number }).line += firstRule;
     const chains: Chain[] = [];
     for (const c of this.#chains.values()) {
       if (c.builtin) chains.push({ name: c.name, rules: c.rules, policy: "ACCEPT" });
