@@ -11,12 +11,13 @@
  */
 import { createHash } from "node:crypto";
 import type { Protocol } from "../net/index.js";
+import { KUBE_MARK_MASQ } from "../proxiers/common/chain-names.js";
 import { chainHash } from "../proxiers/common/hash.js";
 
 export const KUBE_HOSTPORTS_CHAIN = "KUBE-HOSTPORTS";
 export const KUBE_HOSTPORT_CHAIN_PREFIX = "KUBE-HP-";
 /** kube-proxy's chain; the hostport manager jumps to it for hairpin traffic but never writes it. */
-export const KUBE_MARK_MASQ_CHAIN = "KUBE-MARK-MASQ";
+export const KUBE_MARK_MASQ_CHAIN = KUBE_MARK_MASQ;
 
 export const CNI_HOSTPORT_DNAT_CHAIN = "CNI-HOSTPORT-DNAT";
 export const CNI_HOSTPORT_SETMARK_CHAIN = "CNI-HOSTPORT-SETMARK";
