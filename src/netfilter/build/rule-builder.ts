@@ -407,8 +407,9 @@ export class RuleBuilder {
     if (ms.length > 0) {
       if (this.#portAt !== -1) ms[this.#portAt] = this.values.port(ms[this.#portAt] as PortDraft);
       const last = this.#lastMatches;
-      matches =
-        last.length === ms.length && ms.every((m, i) => m === last[i]) ? last : (ms as Match[]);
+      let same = last.length === ms.length;
+      for (let i = 0; same && i < ms.length; i++) same = ms[i] === last[i];
+      matches = same ? last : (ms as Match[]);
       this.#lastMatches = matches;
     }
     const written = this.#words.join(" ");
