@@ -12,7 +12,6 @@ import { ipvsHook } from "../../netfilter/ipvs/index.js";
 import { ipsetContains, parseIpsetSave, type Ipset } from "../../netfilter/ipset/index.js";
 import type { IpsetKey, IpsetKeyPart } from "../../netfilter/model.js";
 import type { IpsetMembership } from "../../netfilter/trace/dataplane.js";
-import { parseIptables } from "../../netfilter/parse/iptables.js";
 import type { NodeDataplaneInput } from "../../netfilter/trace/dataplane.js";
 import { DUMMY_DEVICE, renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
 
@@ -27,9 +26,7 @@ export function ipvsDataplaneInput(
   opts: { readonly proxyConfig: KubeProxyConfiguration; readonly node: NodeEnvironment },
 ): IpvsDataplaneParts {
   const render = renderIpvs(cluster, opts);
-  const ruleSets = render.state.families.map((f) =>
-    parseIptables(f.iptablesWithJumps, { file: `<kube-proxy ipvs ${f.family}>`, family: f.family }),
-  );
+  const ruleSets = render.state.families.map((f) => f.ruleSet);
   const sets = parseIpsetSave(render.ipset, "<kube-proxy ipvs ipsets>");
   const input: NodeDataplaneInput = {
     ruleSets,

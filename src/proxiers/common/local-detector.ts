@@ -5,6 +5,7 @@
  */
 import { formatCIDRAsWritten, type IPFamily } from "../../net/index.js";
 import type { Node } from "../../model/kinds.js";
+import type { RuleBuilder } from "../../netfilter/build/rule-builder.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
 import { parseCIDRSloppy } from "./service-port.js";
 
@@ -69,4 +70,18 @@ export function ifLocalArgs(d: LocalDetector): readonly string[] {
 /** iptables arguments matching traffic not from local pods (empty for `none`). */
 export function ifNotLocalArgs(d: LocalDetector): readonly string[] {
   return ifLocalArgs(d).length === 0 ? [] : ["!", ...ifLocalArgs(d)];
+}
+
+/** Adds the detector's condition to a rule: traffic from local pods, or (`negated`) not. */
+export function fromLocal(rule: RuleBuilder, d: LocalDetector, negated = false): RuleBuilder {
+  switch (d.kind) {
+    case "none":
+      return rule;
+    case "cidr":
+      return rule.source(d.cidr, negated);
+    case "interface":
+      return rule.inInterface(d.name, negated);
+    case "interface-prefix":
+      return rule.inInterface(`${d.prefix}+`, negated);
+  }
 }

@@ -14,31 +14,49 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from "./chain-names.js";
-import { commentArgs } from "./restore-buffers.js";
+import type { TableBuilder } from "../../netfilter/build/rule-set-builder.js";
+import { commentArgs } from "./comments.js";
 
 export interface BuiltinJump {
   readonly table: TableName;
   readonly chain: "INPUT" | "FORWARD" | "OUTPUT" | "PREROUTING" | "POSTROUTING";
   readonly target: string;
+  readonly comment: string | undefined;
+  /** Only for new connections (`-m conntrack --ctstate NEW`, before the comment). */
+  readonly newOnly: boolean;
   /** The rule words after `-A CHAIN`, as kube-proxy passes them. */
   readonly rule: string;
 }
 
-const NEW = "-m conntrack --ctstate NEW";
+const NEW = true;
 const jump = (
   table: TableName,
   chain: BuiltinJump["chain"],
   target: string,
   comment: string | undefined,
-  extra = "",
+  newOnly = false,
 ): BuiltinJump => ({
   table,
   chain,
   target,
-  rule: [extra, comment === undefined ? "" : commentArgs(comment), `-j ${target}`]
+  comment,
+  newOnly,
+  rule: [
+    newOnly ? "-m conntrack --ctstate NEW" : "",
+    comment === undefined ? "" : commentArgs(comment),
+    `-j ${target}`,
+  ]
     .filter((s) => s !== "")
     .join(" "),
 });
+
+/** Appends the jump `j` to its built-in chain in `table`. */
+export function appendBuiltinJump(table: TableBuilder, j: BuiltinJump): void {
+  const rule = table.append(j.chain);
+  if (j.newOnly) rule.ctstate(["NEW"]);
+  if (j.comment !== undefined) rule.comment(j.comment);
+  rule.jump(j.target);
+}
 
 /** In the order kube-proxy ensures them (iptablesJumpChains, then the kubelet duplicates). */
 export const ENSURED_JUMPS: readonly BuiltinJump[] = [

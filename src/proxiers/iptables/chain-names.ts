@@ -1,20 +1,22 @@
 /**
  * Chain names of kube-proxy's iptables mode (spec §3). No call site builds a `KUBE-…` string
- * itself: top-level names are constants, per-service ones come from the helpers below.
+ * itself: top-level names are the constants of common/chain-names.ts, per-service ones come from
+ * the helpers below.
  */
 import { chainHash } from "../common/hash.js";
 import type { Endpoint } from "../common/endpoint.js";
 import type { ServicePort } from "../common/service-port.js";
 
-export const KUBE_SERVICES = "KUBE-SERVICES";
-export const KUBE_EXTERNAL_SERVICES = "KUBE-EXTERNAL-SERVICES";
-export const KUBE_FORWARD = "KUBE-FORWARD";
-export const KUBE_NODEPORTS = "KUBE-NODEPORTS";
-export const KUBE_PROXY_FIREWALL = "KUBE-PROXY-FIREWALL";
-/** kubelet's anti-martian chain, which kube-proxy also writes (IPv4 + localhost NodePorts). */
-export const KUBE_FIREWALL = "KUBE-FIREWALL";
-export const KUBE_POSTROUTING = "KUBE-POSTROUTING";
-export const KUBE_MARK_MASQ = "KUBE-MARK-MASQ";
+export {
+  KUBE_SERVICES,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FORWARD,
+  KUBE_NODEPORTS,
+  KUBE_PROXY_FIREWALL,
+  KUBE_FIREWALL,
+  KUBE_POSTROUTING,
+  KUBE_MARK_MASQ,
+} from "../common/chain-names.js";
 
 export const SERVICE_CHAIN_PREFIXES = [
   "KUBE-SVC-",

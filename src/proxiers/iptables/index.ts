@@ -12,4 +12,4 @@ export * from "./render-restore.js";
 export * from "./render.js";
 export * from "./render-iptables.js";
 export * from "./upstream-sort.js";
-export { quoteComment } from "./restore-buffers.js";
+export { quoteComment } from "./comments.js";

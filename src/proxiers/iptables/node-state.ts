@@ -1,44 +1,38 @@
 /**
- * The iptables state of a node after kube-proxy's first full sync on a clean host, in
- * iptables-restore form: the built-in chains with the jumps of spec §2.2 (kube-proxy's
- * EnsureChain/EnsureRule calls) plus the restore input loaded with --noflush. Loading this
- * text into an empty network namespace gives exactly the tables iptables-save then prints.
+ * The iptables state of a node after kube-proxy's first full sync on a clean host: the built-in
+ * chains with the jumps of spec §2.2 (kube-proxy's EnsureChain/EnsureRule calls), the chains
+ * those jumps need (EnsureChain creates them even where the restore input does not), and the
+ * restore input loaded with --noflush. Its restore form loads into an empty network namespace
+ * and gives exactly the tables iptables-save then prints.
  */
-import { RestoreBuffers } from "./restore-buffers.js";
-import {
-  builtinChainRules,
-  FILTER_BUILTINS,
-  NAT_BUILTINS,
-  ENSURED_JUMPS,
-} from "./builtin-jumps.js";
+import { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
+import type { Chain, Counters, RuleSet, Table } from "../../netfilter/model.js";
+import { appendBuiltinJump, builtinChainRules, ENSURED_JUMPS } from "./builtin-jumps.js";
 
-/** The node's filter and nat tables (restore form) once `buf`'s input is applied after the jumps. */
-export function nodeStateRestoreText(buf: RestoreBuffers): string {
-  const joined = buf.sections();
-  const sections = [
-    ["filter", FILTER_BUILTINS, buf.filterChains, joined.filterChains, joined.filterRules],
-    ["nat", NAT_BUILTINS, buf.natChains, joined.natChains, joined.natRules],
-  ] as const;
-  let out = "";
-  for (const [table, builtins, chainLines, chainsText, rulesText] of sections) {
-    const head: string[] = [`*${table}`];
-    for (const b of builtins) head.push(`:${b} ACCEPT [0:0]`);
-    // Jump targets exist even when the restore input does not declare them (EnsureChain).
-    const extra: string[] = [];
-    for (const j of ENSURED_JUMPS) {
-      const line = RestoreBuffers.chainLine(j.target);
-      if (j.table === table && !extra.includes(line) && !chainLines.includes(line))
-        extra.push(line);
-    }
-    const jumps: string[] = [];
-    for (const b of builtins) {
-      for (const j of builtinChainRules(table, b)) jumps.push(`-A ${b} ${j.rule}`);
-    }
-    out += `${head.join("\n")}\n${chainsText}${lines(extra)}${lines(jumps)}${rulesText}COMMIT\n`;
+const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
+
+/** `payload` (kube-proxy's restore input as a rule set) applied after the built-in jumps. */
+export function nodeStateRuleSet(payload: RuleSet): RuleSet {
+  const jumps = new RuleSetBuilder(payload.family);
+  for (const t of payload.tables) {
+    const table = jumps.table(t.name);
+    for (const c of t.chains)
+      if (c.policy !== undefined)
+        for (const j of builtinChainRules(t.name, c.name)) appendBuiltinJump(table, j);
   }
-  return out;
-}
-
-function lines(list: readonly string[]): string {
-  return list.length === 0 ? "" : `${list.join("\n")}\n`;
+  const built = jumps.build();
+  const tables = payload.tables.map((t): Table => {
+    const withJumps = built.tables.find((b) => b.name === t.name) as Table;
+    const chains: Chain[] = [];
+    // Built-in chains as declared (`:INPUT ACCEPT [0:0]`), holding the jumps.
+    for (const b of withJumps.chains)
+      chains.push({ name: b.name, policy: "ACCEPT", counters: ZERO, rules: b.rules });
+    for (const c of t.chains) if (c.policy === undefined) chains.push(c);
+    for (const j of ENSURED_JUMPS) {
+      if (j.table === t.name && !chains.some((c) => c.name === j.target))
+        chains.push({ name: j.target, counters: ZERO, rules: [] });
+    }
+    return { name: t.name, chains };
+  });
+  return { family: payload.family, tables };
 }

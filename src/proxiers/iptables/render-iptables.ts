@@ -5,13 +5,13 @@
  * canonical formatter) and `ruleSet` (the node's tables, for the tracer). The top-level fields
  * are the node's first family; `families` has one entry per family (dual stack: two proxiers).
  *
- * `ruleSet` and `save` are computed when first read: a caller that wants the restore text
- * (`render iptables`, the default format) does not pay for them.
+ * The rules are built as data once (no text is parsed back); `restore`, `save` and the node's
+ * `ruleSet` are formatted or assembled when first read, so a caller that wants the restore text
+ * (`render iptables`, the default format) pays for nothing else.
  */
 import type { Cluster } from "../../model/cluster.js";
 import { formatIptablesSave } from "../../netfilter/format/index.js";
 import type { RuleSet } from "../../netfilter/model.js";
-import { parseIptables } from "../../netfilter/parse/iptables.js";
 import {
   renderIptablesFamilies,
   type IptablesFamilyRestore,
@@ -20,8 +20,6 @@ import {
 
 export interface IptablesFamilyRender extends IptablesFamilyRestore {
   readonly save: string;
-  /** The node's filter and nat tables after the sync (built-in chains included). */
-  readonly ruleSet: RuleSet;
 }
 
 export interface IptablesRender {
@@ -32,26 +30,27 @@ export interface IptablesRender {
 }
 
 class FamilyRender implements IptablesFamilyRender {
-  #ruleSet: RuleSet | undefined;
   #save: string | undefined;
-  readonly family: IptablesFamilyRestore["family"];
-  readonly plan: IptablesFamilyRestore["plan"];
-  readonly restore: string;
-  readonly nodeState: string;
 
-  constructor(f: IptablesFamilyRestore) {
-    this.family = f.family;
-    this.plan = f.plan;
-    this.restore = f.restore;
-    this.nodeState = f.nodeState;
+  constructor(private readonly f: IptablesFamilyRestore) {}
+
+  get family(): IptablesFamilyRestore["family"] {
+    return this.f.family;
   }
-
+  get plan(): IptablesFamilyRestore["plan"] {
+    return this.f.plan;
+  }
+  get payload(): RuleSet {
+    return this.f.payload;
+  }
+  get restore(): string {
+    return this.f.restore;
+  }
+  get nodeState(): string {
+    return this.f.nodeState;
+  }
   get ruleSet(): RuleSet {
-    this.#ruleSet ??= parseIptables(this.nodeState, {
-      file: `<kube-proxy ${this.family}>`,
-      family: this.family,
-    });
-    return this.#ruleSet;
+    return this.f.ruleSet;
   }
 
   get save(): string {

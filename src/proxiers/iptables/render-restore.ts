@@ -16,7 +16,14 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from "./chain-names.js";
-import { commentArgs, RestoreBuffers } from "./restore-buffers.js";
+import { formatIptablesRestore } from "../../netfilter/format/restore.js";
+import { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
+import type { RuleSet } from "../../netfilter/model.js";
+import {
+  writeForwardAcceptRules,
+  writeMasqueradeRules,
+  type MasqueradeMark,
+} from "../common/shared-rules.js";
 import { LOCALHOST_NODEPORT_COUNTER, writeServicePortRules } from "./service-port-rules.js";
 
 /** Above this many endpoints kube-proxy drops per-endpoint comments. */
@@ -45,18 +52,26 @@ export const NODEPORTS_LAST_RULE_COMMENT =
   "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
 
 export function renderRestore(plan: FamilyPlan, opts: RestoreOptions = {}): string {
-  return renderRestoreSections(plan, opts).text();
+  return formatIptablesRestore(renderRuleSet(plan, opts));
 }
 
-/** The four sections of the restore input (see RestoreBuffers). */
-export function renderRestoreSections(plan: FamilyPlan, opts: RestoreOptions = {}): RestoreBuffers {
+/**
+ * kube-proxy's restore input as a rule set: filter then nat, each with its chain declarations
+ * and rules in the order kube-proxy writes them (see netfilter/build), built-in chains empty.
+ */
+export function renderRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): RuleSet {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
   const isIPv6 = settings.family === "IPv6";
-  const mark = formatMark(settings.masqueradeMark, opts.masqueradeMarkFormat ?? "short");
+  const mark: MasqueradeMark = {
+    value: settings.masqueradeMark,
+    spelled: formatMark(settings.masqueradeMark, opts.masqueradeMarkFormat ?? "short"),
+  };
   const largeClusterMode =
     opts.largeClusterMode ?? plan.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-  const buf = new RestoreBuffers();
+  const builder = new RuleSetBuilder(settings.family);
+  const filter = builder.table("filter");
+  const nat = builder.table("nat");
 
   for (const c of [
     KUBE_SERVICES,
@@ -65,26 +80,24 @@ export function renderRestoreSections(plan: FamilyPlan, opts: RestoreOptions = {
     KUBE_NODEPORTS,
     KUBE_PROXY_FIREWALL,
   ]) {
-    buf.filterChains.push(RestoreBuffers.chainLine(c));
+    filter.declare(c);
   }
   for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) {
-    buf.natChains.push(RestoreBuffers.chainLine(c));
+    nat.declare(c);
   }
 
-  buf.natRules.push(`-A ${KUBE_POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
-  // Clearing the mark keeps a packet that re-traverses the stack from being masqueraded twice.
-  buf.natRules.push(`-A ${KUBE_POSTROUTING} -j MARK --xor-mark ${mark}`);
-  buf.natRules.push(
-    `-A ${KUBE_POSTROUTING} ${commentArgs("kubernetes service traffic requiring SNAT")} -j MASQUERADE${kernel.iptablesRandomFully ? " --random-fully" : ""}`,
-  );
-  buf.natRules.push(`-A ${KUBE_MARK_MASQ} -j MARK --or-mark ${mark}`);
+  writeMasqueradeRules(nat, mark, kernel.iptablesRandomFully);
 
   if (!isIPv6 && settings.localhostNodePorts) {
     // route_localnet makes 127/8 NodePorts work and opens a hole this rule closes (#90259).
-    buf.filterChains.push(RestoreBuffers.chainLine(KUBE_FIREWALL));
-    buf.filterRules.push(
-      `-A ${KUBE_FIREWALL} ${commentArgs("block incoming localnet connections")} -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`,
-    );
+    filter.declare(KUBE_FIREWALL);
+    filter
+      .append(KUBE_FIREWALL)
+      .comment("block incoming localnet connections")
+      .destination("127.0.0.0/8")
+      .source("127.0.0.0/8", true)
+      .ctstate(["RELATED", "ESTABLISHED", "DNAT"], true)
+      .verdict("DROP");
   }
 
   const env = {
@@ -92,38 +105,33 @@ export function renderRestoreSections(plan: FamilyPlan, opts: RestoreOptions = {
     largeClusterMode,
     localhostNodePortCounter: kernel.nfacct.includes(LOCALHOST_NODEPORT_COUNTER),
   };
-  for (const sp of plan.servicePorts) writeServicePortRules(buf, sp, env);
+  for (const sp of plan.servicePorts) writeServicePortRules({ filter, nat }, sp, env);
 
   const npa = settings.nodePortAddresses;
   if (npa.kind === "all") {
-    const extra = isIPv6
-      ? " ! -d ::1/128"
-      : !settings.localhostNodePorts
-        ? " ! -d 127.0.0.0/8"
-        : "";
-    buf.natRules.push(
-      `-A ${KUBE_SERVICES} ${commentArgs(NODEPORTS_LAST_RULE_COMMENT)} -m addrtype --dst-type LOCAL${extra} -j ${KUBE_NODEPORTS}`,
-    );
+    const rule = nat
+      .append(KUBE_SERVICES)
+      .comment(NODEPORTS_LAST_RULE_COMMENT)
+      .addrtype("dst", "LOCAL");
+    if (isIPv6) rule.destination("::1/128", true);
+    else if (!settings.localhostNodePorts) rule.destination("127.0.0.0/8", true);
+    rule.jump(KUBE_NODEPORTS);
   } else {
     for (const ip of npa.ips) {
       if (isLoopbackIP(ip) && (isIPv6 || !settings.localhostNodePorts)) continue;
-      buf.natRules.push(
-        `-A ${KUBE_SERVICES} ${commentArgs(NODEPORTS_LAST_RULE_COMMENT)} -d ${ip} -j ${KUBE_NODEPORTS}`,
-      );
+      nat
+        .append(KUBE_SERVICES)
+        .comment(NODEPORTS_LAST_RULE_COMMENT)
+        .destination(ip)
+        .jump(KUBE_NODEPORTS);
     }
   }
 
   if (!kernel.conntrackTCPBeLiberal) {
-    const counter = kernel.nfacct.includes(INVALID_DROP_COUNTER)
-      ? ` -m nfacct --nfacct-name ${INVALID_DROP_COUNTER}`
-      : "";
-    buf.filterRules.push(`-A ${KUBE_FORWARD} -m conntrack --ctstate INVALID${counter} -j DROP`);
+    const rule = filter.append(KUBE_FORWARD).ctstate(["INVALID"]);
+    if (kernel.nfacct.includes(INVALID_DROP_COUNTER)) rule.nfacct(INVALID_DROP_COUNTER);
+    rule.verdict("DROP");
   }
-  buf.filterRules.push(
-    `-A ${KUBE_FORWARD} ${commentArgs("kubernetes forwarding rules")} -m mark --mark ${mark}/${mark} -j ACCEPT`,
-  );
-  buf.filterRules.push(
-    `-A ${KUBE_FORWARD} ${commentArgs("kubernetes forwarding conntrack rule")} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
-  );
-  return buf;
+  writeForwardAcceptRules(filter, mark);
+  return builder.build();
 }

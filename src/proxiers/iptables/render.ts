@@ -1,27 +1,61 @@
 /**
  * kube-proxy's iptables mode for one node: one proxier per IP family of the node (spec §1.1).
  *
- * `renderIptables(cluster, { proxyConfig?, node })` returns, per family, `restore` (exactly
- * the iptables-restore input kube-proxy writes) and `nodeState` (the node's filter and nat
- * tables after a first full sync, restore form, built-in jumps included). The top-level fields
- * are those of the node's first family; `families` has all of them.
+ * `renderIptablesFamilies(cluster, { proxyConfig?, node })` returns, per family, the plan,
+ * `payload` (kube-proxy's restore input as a rule set, built as data), `restore` (its text,
+ * exactly the iptables-restore input kube-proxy writes) and `nodeState` (the node's filter and
+ * nat tables after a first full sync, restore form, built-in jumps included). Texts are
+ * formatted when first read.
  */
 import type { Cluster } from "../../model/cluster.js";
 import type { IPFamily } from "../../net/index.js";
+import { formatIptablesRestore } from "../../netfilter/format/restore.js";
+import type { RuleSet } from "../../netfilter/model.js";
 import { planFamily, type FamilyPlan } from "../common/plan.js";
 import { proxierSettings, type ProxierOptions } from "../common/proxier-settings.js";
-import { nodeStateRestoreText } from "./node-state.js";
-import { renderRestoreSections, type RestoreOptions } from "./render-restore.js";
+import { nodeStateRuleSet } from "./node-state.js";
+import { renderRuleSet, type RestoreOptions } from "./render-restore.js";
 
 export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {}
 
 export interface IptablesFamilyRestore {
   readonly family: IPFamily;
   readonly plan: FamilyPlan;
+  /** kube-proxy's iptables-restore input, as data (built-in chains empty). */
+  readonly payload: RuleSet;
   /** kube-proxy's iptables-restore input. */
   readonly restore: string;
-  /** The node's tables after the sync (restore form, with built-in chains and jumps). */
+  /** The node's filter and nat tables after the sync (built-in chains and jumps included). */
+  readonly ruleSet: RuleSet;
+  /** `ruleSet` in restore form (loadable into an empty namespace). */
   readonly nodeState: string;
+}
+
+class FamilyRestore implements IptablesFamilyRestore {
+  #restore: string | undefined;
+  #ruleSet: RuleSet | undefined;
+  #nodeState: string | undefined;
+
+  constructor(
+    readonly family: IPFamily,
+    readonly plan: FamilyPlan,
+    readonly payload: RuleSet,
+  ) {}
+
+  get restore(): string {
+    this.#restore ??= formatIptablesRestore(this.payload);
+    return this.#restore;
+  }
+
+  get ruleSet(): RuleSet {
+    this.#ruleSet ??= nodeStateRuleSet(this.payload);
+    return this.#ruleSet;
+  }
+
+  get nodeState(): string {
+    this.#nodeState ??= formatIptablesRestore(this.ruleSet);
+    return this.#nodeState;
+  }
 }
 
 export function renderIptablesFamilies(
@@ -32,7 +66,6 @@ export function renderIptablesFamilies(
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
     const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    const sections = renderRestoreSections(plan, opts);
-    return { family, plan, restore: sections.text(), nodeState: nodeStateRestoreText(sections) };
+    return new FamilyRestore(family, plan, renderRuleSet(plan, opts));
   });
 }

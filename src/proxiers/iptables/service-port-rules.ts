@@ -1,9 +1,12 @@
 /**
  * The rules of one service port (spec §4.2–§4.9), in the order kube-proxy writes them: ClusterIP
  * capture, externalIPs, LoadBalancer VIPs, NodePort and health check, then the per-service
- * chains (internal masquerade, EXT, FW, SVC, SVL, SEP).
+ * chains (internal masquerade, EXT, FW, SVC, SVL, SEP). Rules are built as data (netfilter/build)
+ * with kube-proxy's own argument order, which the restore text prints.
  */
-import { ifLocalArgs, ifNotLocalArgs } from "../common/local-detector.js";
+import type { RuleBuilder } from "../../netfilter/build/rule-builder.js";
+import type { TableBuilder } from "../../netfilter/build/rule-set-builder.js";
+import { fromLocal } from "../common/local-detector.js";
 import type { ServicePortPlan, NoEndpointsVerdict } from "../common/plan.js";
 import type { ProxierSettings } from "../common/proxier-settings.js";
 import type { Endpoint } from "../common/endpoint.js";
@@ -17,7 +20,6 @@ import {
   servicePortChains,
 } from "./chain-names.js";
 import { endpointProbability } from "./probability.js";
-import { commentArgs, RestoreBuffers, type RestoreSection } from "./restore-buffers.js";
 
 export interface RuleEnvironment {
   readonly settings: ProxierSettings;
@@ -30,22 +32,29 @@ export interface RuleEnvironment {
 const LOCALHOST_NODEPORT_COUNTER = "localhost_nps_accepted_pkts";
 export { LOCALHOST_NODEPORT_COUNTER };
 
-function verdictTarget(v: NoEndpointsVerdict): string {
-  return v === "reject" ? "REJECT" : "DROP";
+function writeVerdict(rule: RuleBuilder, v: NoEndpointsVerdict): void {
+  if (v === "reject") rule.reject();
+  else rule.verdict("DROP");
 }
 function verdictComment(name: string, v: NoEndpointsVerdict): string {
   return v === "reject" ? `${name} has no endpoints` : `${name} has no local endpoints`;
 }
 
+/** The filter and nat tables a service port's rules go to. */
+export interface ProxierTables {
+  readonly filter: TableBuilder;
+  readonly nat: TableBuilder;
+}
+
 export function writeServicePortRules(
-  buf: RestoreBuffers,
+  tables: ProxierTables,
   plan: ServicePortPlan,
   env: RuleEnvironment,
 ): void {
   const sp = plan.servicePort;
   const { settings } = env;
+  const { nat, filter } = tables;
   const P = sp.lowerProtocol;
-  const proto = `-m ${P} -p ${P}`;
   const NAME = sp.name;
   const chains = servicePortChains(sp);
   const internalChain = sp.internalPolicyLocal ? chains.svl : chains.svc;
@@ -53,8 +62,6 @@ export function writeServicePortRules(
   const lbChain = plan.usesFirewall ? chains.fw : chains.ext;
   const internalVerdict = plan.internalVerdict;
   const externalVerdict = plan.externalVerdict;
-  const nat = buf.natRules;
-  const filter = buf.filterRules;
   const sepNames = new Map<string, string>();
   const sepOf = (ep: Endpoint): string => {
     let name = sepNames.get(ep.endpoint);
@@ -64,49 +71,51 @@ export function writeServicePortRules(
     }
     return name;
   };
+  /** `-A CHAIN -m comment --comment TEXT -m P -p P -d IP --dport PORT`. */
+  const toPort = (t: TableBuilder, chain: string, comment: string, ip: string, port: number) =>
+    t.append(chain).comment(comment).protocolMatch(P).destination(ip).dport(port);
 
   // ClusterIP capture.
   if (internalVerdict === undefined) {
-    nat.push(
-      `-A ${KUBE_SERVICES} ${commentArgs(`${NAME} cluster IP`)} ${proto} -d ${sp.clusterIP} --dport ${sp.port} -j ${internalChain}`,
-    );
+    toPort(nat, KUBE_SERVICES, `${NAME} cluster IP`, sp.clusterIP, sp.port).jump(internalChain);
   } else {
-    filter.push(
-      `-A ${KUBE_SERVICES} ${commentArgs(verdictComment(NAME, internalVerdict))} ${proto} -d ${sp.clusterIP} --dport ${sp.port} -j ${verdictTarget(internalVerdict)}`,
+    writeVerdict(
+      toPort(filter, KUBE_SERVICES, verdictComment(NAME, internalVerdict), sp.clusterIP, sp.port),
+      internalVerdict,
     );
   }
 
   // externalIPs.
   for (const ip of sp.externalIPs) {
-    if (plan.hasEndpoints) {
-      nat.push(
-        `-A ${KUBE_SERVICES} ${commentArgs(`${NAME} external IP`)} ${proto} -d ${ip} --dport ${sp.port} -j ${chains.ext}`,
-      );
-    }
+    if (plan.hasEndpoints)
+      toPort(nat, KUBE_SERVICES, `${NAME} external IP`, ip, sp.port).jump(chains.ext);
     if (externalVerdict !== undefined) {
-      filter.push(
-        `-A ${KUBE_EXTERNAL_SERVICES} ${commentArgs(verdictComment(NAME, externalVerdict))} ${proto} -d ${ip} --dport ${sp.port} -j ${verdictTarget(externalVerdict)}`,
+      writeVerdict(
+        toPort(filter, KUBE_EXTERNAL_SERVICES, verdictComment(NAME, externalVerdict), ip, sp.port),
+        externalVerdict,
       );
     }
   }
 
   // LoadBalancer VIPs.
   for (const ip of sp.loadBalancerVIPs) {
-    if (plan.hasEndpoints) {
-      nat.push(
-        `-A ${KUBE_SERVICES} ${commentArgs(`${NAME} loadbalancer IP`)} ${proto} -d ${ip} --dport ${sp.port} -j ${lbChain}`,
-      );
-    }
+    if (plan.hasEndpoints)
+      toPort(nat, KUBE_SERVICES, `${NAME} loadbalancer IP`, ip, sp.port).jump(lbChain);
     if (plan.usesFirewall) {
-      filter.push(
-        `-A ${KUBE_PROXY_FIREWALL} ${commentArgs(`${NAME} traffic not accepted by ${chains.fw}`)} ${proto} -d ${ip} --dport ${sp.port} -j DROP`,
-      );
+      toPort(
+        filter,
+        KUBE_PROXY_FIREWALL,
+        `${NAME} traffic not accepted by ${chains.fw}`,
+        ip,
+        sp.port,
+      ).verdict("DROP");
     }
   }
   if (externalVerdict !== undefined) {
     for (const ip of sp.loadBalancerVIPs) {
-      filter.push(
-        `-A ${KUBE_EXTERNAL_SERVICES} ${commentArgs(verdictComment(NAME, externalVerdict))} ${proto} -d ${ip} --dport ${sp.port} -j ${verdictTarget(externalVerdict)}`,
+      writeVerdict(
+        toPort(filter, KUBE_EXTERNAL_SERVICES, verdictComment(NAME, externalVerdict), ip, sp.port),
+        externalVerdict,
       );
     }
   }
@@ -119,100 +128,115 @@ export function writeServicePortRules(
         settings.localhostNodePorts &&
         env.localhostNodePortCounter
       ) {
-        nat.push(
-          `-A ${KUBE_NODEPORTS} ${commentArgs(NAME)} ${proto} -d 127.0.0.0/8 --dport ${sp.nodePort} -m nfacct --nfacct-name ${LOCALHOST_NODEPORT_COUNTER} -j ${chains.ext}`,
-        );
+        toPort(nat, KUBE_NODEPORTS, NAME, "127.0.0.0/8", sp.nodePort)
+          .nfacct(LOCALHOST_NODEPORT_COUNTER)
+          .jump(chains.ext);
       }
-      nat.push(
-        `-A ${KUBE_NODEPORTS} ${commentArgs(NAME)} ${proto} --dport ${sp.nodePort} -j ${chains.ext}`,
-      );
+      nat.append(KUBE_NODEPORTS).comment(NAME).protocolMatch(P).dport(sp.nodePort).jump(chains.ext);
     }
     if (externalVerdict !== undefined) {
-      filter.push(
-        `-A ${KUBE_EXTERNAL_SERVICES} ${commentArgs(verdictComment(NAME, externalVerdict))} -m addrtype --dst-type LOCAL ${proto} --dport ${sp.nodePort} -j ${verdictTarget(externalVerdict)}`,
+      writeVerdict(
+        filter
+          .append(KUBE_EXTERNAL_SERVICES)
+          .comment(verdictComment(NAME, externalVerdict))
+          .addrtype("dst", "LOCAL")
+          .protocolMatch(P)
+          .dport(sp.nodePort),
+        externalVerdict,
       );
     }
   }
 
   // Health-check node port (always TCP), whatever the endpoints.
   if (sp.healthCheckNodePort !== 0) {
-    filter.push(
-      `-A ${KUBE_NODEPORTS} ${commentArgs(`${NAME} health check node port`)} -m tcp -p tcp --dport ${sp.healthCheckNodePort} -j ACCEPT`,
-    );
+    filter
+      .append(KUBE_NODEPORTS)
+      .comment(`${NAME} health check node port`)
+      .protocolMatch("tcp")
+      .dport(sp.healthCheckNodePort)
+      .verdict("ACCEPT");
   }
 
   // Internal (ClusterIP) masquerade, first rule of the internal chain.
   if (internalVerdict === undefined) {
-    const args = `${commentArgs(`${NAME} cluster IP`)} ${proto} -d ${sp.clusterIP} --dport ${sp.port}`;
     if (settings.masqueradeAll) {
-      nat.push(`-A ${internalChain} ${args} -j ${KUBE_MARK_MASQ}`);
+      toPort(nat, internalChain, `${NAME} cluster IP`, sp.clusterIP, sp.port).jump(KUBE_MARK_MASQ);
     } else if (settings.localDetector.kind !== "none") {
-      nat.push(
-        `-A ${internalChain} ${args} ${ifNotLocalArgs(settings.localDetector).join(" ")} -j ${KUBE_MARK_MASQ}`,
-      );
+      fromLocal(
+        toPort(nat, internalChain, `${NAME} cluster IP`, sp.clusterIP, sp.port),
+        settings.localDetector,
+        true,
+      ).jump(KUBE_MARK_MASQ);
     }
   }
 
   // EXT chain.
   if (plan.usesExternalEntry) {
-    buf.natChains.push(RestoreBuffers.chainLine(chains.ext));
+    nat.declare(chains.ext);
     if (!sp.externalPolicyLocal) {
-      nat.push(
-        `-A ${chains.ext} ${commentArgs(`masquerade traffic for ${NAME} external destinations`)} -j ${KUBE_MARK_MASQ}`,
-      );
+      nat
+        .append(chains.ext)
+        .comment(`masquerade traffic for ${NAME} external destinations`)
+        .jump(KUBE_MARK_MASQ);
     } else {
       if (settings.localDetector.kind !== "none") {
-        nat.push(
-          `-A ${chains.ext} ${commentArgs(`pod traffic for ${NAME} external destinations`)} ${ifLocalArgs(settings.localDetector).join(" ")} -j ${chains.svc}`,
-        );
+        fromLocal(
+          nat.append(chains.ext).comment(`pod traffic for ${NAME} external destinations`),
+          settings.localDetector,
+        ).jump(chains.svc);
       }
-      nat.push(
-        `-A ${chains.ext} ${commentArgs(`masquerade LOCAL traffic for ${NAME} external destinations`)} -m addrtype --src-type LOCAL -j ${KUBE_MARK_MASQ}`,
-      );
-      nat.push(
-        `-A ${chains.ext} ${commentArgs(`route LOCAL traffic for ${NAME} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.svc}`,
-      );
+      nat
+        .append(chains.ext)
+        .comment(`masquerade LOCAL traffic for ${NAME} external destinations`)
+        .addrtype("src", "LOCAL")
+        .jump(KUBE_MARK_MASQ);
+      nat
+        .append(chains.ext)
+        .comment(`route LOCAL traffic for ${NAME} external destinations`)
+        .addrtype("src", "LOCAL")
+        .jump(chains.svc);
     }
-    if (plan.hasExternalEndpoints) nat.push(`-A ${chains.ext} -j ${externalPolicyChain}`);
+    if (plan.hasExternalEndpoints) nat.append(chains.ext).jump(externalPolicyChain);
   }
 
   // FW chain.
   if (plan.usesFirewall) {
-    buf.natChains.push(RestoreBuffers.chainLine(chains.fw));
-    const pre = `-A ${chains.fw} ${commentArgs(`${NAME} loadbalancer IP`)}`;
-    for (const cidr of sp.loadBalancerSourceRanges) nat.push(`${pre} -s ${cidr} -j ${chains.ext}`);
+    nat.declare(chains.fw);
+    const fw = () => nat.append(chains.fw).comment(`${NAME} loadbalancer IP`);
+    for (const cidr of sp.loadBalancerSourceRanges) fw().source(cidr).jump(chains.ext);
     if (plan.allowFromNode) {
-      for (const ip of sp.loadBalancerVIPs) nat.push(`${pre} -s ${ip} -j ${chains.ext}`);
+      for (const ip of sp.loadBalancerVIPs) fw().source(ip).jump(chains.ext);
     }
-    nat.push(
-      `-A ${chains.fw} ${commentArgs(`other traffic to ${NAME} will be dropped by ${KUBE_PROXY_FIREWALL}`)}`,
-    );
+    nat
+      .append(chains.fw)
+      .comment(`other traffic to ${NAME} will be dropped by ${KUBE_PROXY_FIREWALL}`)
+      .end();
   }
 
   if (plan.usesClusterPolicy) {
-    buf.natChains.push(RestoreBuffers.chainLine(chains.svc));
+    nat.declare(chains.svc);
     writeEndpointDispatch(nat, plan, chains.svc, plan.categorized.clusterEndpoints, env, sepOf);
   }
   if (plan.usesLocalPolicy) {
-    buf.natChains.push(RestoreBuffers.chainLine(chains.svl));
+    nat.declare(chains.svl);
     writeEndpointDispatch(nat, plan, chains.svl, plan.categorized.localEndpoints, env, sepOf);
   }
 
   // One chain per reachable endpoint.
-  const sepComment = env.largeClusterMode ? "" : ` ${commentArgs(NAME)}`;
-  const sepTail = ` ${proto} -j DNAT --to-destination `;
   const affinity = sp.sessionAffinity.kind === "ClientIP";
   for (const ep of plan.categorized.allReachable) {
     const sep = sepOf(ep);
-    buf.natChains.push(RestoreBuffers.chainLine(sep));
-    nat.push(`-A ${sep}${sepComment} -s ${ep.ip} -j ${KUBE_MARK_MASQ}`);
-    const recent = affinity ? ` -m recent --name ${sep} --set` : "";
-    nat.push(`-A ${sep}${sepComment}${recent}${sepTail}${ep.endpoint}`);
+    nat.declare(sep);
+    const rule = () => (env.largeClusterMode ? nat.append(sep) : nat.append(sep).comment(NAME));
+    rule().source(ep.ip).jump(KUBE_MARK_MASQ);
+    const dnat = rule();
+    if (affinity) dnat.recentSet(sep);
+    dnat.protocolMatch(P).dnat(ep.ip, ep.port);
   }
 }
 
 function writeEndpointDispatch(
-  nat: RestoreSection,
+  nat: TableBuilder,
   plan: ServicePortPlan,
   chain: string,
   endpoints: readonly Endpoint[],
@@ -220,21 +244,22 @@ function writeEndpointDispatch(
   sepOf: (ep: Endpoint) => string,
 ): void {
   const sp = plan.servicePort;
-  // `NAME -> ENDPOINT` always holds a space, so it is always quoted (see quoteComment).
-  const comment = (ep: Endpoint): string =>
-    env.largeClusterMode ? "" : ` -m comment --comment "${sp.name} -> ${ep.endpoint}"`;
+  const rule = (ep: Endpoint): RuleBuilder =>
+    env.largeClusterMode
+      ? nat.append(chain)
+      : nat.append(chain).comment(`${sp.name} -> ${ep.endpoint}`);
   if (sp.sessionAffinity.kind === "ClientIP") {
-    const check = ` --rcheck --seconds ${sp.sessionAffinity.timeoutSeconds} --reap -j `;
+    const seconds = sp.sessionAffinity.timeoutSeconds;
     for (const ep of endpoints) {
       const sep = sepOf(ep);
-      nat.push(`-A ${chain}${comment(ep)} -m recent --name ${sep}${check}${sep}`);
+      rule(ep).recentCheck(sep, seconds).jump(sep);
     }
   }
   const n = endpoints.length;
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as Endpoint;
-    const statistic =
-      i < n - 1 ? ` -m statistic --mode random --probability ${endpointProbability(n - i)}` : "";
-    nat.push(`-A ${chain}${comment(ep)}${statistic} -j ${sepOf(ep)}`);
+    const r = rule(ep);
+    if (i < n - 1) r.probability(endpointProbability(n - i));
+    r.jump(sepOf(ep));
   }
 }

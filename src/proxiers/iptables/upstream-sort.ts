@@ -6,6 +6,8 @@
  * their comment (the "must be the last rule" rule stays last). Used to compare with goldens.
  */
 
+import { KUBE_NODEPORTS, KUBE_SERVICES } from "../common/chain-names.js";
+
 interface DumpTable {
   readonly name: string;
   readonly chains: { name: string; rules: string[] }[];
@@ -40,8 +42,8 @@ function compareByServiceName(a: string, b: string): number {
 }
 
 function chainRank(name: string): number {
-  if (name === "KUBE-NODEPORTS") return 0;
-  if (name === "KUBE-SERVICES") return 1;
+  if (name === KUBE_NODEPORTS) return 0;
+  if (name === KUBE_SERVICES) return 1;
   return name.startsWith("KUBE-") ? 2 : 3;
 }
 
@@ -84,9 +86,9 @@ export function sortRestoreLikeUpstream(text: string): string {
       return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
     });
     for (const c of t.chains) {
-      if (c.name === "KUBE-NODEPORTS" || (c.name === "KUBE-SERVICES" && t.name === "filter")) {
+      if (c.name === KUBE_NODEPORTS || (c.name === KUBE_SERVICES && t.name === "filter")) {
         c.rules.sort(compareByServiceName);
-      } else if (c.name === "KUBE-SERVICES" && t.name === "nat") {
+      } else if (c.name === KUBE_SERVICES && t.name === "nat") {
         const last = (r: string): boolean =>
           (ruleComment(r) ?? "").includes("must be the last rule");
         c.rules.sort((a, b) =>

@@ -6,24 +6,41 @@
  * separately with `iptables -I … 1`); `IPVS_JUMP_RULES` lists them in the order they are ensured.
  */
 import type { IPFamily } from "../../net/index.js";
-import { ifNotLocalArgs, type LocalDetector } from "../common/index.js";
+import type { RuleBuilder } from "../../netfilter/build/rule-builder.js";
+import { RuleSetBuilder, type TableBuilder } from "../../netfilter/build/rule-set-builder.js";
+import { formatIptablesRestore } from "../../netfilter/format/restore.js";
+import type { Chain, Counters, RuleSet, Table } from "../../netfilter/model.js";
+import {
+  KUBE_FORWARD,
+  KUBE_IPVS_FILTER,
+  KUBE_IPVS_OUT_FILTER,
+  KUBE_LOAD_BALANCER,
+  KUBE_MARK_MASQ,
+  KUBE_NODE_PORT,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  KUBE_SOURCE_RANGES_FIREWALL,
+} from "../common/chain-names.js";
+import { fromLocal, type LocalDetector } from "../common/local-detector.js";
+import { writeForwardAcceptRules, writeMasqueradeRules } from "../common/shared-rules.js";
 import { ipsetDefinition, type IpvsIpset, type IpvsIpsetId } from "./ipsets.js";
 import type { NoNodeAccessEntry } from "./sync.js";
 
 export const NAT_CHAINS = [
-  "KUBE-SERVICES",
-  "KUBE-POSTROUTING",
-  "KUBE-NODE-PORT",
-  "KUBE-LOAD-BALANCER",
-  "KUBE-MARK-MASQ",
+  KUBE_SERVICES,
+  KUBE_POSTROUTING,
+  KUBE_NODE_PORT,
+  KUBE_LOAD_BALANCER,
+  KUBE_MARK_MASQ,
 ] as const;
 export const FILTER_CHAINS = [
-  "KUBE-FORWARD",
-  "KUBE-NODE-PORT",
-  "KUBE-PROXY-FIREWALL",
-  "KUBE-SOURCE-RANGES-FIREWALL",
-  "KUBE-IPVS-FILTER",
-  "KUBE-IPVS-OUT-FILTER",
+  KUBE_FORWARD,
+  KUBE_NODE_PORT,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SOURCE_RANGES_FIREWALL,
+  KUBE_IPVS_FILTER,
+  KUBE_IPVS_OUT_FILTER,
 ] as const;
 
 export interface JumpRule {
@@ -35,54 +52,54 @@ export interface JumpRule {
 
 /** In the order kube-proxy ensures them; each is prepended, so later ones end up first. */
 export const IPVS_JUMP_RULES: readonly JumpRule[] = [
-  { table: "nat", chain: "OUTPUT", comment: "kubernetes service portals", target: "KUBE-SERVICES" },
+  { table: "nat", chain: "OUTPUT", comment: "kubernetes service portals", target: KUBE_SERVICES },
   {
     table: "nat",
     chain: "PREROUTING",
     comment: "kubernetes service portals",
-    target: "KUBE-SERVICES",
+    target: KUBE_SERVICES,
   },
   {
     table: "nat",
     chain: "POSTROUTING",
     comment: "kubernetes postrouting rules",
-    target: "KUBE-POSTROUTING",
+    target: KUBE_POSTROUTING,
   },
   {
     table: "filter",
     chain: "FORWARD",
     comment: "kubernetes forwarding rules",
-    target: "KUBE-FORWARD",
+    target: KUBE_FORWARD,
   },
   {
     table: "filter",
     chain: "INPUT",
     comment: "kubernetes health check rules",
-    target: "KUBE-NODE-PORT",
+    target: KUBE_NODE_PORT,
   },
   {
     table: "filter",
     chain: "INPUT",
     comment: "kube-proxy firewall rules",
-    target: "KUBE-PROXY-FIREWALL",
+    target: KUBE_PROXY_FIREWALL,
   },
   {
     table: "filter",
     chain: "FORWARD",
     comment: "kube-proxy firewall rules",
-    target: "KUBE-PROXY-FIREWALL",
+    target: KUBE_PROXY_FIREWALL,
   },
   {
     table: "filter",
     chain: "INPUT",
     comment: "kubernetes ipvs access filter",
-    target: "KUBE-IPVS-FILTER",
+    target: KUBE_IPVS_FILTER,
   },
   {
     table: "filter",
     chain: "OUTPUT",
     comment: "kubernetes ipvs access filter",
-    target: "KUBE-IPVS-OUT-FILTER",
+    target: KUBE_IPVS_OUT_FILTER,
   },
 ];
 
@@ -96,6 +113,7 @@ const SET_RULES: readonly {
   readonly set: IpvsIpsetId;
   readonly table: "nat" | "filter";
   readonly from: string;
+  /** A chain, a verdict, or MASQUERADE. */
   readonly to: string;
   readonly matchType: string;
   readonly protocol?: string;
@@ -103,28 +121,28 @@ const SET_RULES: readonly {
   {
     set: "LOOP-BACK",
     table: "nat",
-    from: "KUBE-POSTROUTING",
+    from: KUBE_POSTROUTING,
     to: "MASQUERADE",
     matchType: "dst,dst,src",
   },
   {
     set: "LOAD-BALANCER",
     table: "nat",
-    from: "KUBE-SERVICES",
-    to: "KUBE-LOAD-BALANCER",
+    from: KUBE_SERVICES,
+    to: KUBE_LOAD_BALANCER,
     matchType: "dst,dst",
   },
   {
     set: "LOAD-BALANCER-LOCAL",
     table: "nat",
-    from: "KUBE-LOAD-BALANCER",
+    from: KUBE_LOAD_BALANCER,
     to: "RETURN",
     matchType: "dst,dst",
   },
   {
     set: "NODE-PORT-LOCAL-TCP",
     table: "nat",
-    from: "KUBE-NODE-PORT",
+    from: KUBE_NODE_PORT,
     to: "RETURN",
     matchType: "dst",
     protocol: "tcp",
@@ -132,15 +150,15 @@ const SET_RULES: readonly {
   {
     set: "NODE-PORT-TCP",
     table: "nat",
-    from: "KUBE-NODE-PORT",
-    to: "KUBE-MARK-MASQ",
+    from: KUBE_NODE_PORT,
+    to: KUBE_MARK_MASQ,
     matchType: "dst",
     protocol: "tcp",
   },
   {
     set: "NODE-PORT-LOCAL-UDP",
     table: "nat",
-    from: "KUBE-NODE-PORT",
+    from: KUBE_NODE_PORT,
     to: "RETURN",
     matchType: "dst",
     protocol: "udp",
@@ -148,15 +166,15 @@ const SET_RULES: readonly {
   {
     set: "NODE-PORT-UDP",
     table: "nat",
-    from: "KUBE-NODE-PORT",
-    to: "KUBE-MARK-MASQ",
+    from: KUBE_NODE_PORT,
+    to: KUBE_MARK_MASQ,
     matchType: "dst",
     protocol: "udp",
   },
   {
     set: "NODE-PORT-LOCAL-SCTP-HASH",
     table: "nat",
-    from: "KUBE-NODE-PORT",
+    from: KUBE_NODE_PORT,
     to: "RETURN",
     matchType: "dst,dst",
     protocol: "sctp",
@@ -164,29 +182,29 @@ const SET_RULES: readonly {
   {
     set: "NODE-PORT-SCTP-HASH",
     table: "nat",
-    from: "KUBE-NODE-PORT",
-    to: "KUBE-MARK-MASQ",
+    from: KUBE_NODE_PORT,
+    to: KUBE_MARK_MASQ,
     matchType: "dst,dst",
     protocol: "sctp",
   },
   {
     set: "LOAD-BALANCER-FW",
     table: "filter",
-    from: "KUBE-PROXY-FIREWALL",
-    to: "KUBE-SOURCE-RANGES-FIREWALL",
+    from: KUBE_PROXY_FIREWALL,
+    to: KUBE_SOURCE_RANGES_FIREWALL,
     matchType: "dst,dst",
   },
   {
     set: "LOAD-BALANCER-SOURCE-CIDR",
     table: "filter",
-    from: "KUBE-SOURCE-RANGES-FIREWALL",
+    from: KUBE_SOURCE_RANGES_FIREWALL,
     to: "RETURN",
     matchType: "dst,dst,src",
   },
   {
     set: "LOAD-BALANCER-SOURCE-IP",
     table: "filter",
-    from: "KUBE-SOURCE-RANGES-FIREWALL",
+    from: KUBE_SOURCE_RANGES_FIREWALL,
     to: "RETURN",
     matchType: "dst,dst,src",
   },
@@ -208,125 +226,136 @@ export interface IptablesInput {
 }
 
 export function renderIpvsIptables(input: IptablesInput): string {
+  return formatIptablesRestore(buildIpvsIptables(input));
+}
+
+/** `-j TO`: a verdict, MASQUERADE, or a chain. */
+function jumpTo(rule: RuleBuilder, to: string): void {
+  if (to === "RETURN" || to === "ACCEPT" || to === "DROP") rule.verdict(to);
+  else if (to === "MASQUERADE") rule.masquerade(false);
+  else rule.jump(to);
+}
+
+/** The payload as a rule set: nat then filter, in kube-proxy's emission order. */
+export function buildIpvsIptables(input: IptablesInput): RuleSet {
   const set = (id: IpvsIpsetId): IpvsIpset => {
     const s = input.ipsets.find((x) => x.id === id);
     if (s === undefined) throw new Error(`missing ipset ${id}`);
     return s;
   };
   const nonEmpty = (id: IpvsIpsetId) => set(id).entries.length > 0;
-  const comment = (id: IpvsIpsetId) => `-m comment --comment "${ipsetDefinition(id).comment}"`;
-  const mark = formatMasqueradeMark(input.masqueradeMark);
-  const nat: string[] = [];
-  const filter: string[] = [];
+  const mark = { value: input.masqueradeMark, spelled: formatMasqueradeMark(input.masqueradeMark) };
+  const builder = new RuleSetBuilder(input.family);
+  const nat = builder.table("nat");
+  const filter = builder.table("filter");
+  for (const c of NAT_CHAINS) nat.declare(c);
+  for (const c of FILTER_CHAINS) filter.declare(c);
+  /** `-A CHAIN -m comment --comment "<the set's comment>" -m set --match-set NAME FLAGS`. */
+  const setRule = (
+    t: TableBuilder,
+    chain: string,
+    id: IpvsIpsetId,
+    flags: readonly ("src" | "dst")[],
+    protocol?: string,
+  ): RuleBuilder => {
+    const r = t.append(chain);
+    if (protocol !== undefined) r.protocol(protocol);
+    return r.comment(ipsetDefinition(id).comment).set(set(id).name, flags);
+  };
+  const dstDst = ["dst", "dst"] as const;
 
-  nat.push(`-A KUBE-SERVICES -s ${input.family === "IPv6" ? "::1/128" : "127.0.0.0/8"} -j RETURN`);
+  nat
+    .append(KUBE_SERVICES)
+    .source(input.family === "IPv6" ? "::1/128" : "127.0.0.0/8")
+    .verdict("RETURN");
   for (const r of SET_RULES) {
     if (!nonEmpty(r.set)) continue;
-    const proto = r.protocol === undefined ? "" : ` -p ${r.protocol}`;
-    const line = `-A ${r.from}${proto} ${comment(r.set)} -m set --match-set ${set(r.set).name} ${r.matchType} -j ${r.to}`;
-    (r.table === "nat" ? nat : filter).push(line);
+    const flags = r.matchType.split(",") as ("src" | "dst")[];
+    jumpTo(setRule(r.table === "nat" ? nat : filter, r.from, r.set, flags, r.protocol), r.to);
   }
   if (nonEmpty("CLUSTER-IP")) {
-    const base = `-A KUBE-SERVICES ${comment("CLUSTER-IP")} -m set --match-set ${set("CLUSTER-IP").name}`;
-    const notLocal = ifNotLocalArgs(input.localDetector);
-    if (input.masqueradeAll) nat.push(`${base} dst,dst -j KUBE-MARK-MASQ`);
-    else if (notLocal.length > 0)
-      nat.push(`${base} dst,dst ${notLocal.join(" ")} -j KUBE-MARK-MASQ`);
+    if (input.masqueradeAll) setRule(nat, KUBE_SERVICES, "CLUSTER-IP", dstDst).jump(KUBE_MARK_MASQ);
+    else if (input.localDetector.kind !== "none")
+      fromLocal(setRule(nat, KUBE_SERVICES, "CLUSTER-IP", dstDst), input.localDetector, true).jump(
+        KUBE_MARK_MASQ,
+      );
     // Without a detector only VIP-sourced (node-originated) traffic is masqueraded.
-    else nat.push(`${base} src,dst -j KUBE-MARK-MASQ`);
+    else setRule(nat, KUBE_SERVICES, "CLUSTER-IP", ["src", "dst"]).jump(KUBE_MARK_MASQ);
   }
-  const externalIPRules = (base: string) => {
-    nat.push(`${base} -m physdev ! --physdev-is-in -m addrtype ! --src-type LOCAL -j ACCEPT`);
-    nat.push(`${base} -m addrtype --dst-type LOCAL -j ACCEPT`);
+  const externalIPRules = (id: IpvsIpsetId) => {
+    setRule(nat, KUBE_SERVICES, id, dstDst)
+      .match(
+        { module: "physdev", isIn: { value: true, negated: true } },
+        "-m physdev ! --physdev-is-in",
+      )
+      .addrtype("src", "LOCAL", true)
+      .verdict("ACCEPT");
+    setRule(nat, KUBE_SERVICES, id, dstDst).addrtype("dst", "LOCAL").verdict("ACCEPT");
   };
   if (nonEmpty("EXTERNAL-IP")) {
-    const base = `-A KUBE-SERVICES ${comment("EXTERNAL-IP")} -m set --match-set ${set("EXTERNAL-IP").name} dst,dst`;
-    nat.push(`${base} -j KUBE-MARK-MASQ`);
-    externalIPRules(base);
+    setRule(nat, KUBE_SERVICES, "EXTERNAL-IP", dstDst).jump(KUBE_MARK_MASQ);
+    externalIPRules("EXTERNAL-IP");
   }
-  if (nonEmpty("EXTERNAL-IP-LOCAL"))
-    externalIPRules(
-      `-A KUBE-SERVICES ${comment("EXTERNAL-IP-LOCAL")} -m set --match-set ${set("EXTERNAL-IP-LOCAL").name} dst,dst`,
-    );
-  nat.push("-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j KUBE-NODE-PORT");
-  nat.push("-A KUBE-LOAD-BALANCER -j KUBE-MARK-MASQ");
-  filter.push("-A KUBE-SOURCE-RANGES-FIREWALL -j DROP");
-  for (const e of input.noNodeAccess)
-    filter.push(
-      `-A KUBE-IPVS-OUT-FILTER -s ${e.ip} -m ipvs --vaddr ${e.ip} --vproto ${e.protocol} --vport ${e.port} -j DROP`,
-    );
+  if (nonEmpty("EXTERNAL-IP-LOCAL")) externalIPRules("EXTERNAL-IP-LOCAL");
+  nat.append(KUBE_SERVICES).addrtype("dst", "LOCAL").jump(KUBE_NODE_PORT);
+  nat.append(KUBE_LOAD_BALANCER).jump(KUBE_MARK_MASQ);
+  filter.append(KUBE_SOURCE_RANGES_FIREWALL).verdict("DROP");
+  for (const e of input.noNodeAccess) {
+    filter
+      .append(KUBE_IPVS_OUT_FILTER)
+      .source(e.ip)
+      .ipvsVirtualService(e.ip, e.protocol, e.port)
+      .verdict("DROP");
+  }
   if (nonEmpty("CLUSTER-IP"))
-    nat.push(`-A KUBE-SERVICES -m set --match-set ${set("CLUSTER-IP").name} dst,dst -j ACCEPT`);
+    nat.append(KUBE_SERVICES).set(set("CLUSTER-IP").name, dstDst).verdict("ACCEPT");
   if (nonEmpty("LOAD-BALANCER"))
-    nat.push(`-A KUBE-SERVICES -m set --match-set ${set("LOAD-BALANCER").name} dst,dst -j ACCEPT`);
-  filter.push(
-    `-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`,
-  );
-  filter.push(
-    '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
-  );
-  filter.push(
-    `-A KUBE-NODE-PORT ${comment("HEALTH-CHECK-NODE-PORT")} -m set --match-set ${set("HEALTH-CHECK-NODE-PORT").name} dst -j ACCEPT`,
-  );
+    nat.append(KUBE_SERVICES).set(set("LOAD-BALANCER").name, dstDst).verdict("ACCEPT");
+  writeForwardAcceptRules(filter, mark);
+  setRule(filter, KUBE_NODE_PORT, "HEALTH-CHECK-NODE-PORT", ["dst"]).verdict("ACCEPT");
   for (const id of ["LOAD-BALANCER", "CLUSTER-IP", "EXTERNAL-IP", "EXTERNAL-IP-LOCAL"] as const)
-    filter.push(`-A KUBE-IPVS-FILTER -m set --match-set ${set(id).name} dst,dst -j RETURN`);
-  filter.push(
-    `-A KUBE-IPVS-FILTER -m set --match-set ${set("HEALTH-CHECK-NODE-PORT").name} dst -j RETURN`,
-  );
-  filter.push(
-    `-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set ${set("IPVS-IPS").name} dst -j REJECT`,
-  );
-  nat.push(`-A KUBE-POSTROUTING -m mark ! --mark ${mark}/${mark} -j RETURN`);
-  nat.push(`-A KUBE-POSTROUTING -j MARK --xor-mark ${mark}`);
-  nat.push(
-    `-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE${input.randomFully ? " --random-fully" : ""}`,
-  );
-  nat.push(`-A KUBE-MARK-MASQ -j MARK --or-mark ${mark}`);
+    filter.append(KUBE_IPVS_FILTER).set(set(id).name, dstDst).verdict("RETURN");
+  filter
+    .append(KUBE_IPVS_FILTER)
+    .set(set("HEALTH-CHECK-NODE-PORT").name, ["dst"])
+    .verdict("RETURN");
+  filter.append(KUBE_IPVS_FILTER).ctstate(["NEW"]).set(set("IPVS-IPS").name, ["dst"]).reject();
+  writeMasqueradeRules(nat, mark, input.randomFully);
+  return builder.build();
+}
 
-  return [
-    "*nat",
-    ...NAT_CHAINS.map((c) => `:${c} - [0:0]`),
-    ...nat,
-    "COMMIT",
-    "*filter",
-    ...FILTER_CHAINS.map((c) => `:${c} - [0:0]`),
-    ...filter,
-    "COMMIT",
-    "",
-  ].join("\n");
+const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
+
+/**
+ * The payload plus the built-in chains and the jump rules: the node's nat and filter tables,
+ * whose restore form stands on its own (for loading into an empty namespace) and which the
+ * tracer reads.
+ */
+export function ipvsNodeState(payload: RuleSet): RuleSet {
+  const jumps = new RuleSetBuilder(payload.family);
+  for (const t of payload.tables) jumps.table(t.name);
+  // Each is prepended in turn: the last ensured comes first.
+  for (const j of [...IPVS_JUMP_RULES].reverse())
+    jumps.table(j.table).append(j.chain).comment(j.comment).jump(j.target);
+  const built = jumps.build();
+  const tables = payload.tables.map((t): Table => {
+    const withJumps = built.tables.find((b) => b.name === t.name) as Table;
+    const chains: Chain[] = withJumps.chains.map((b) => ({
+      name: b.name,
+      policy: "ACCEPT",
+      counters: ZERO,
+      rules: b.rules,
+    }));
+    for (const c of t.chains) if (c.policy === undefined) chains.push(c);
+    return { name: t.name, chains };
+  });
+  return { family: payload.family, tables };
 }
 
 /**
  * The payload plus the built-in chains and the jump rules, as one iptables-restore input that
  * stands on its own (for loading into an empty namespace and for tracing).
  */
-export function renderIpvsIptablesWithJumps(restore: string): string {
-  const builtins: Record<"nat" | "filter", readonly string[]> = {
-    nat: ["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"],
-    filter: ["INPUT", "FORWARD", "OUTPUT"],
-  };
-  const jumpsFor = (table: "nat" | "filter") =>
-    [...IPVS_JUMP_RULES]
-      .reverse()
-      .filter((j) => j.table === table)
-      .map((j) => `-A ${j.chain} ${jumpRuleArgs(j)}`);
-  let out = "";
-  for (const block of restore.split("COMMIT\n")) {
-    if (block.trim() === "") continue;
-    const lines = block.split("\n").filter((l) => l !== "");
-    const header = lines[0] as "*nat" | "*filter";
-    const table = header === "*nat" ? "nat" : "filter";
-    const decls = lines.filter((l) => l.startsWith(":"));
-    const rules = lines.filter((l) => l.startsWith("-A"));
-    out += [
-      header,
-      ...builtins[table].map((c) => `:${c} ACCEPT [0:0]`),
-      ...decls,
-      ...jumpsFor(table),
-      ...rules,
-      "COMMIT",
-      "",
-    ].join("\n");
-  }
-  return out;
+export function renderIpvsIptablesWithJumps(payload: RuleSet): string {
+  return formatIptablesRestore(ipvsNodeState(payload));
 }

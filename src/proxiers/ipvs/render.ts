@@ -1,8 +1,8 @@
 /**
  * `renderIpvs`: the whole state the kube-proxy IPVS proxier programs on a node, for each IP
  * family the node has (one proxier per family, sharing one IPVS table and one ipset
- * namespace): ipvsadm-save text, ipset save text, the iptables-restore payload and the
- * addresses bound on kube-ipvs0.
+ * namespace): ipvsadm-save text, ipset save text, the iptables rules (built as data, and their
+ * restore text) and the addresses bound on kube-ipvs0.
  */
 import type { Cluster } from "../../model/cluster.js";
 import type { IPFamily } from "../../net/index.js";
@@ -14,13 +14,19 @@ import {
 } from "../../netfilter/ipvs/index.js";
 import { planFamily, proxierSettings, type ProxierOptions } from "../common/index.js";
 import { formatIpvsIpsets } from "./ipsets.js";
-import { renderIpvsIptables, renderIpvsIptablesWithJumps } from "./iptables-rules.js";
+import type { RuleSet } from "../../netfilter/model.js";
+import { formatIptablesRestore } from "../../netfilter/format/restore.js";
+import { buildIpvsIptables, ipvsNodeState } from "./iptables-rules.js";
 import { syncFamily, type IpvsFamilySync } from "./sync.js";
 
 export interface IpvsFamilyState extends IpvsFamilySync {
+  /** The iptables-restore payload kube-proxy writes for this family, as data. */
+  readonly payload: RuleSet;
+  /** The node's nat and filter tables: the payload with the built-in chains and jumps. */
+  readonly ruleSet: RuleSet;
   /** The iptables-restore payload kube-proxy writes for this family. */
   readonly iptables: string;
-  /** The payload with built-in chains and the jump rules, loadable into an empty namespace. */
+  /** `ruleSet` in restore form, loadable into an empty namespace. */
   readonly iptablesWithJumps: string;
 }
 
@@ -62,7 +68,7 @@ export function renderIpvs(cluster: Cluster, opts: ProxierOptions): IpvsRender {
   const families: IpvsFamilyState[] = opts.node.ipFamilies.map((family) => {
     const settings = proxierSettings(cluster, family, opts);
     const sync = syncFamily(planFamily(cluster, settings));
-    const iptables = renderIpvsIptables({
+    const payload = buildIpvsIptables({
       family,
       ipsets: sync.ipsets,
       noNodeAccess: sync.noNodeAccess,
@@ -71,7 +77,14 @@ export function renderIpvs(cluster: Cluster, opts: ProxierOptions): IpvsRender {
       masqueradeMark: settings.masqueradeMark,
       randomFully: opts.node.kernel.iptablesRandomFully,
     });
-    return { ...sync, iptables, iptablesWithJumps: renderIpvsIptablesWithJumps(iptables) };
+    const ruleSet = ipvsNodeState(payload);
+    return {
+      ...sync,
+      payload,
+      ruleSet,
+      iptables: formatIptablesRestore(payload),
+      iptablesWithJumps: formatIptablesRestore(ruleSet),
+    };
   });
   // Two service ports may name the same virtual server; the later sync wins, as in the kernel.
   const byKey = new Map<string, IpvsService>();
