@@ -3,6 +3,7 @@ export default {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/setup.ts"],
   transform: {
     "^.+\\.ts$": [
       "@swc/jest",
