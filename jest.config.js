@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: "node",
@@ -13,4 +15,7 @@ export default {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   collectCoverageFrom: ["src/**/*.ts"],
   testTimeout: 60000,
+  // Kernel tests mostly wait (probe timeouts, namespaces, restores), so at least two workers even
+  // on two cores: pure tests run while they wait. Namespaces carry the worker's pid (netns.ts).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
 };
