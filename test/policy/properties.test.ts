@@ -30,8 +30,9 @@ import {
   withExplicitTypes,
 } from "./helpers.js";
 import { reached } from "../helpers/reached.js";
+import { soakRuns } from "../helpers/soak.js";
 
-const RUNS = { numRuns: 60 };
+const RUNS = { numRuns: soakRuns(30, 60) };
 const npOnly = policyClusterObjects({ maxAdminPolicies: 0, baseline: false });
 const full = policyClusterObjects({});
 

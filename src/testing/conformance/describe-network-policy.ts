@@ -8,7 +8,7 @@ import { policyVerdictsMatchReference } from "../properties/policyVerdictsMatchR
 import { sctpPolicyNeverAdmitsTcpOrUdp } from "../properties/sctpPolicyNeverAdmitsTcpOrUdp.js";
 import { noSctpSocketsOpened } from "../properties/noSctpSocketsOpened.js";
 import type { ConformanceAdapter } from "./adapter.js";
-import { jestGlobals } from "./describe-sctp.js";
+import { expectProperty, jestGlobals } from "./describe-sctp.js";
 import type { ConformanceOptions } from "./run-plan.js";
 
 export interface PropertySuiteOptions extends ConformanceOptions {
@@ -22,15 +22,16 @@ export function describeNetworkPolicyConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
-  const { describe, test } = jestGlobals();
+  const g = jestGlobals();
+  const { describe, test } = g;
   const params = { numRuns: options.numRuns ?? 20, seed: options.seed ?? 13 };
   const backend = options.backend !== undefined ? { backend: options.backend } : {};
   describe(`NetworkPolicy conformance: ${adapter.name}`, () => {
     test("a NetworkPolicy with only SCTP ports never admits TCP or UDP", () =>
-      fc.assert(sctpPolicyNeverAdmitsTcpOrUdp(adapter, backend), params));
+      expectProperty(g, fc.assert(sctpPolicyNeverAdmitsTcpOrUdp(adapter, backend), params)));
     test("every probe's traced verdict equals evaluatePolicy's", () =>
-      fc.assert(policyVerdictsMatchReference(adapter, backend), params));
+      expectProperty(g, fc.assert(policyVerdictsMatchReference(adapter, backend), params)));
     test("node components open no SCTP sockets", () =>
-      fc.assert(noSctpSocketsOpened(adapter), params));
+      expectProperty(g, fc.assert(noSctpSocketsOpened(adapter), params)));
   });
 }

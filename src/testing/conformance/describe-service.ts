@@ -8,21 +8,22 @@ import { noEndpointServicesReject } from "../properties/noEndpointServicesReject
 import { servicesReachOnlyReadyEndpoints } from "../properties/servicesReachOnlyReadyEndpoints.js";
 import type { ConformanceAdapter } from "./adapter.js";
 import type { PropertySuiteOptions } from "./describe-network-policy.js";
-import { jestGlobals } from "./describe-sctp.js";
+import { expectProperty, jestGlobals } from "./describe-sctp.js";
 
 export function describeServiceConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
-  const { describe, test } = jestGlobals();
+  const g = jestGlobals();
+  const { describe, test } = g;
   const params = { numRuns: options.numRuns ?? 20, seed: options.seed ?? 13 };
   const backend = options.backend !== undefined ? { backend: options.backend } : {};
   describe(`Service conformance: ${adapter.name}`, () => {
     test("a Service port with ready endpoints reaches only them", () =>
-      fc.assert(servicesReachOnlyReadyEndpoints(adapter, backend), params));
+      expectProperty(g, fc.assert(servicesReachOnlyReadyEndpoints(adapter, backend), params)));
     test("a NodePort reaches the Service's ready endpoints from outside", () =>
-      fc.assert(nodePortsReachable(adapter, backend), params));
+      expectProperty(g, fc.assert(nodePortsReachable(adapter, backend), params)));
     test("a Service port without ready endpoints rejects", () =>
-      fc.assert(noEndpointServicesReject(adapter, backend), params));
+      expectProperty(g, fc.assert(noEndpointServicesReject(adapter, backend), params)));
   });
 }
