@@ -18,4 +18,6 @@ export default {
   // Kernel tests mostly wait (probe timeouts, namespaces, restores), so at least two workers even
   // on two cores: pure tests run while they wait. Namespaces carry the worker's pid (netns.ts).
   maxWorkers: Math.max(2, availableParallelism() - 1),
+  // One kernel file at a time (test/helpers/kernel-lock.ts), spread among the pure ones.
+  testSequencer: "<rootDir>/test/helpers/sequencer.js",
 };
