@@ -56,7 +56,7 @@ kernelTest(
           };
           const scenario = scenarioOfCluster(generated.cluster, { node: NODE, proxyConfig });
           const list = autoProbes(generated.cluster, scenario, { proxyConfig });
-          const r = await verifyProbes(netnsBackend({ timeoutMs: 700 }), scenario, list);
+          const r = await verifyProbes(netnsBackend({ timeoutMs: 1500 }), scenario, list);
           scenarios++;
           probes += r.summary.probes;
           agreed += r.summary.agreed;
