@@ -1,8 +1,11 @@
+import { availableParallelism } from "node:os";
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/setup.ts"],
   transform: {
     "^.+\\.ts$": [
       "@swc/jest",
@@ -12,4 +15,9 @@ export default {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   collectCoverageFrom: ["src/**/*.ts"],
   testTimeout: 60000,
+  // Kernel tests mostly wait (probe timeouts, namespaces, restores), so at least two workers even
+  // on two cores: pure tests run while they wait. Namespaces carry the worker's pid (netns.ts).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // One kernel file at a time (test/helpers/kernel-lock.ts), spread among the pure ones.
+  testSequencer: "<rootDir>/test/helpers/sequencer.js",
 };

@@ -15,26 +15,20 @@ import { netnsBackend } from "../../src/backends/netns/backend.js";
 import { scenarioOfCluster } from "../../src/backends/scenario-of-cluster.js";
 import { verifyProbes } from "../../src/backends/verify.js";
 import type { NodeEnvironment } from "../../src/model/node-environment.js";
+import { nodeEnv } from "../../src/testing/builders/node-env.js";
 import { DEFAULT_PROXY_CONFIG, type KubeProxyConfiguration } from "../../src/model/proxy-config.js";
 import { kubeCluster } from "../../src/testing/arbitraries/index.js";
 import { kernelTest } from "../helpers/kernel.js";
 
-const NODE: NodeEnvironment = {
-  nodeName: "test-node",
-  ipFamilies: ["IPv4"],
-  nodeIPs: ["192.168.0.10"],
+const NODE: NodeEnvironment = nodeEnv({
+  name: "test-node",
+  ips: ["192.168.0.10"],
   interfaces: [
     { name: "lo", addresses: ["127.0.0.1/8"] },
     { name: "eth0", addresses: ["192.168.0.10/24"] },
   ],
-  kernel: {
-    iptablesRandomFully: false,
-    nfacct: [],
-    conntrackTCPBeLiberal: false,
-    ipvs: false,
-    sctp: false,
-  },
-};
+  kernel: { ipvs: false, sctp: false },
+});
 
 const SOAK = Number(process.env.KNS_NETNS_SOAK ?? "0");
 const RUNS = SOAK > 0 ? SOAK : 3;
@@ -62,7 +56,7 @@ kernelTest(
           };
           const scenario = scenarioOfCluster(generated.cluster, { node: NODE, proxyConfig });
           const list = autoProbes(generated.cluster, scenario, { proxyConfig });
-          const r = await verifyProbes(netnsBackend({ timeoutMs: 700 }), scenario, list);
+          const r = await verifyProbes(netnsBackend({ timeoutMs: 1500 }), scenario, list);
           scenarios++;
           probes += r.summary.probes;
           agreed += r.summary.agreed;

@@ -38,8 +38,10 @@ describe.each([
       (specs) => {
         const services = scenarioOf(specs, plan);
         const dp = dataplanesFor(clusterOf(services), plan);
+        let traced = 0;
         for (const s of services) {
           for (const p of packetsFor(s)) {
+            traced++;
             const r = traceBoth(dp, p);
             const t = tally(`${p.proto.toUpperCase()}/${family}`);
             t.packets++;
@@ -62,6 +64,7 @@ describe.each([
             for (const d of why) t.documented.set(d.id, (t.documented.get(d.id) ?? 0) + 1);
           }
         }
+        expect(traced).toBeGreaterThan(0);
       },
     );
   },

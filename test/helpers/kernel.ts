@@ -10,6 +10,12 @@ import { kernelSkipReason, type KernelCapabilities } from "../../src/backends/ne
 type Need = keyof KernelCapabilities;
 const KERNEL_FEATURES: readonly Need[] = ["ipvs", "sctp"];
 
+let registered = false;
+/** Whether this test file registered a kernel test that runs (setup.ts takes the kernel lock). */
+export function registersKernelTests(): boolean {
+  return registered;
+}
+
 export function kernelTest(
   name: string,
   needs: readonly Need[],
@@ -20,6 +26,7 @@ export function kernelTest(
   const setupReason = kernelSkipReason(setupNeeds);
   const featureReason = kernelSkipReason(needs.filter((n) => KERNEL_FEATURES.includes(n)));
   if (setupReason === undefined && featureReason === undefined) {
+    registered = true;
     test(name, fn, timeoutMs);
     return;
   }

@@ -14,7 +14,8 @@ import {
 } from "../../src/hostports/index.js";
 import { makeCluster } from "../../src/model/cluster.js";
 import { parseCluster } from "../../src/model/load.js";
-import { DEFAULT_KERNEL, type NodeEnvironment } from "../../src/model/node-environment.js";
+import type { NodeEnvironment } from "../../src/model/node-environment.js";
+import { nodeEnv } from "../../src/testing/builders/node-env.js";
 import type { Pod } from "../../src/model/kinds.js";
 import { ACCEPTANCE_DIR } from "../helpers/shared.js";
 
@@ -22,13 +23,11 @@ const CASE = join(ACCEPTANCE_DIR, "hostports/hostport-manager-ipv4");
 const EXAMPLE = join(__dirname, "../../examples/sctp-hostport");
 const read = (dir: string, f: string) => readFileSync(join(dir, f), "utf8");
 
-const testNode: NodeEnvironment = {
-  nodeName: "test-node",
-  ipFamilies: ["IPv4"],
-  nodeIPs: ["192.168.0.2"],
+const testNode: NodeEnvironment = nodeEnv({
+  name: "test-node",
+  ips: ["192.168.0.2"],
   interfaces: [{ name: "lo", addresses: ["127.0.0.1/8"] }],
-  kernel: DEFAULT_KERNEL,
-};
+});
 
 describe("hostportRulesForNode (kubenet)", () => {
   const cluster = parseCluster([{ file: "cluster.yaml", text: read(CASE, "cluster.yaml") }]);

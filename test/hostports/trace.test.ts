@@ -15,7 +15,8 @@ import {
   type PortMapping,
 } from "../../src/hostports/index.js";
 import { makeCluster } from "../../src/model/cluster.js";
-import { DEFAULT_KERNEL, type NodeEnvironment } from "../../src/model/node-environment.js";
+import type { NodeEnvironment } from "../../src/model/node-environment.js";
+import { nodeEnv } from "../../src/testing/builders/node-env.js";
 import type { Pod } from "../../src/model/kinds.js";
 import { parseIptables } from "../../src/netfilter/parse/iptables.js";
 import { buildDataplane, trace, type NodeDataplane } from "../../src/netfilter/trace/index.js";
@@ -42,13 +43,7 @@ const interfaces = [
   { name: "eth0", addresses: ["192.168.0.2/24"] },
   { name: "cbr0", addresses: ["10.244.1.1/24"] },
 ];
-const node: NodeEnvironment = {
-  nodeName: "node-a",
-  ipFamilies: ["IPv4"],
-  nodeIPs: [NODE_IP],
-  interfaces,
-  kernel: DEFAULT_KERNEL,
-};
+const node: NodeEnvironment = nodeEnv({ name: "node-a", ips: [NODE_IP], interfaces });
 const nodeObject = {
   metadata: { name: "node-a" },
   spec: { podCIDR: "10.244.1.0/24", podCIDRs: ["10.244.1.0/24"] },
@@ -189,12 +184,11 @@ describe("IPv6", () => {
     { name: "eth0", addresses: ["2001:db8::2/64"] },
     { name: "cbr0", addresses: ["fd00:10:244:1::1/64"] },
   ];
-  const v6Node: NodeEnvironment = {
-    ...node,
-    ipFamilies: ["IPv6"],
-    nodeIPs: ["2001:db8::2"],
+  const v6Node: NodeEnvironment = nodeEnv({
+    name: "node-a",
+    ips: ["2001:db8::2"],
     interfaces: v6Interfaces,
-  };
+  });
   const pod: Pod = {
     metadata: { name: "v6", namespace: "default", uid: "u6" },
     spec: {

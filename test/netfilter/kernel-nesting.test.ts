@@ -10,6 +10,7 @@ import { createNetns, deleteNetns, type Netns } from "../../src/backends/netns.j
 import { IptablesParseError, parseIptables } from "../../src/netfilter/index.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { kernelTest } from "../helpers/kernel.js";
+import { soakRuns } from "../helpers/soak.js";
 
 let ns: Netns | undefined;
 beforeAll(() => {
@@ -110,7 +111,7 @@ for (const family of ["IPv4", "IPv6"] as const)
         fc.property(fc.integer({ min: 1, max: 20 }).chain(jumpGraph), (text) => {
           expect(ourVerdict(text, family)).toBe(kernelVerdict(text, family));
         }),
-        { numRuns: 120 },
+        { numRuns: soakRuns(40, 120) },
       );
     },
   );

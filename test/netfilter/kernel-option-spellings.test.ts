@@ -16,6 +16,7 @@ import {
 import { MATCH_EXTENSIONS, TARGET_EXTENSIONS } from "../../src/netfilter/registry.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { kernelTest } from "../helpers/kernel.js";
+import { soakRuns } from "../helpers/soak.js";
 
 let ns: Netns | undefined;
 beforeAll(() => {
@@ -313,7 +314,7 @@ kernelTest(
           expect(readAlike(s, respelt(s.body, k, length, joined))).toBeUndefined();
         },
       ),
-      { numRuns: 50, seed: 19 },
+      { numRuns: soakRuns(20, 50), seed: 19 },
     );
   },
 );

@@ -6,11 +6,13 @@
  * hygiene: both builds, every `exports`/`main`/`types`/`typesVersions` target present, no source
  * maps, no install-time build, a license, and no dead relative link in the shipped Markdown.
  *
- * Slow by nature (a build and two npm installs); the tarball and npm's cache are kept under the
- * OS temp dir. Cold and warm times of the consumers' `npm test` are written to
+ * Slow by nature (a build and two npm installs); the tarball, npm's cache and each consumer's
+ * installed node_modules (keyed by a hash of the tarball and the consumer's package.json; set
+ * KUBE_NETSIM_PACKAGE_FRESH=1 to install anyway) are kept under the OS temp dir. Cold and warm times of the consumers' `npm test` are written to
  * $TMPDIR/kube-netsim-package-tests/timings.json (figures for the record, not assertions).
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -18,7 +20,10 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -140,9 +145,42 @@ function consumer(example: string): string {
   expect(pkg.devDependencies["kube-netsim"]).toBeDefined();
   pkg.devDependencies["kube-netsim"] = `file:${packed.tarball}`;
   writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
-  const install = mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], dir);
-  timings[`${example} install`] = install.seconds;
+  installModules(example, dir);
   return dir;
+}
+
+/**
+ * `npm install` in the consumer, or, when an earlier run installed the same tarball for the same
+ * package.json, a link to the node_modules it left in the cache (installed once, then moved
+ * there; a concurrent run that got there first wins).
+ */
+function installModules(example: string, dir: string): void {
+  const install = () => {
+    const r = mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], dir);
+    timings[`${example} install`] = r.seconds;
+  };
+  if (process.env["KUBE_NETSIM_PACKAGE_FRESH"] === "1") return install();
+  const key = createHash("sha256")
+    .update(readFileSync(packed.tarball))
+    .update(readFileSync(join(dir, "package.json")))
+    .digest("hex")
+    .slice(0, 16);
+  const cached = join(CACHE, `modules-${example}-${key}`);
+  if (!existsSync(join(cached, "node_modules"))) {
+    install();
+    const staging = mkdtempSync(join(CACHE, `staging-${example}-`));
+    renameSync(join(dir, "node_modules"), join(staging, "node_modules"));
+    try {
+      renameSync(staging, cached);
+    } catch {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  } else {
+    timings[`${example} install`] = 0;
+    const now = new Date();
+    utimesSync(cached, now, now);
+  }
+  symlinkSync(join(cached, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
 /** `npm test` twice: the first run has an empty jest cache (cold), the second a filled one. */

@@ -15,6 +15,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -94,12 +95,16 @@ export function mustRun(cmd: string, args: readonly string[], cwd: string): Run 
   return r;
 }
 
-/** Tarballs of earlier sources, left by runs more than an hour ago, are removed. */
+/**
+ * Tarballs of earlier sources, and consumers' node_modules installed from them (`modules-`, see
+ * consumers.test.ts; touched on each use), unused for an hour are removed.
+ */
 function removeStalePacks(keep: string): void {
   const hourAgo = Date.now() - 60 * 60 * 1000;
   for (const name of readdirSync(CACHE)) {
     const path = join(CACHE, name);
-    if (name.startsWith("pack-") && path !== keep && statSync(path).mtimeMs < hourAgo)
+    const stale = name.startsWith("pack-") || name.startsWith("modules-");
+    if (stale && path !== keep && statSync(path).mtimeMs < hourAgo)
       rmSync(path, { recursive: true, force: true });
   }
 }
@@ -117,7 +122,11 @@ export function packTarball(): Packed {
     version: string;
   };
   const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
-  if (existsSync(tarball)) return { tarball, seconds: 0 };
+  if (existsSync(tarball)) {
+    const now = new Date();
+    utimesSync(dir, now, now);
+    return { tarball, seconds: 0 };
+  }
   const stage = join(dir, "stage");
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });

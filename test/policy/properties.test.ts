@@ -29,8 +29,10 @@ import {
   table,
   withExplicitTypes,
 } from "./helpers.js";
+import { reached } from "../helpers/reached.js";
+import { soakRuns } from "../helpers/soak.js";
 
-const RUNS = { numRuns: 60 };
+const RUNS = { numRuns: soakRuns(30, 60) };
 const npOnly = policyClusterObjects({ maxAdminPolicies: 0, baseline: false });
 const full = policyClusterObjects({});
 
@@ -57,6 +59,9 @@ function mapRules(
 }
 
 describe("protocol isolation", () => {
+  const isolatedRows = new Map(
+    PROTOCOLS.map((p) => [p, { ingress: reached(), egress: reached() }]),
+  );
   for (const only of PROTOCOLS)
     for (const dir of ["ingress", "egress"] as const)
       test.prop([npOnly], RUNS)(
@@ -83,16 +88,21 @@ describe("protocol isolation", () => {
                 networkPolicySelects(p, subject, DEFAULT_POLICY_OPTIONS) &&
                 (dir === "ingress" ? p.ingress : p.egress) !== undefined,
             );
-            if (isolated)
-              expect(
-                `${row.from} ${row.to} ${row.protocol}/${row.port} ${String(row.allowed)}`,
-              ).toMatch(/ false$/);
+            if (!isolated) continue;
+            expect(
+              `${row.from} ${row.to} ${row.protocol}/${row.port} ${String(row.allowed)}`,
+            ).toMatch(/ false$/);
+            isolatedRows.get(only)?.[dir].hit();
           }
         },
       );
+  for (const [only, byDir] of isolatedRows)
+    for (const [dir, r] of Object.entries(byDir))
+      r.testReached(`isolated pods probed with a protocol other than ${only} (${dir})`);
 });
 
 describe("monotonicity", () => {
+  const lostCells = reached();
   test.prop([npOnly, fc.nat(), networkPolicyPeer, fc.constantFrom("ingress", "egress")], RUNS)(
     "adding a rule to an existing policy never denies",
     (o, which, peer, dir) => {
@@ -129,8 +139,10 @@ describe("monotonicity", () => {
         (!eb.egress.isolated && ea.egress.isolated) ||
         (!eb.ingress.isolated && ea.ingress.isolated);
       expect({ cell, newlyIsolated }).toEqual({ cell, newlyIsolated: true });
+      lostCells.hit();
     }
   });
+  lostCells.testReached("connections the added NetworkPolicy denies");
 
   test.prop([full], RUNS)("removing the BANP can only allow more", (o) => {
     const without = clone(o);
@@ -140,6 +152,7 @@ describe("monotonicity", () => {
 });
 
 describe("order independence and equivalent spellings", () => {
+  const unselected = reached();
   test.prop([full, fc.integer()], RUNS)(
     "shuffling NetworkPolicies, rules, peers and ports never changes a verdict",
     (o, seed) => {
@@ -217,9 +230,11 @@ describe("order independence and equivalent spellings", () => {
         for (let i = 0; i < n; i++)
           for (let k = 0; k < P; k++)
             expect(ma.verdicts[(i * n + j) * P + k]).toBe(mb.verdicts[(i * n + j) * P + k]);
+        unselected.hit();
       }
     },
   );
+  unselected.testReached("pods the added policy does not select");
 });
 
 describe("peers and ports", () => {
@@ -364,7 +379,9 @@ describe("equivalence classes and explanations", () => {
     "evaluatePolicy (explaining path) agrees with the matrix",
     (o, opts) => {
       const c = cluster(o);
-      for (const row of matrixRows(table(c, opts))) {
+      const rows = [...matrixRows(table(c, opts))];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
         const v = evaluatePolicy(
           c,
           { from: row.from, to: row.to, port: row.port, protocol: row.protocol },

@@ -173,7 +173,8 @@ export function runClient(
     const guard = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 10_000);
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("exit", (code) => {
+    // "close", not "exit": exit can come before the output is read (seen under load).
+    child.on("close", (code) => {
       clearTimeout(guard);
       if (code !== 0) reject(new Error(`probe client failed (${code}): ${err}`));
       else resolve(JSON.parse(out) as ProbeResult[]);

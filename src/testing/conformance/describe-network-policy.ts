@@ -5,7 +5,7 @@
  * are defined for adapters that claim `networkPolicy`; the SCTP-socket one for every adapter.
  */
 import type { ConformanceAdapter } from "./adapter.js";
-import { jestGlobals } from "./describe-sctp.js";
+import { expectProperty, jestGlobals } from "./describe-sctp.js";
 import {
   applicableProperties,
   NETWORK_POLICY_SUITE,
@@ -18,9 +18,10 @@ export function describeNetworkPolicyConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
-  const { describe, test } = jestGlobals();
+  const g = jestGlobals();
+  const { describe, test } = g;
   describe(`NetworkPolicy conformance: ${adapter.name}`, () => {
     for (const t of applicableProperties(NETWORK_POLICY_SUITE, adapter))
-      test(t.name, () => t.assert(adapter, options));
+      test(t.name, () => expectProperty(g, t.assert(adapter, options)));
   });
 }

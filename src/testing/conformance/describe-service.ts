@@ -4,7 +4,7 @@
  * Service properties for adapters that claim `services`, the hostPort one for `hostPorts`.
  */
 import type { ConformanceAdapter } from "./adapter.js";
-import { jestGlobals } from "./describe-sctp.js";
+import { expectProperty, jestGlobals } from "./describe-sctp.js";
 import {
   applicableProperties,
   SERVICE_SUITE,
@@ -15,9 +15,10 @@ export function describeServiceConformance(
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions = {},
 ): void {
-  const { describe, test } = jestGlobals();
+  const g = jestGlobals();
+  const { describe, test } = g;
   describe(`Service conformance: ${adapter.name}`, () => {
     for (const t of applicableProperties(SERVICE_SUITE, adapter))
-      test(t.name, () => t.assert(adapter, options));
+      test(t.name, () => expectProperty(g, t.assert(adapter, options)));
   });
 }

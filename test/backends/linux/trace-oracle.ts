@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect } from "@jest/globals";
 import { kernelTest } from "../../helpers/kernel.js";
+import { soakRuns } from "../../helpers/soak.js";
 import { liveNetns } from "../../../src/backends/netns.js";
 import fc from "fast-check";
 import {
@@ -492,19 +493,21 @@ export function describeKernelOracle(
       topo?.close();
       expect(liveNetns().filter((n) => n.startsWith(prefix))).toEqual([]);
     });
+    // Each rule set costs a round of probes, some of which must time out: 6 by default.
+    const numRuns = soakRuns(6, 14);
     kernelTest(
       `random ${c.family} rule sets: every TCP and UDP probe ends where the tracer says`,
       ["root", "ip", tool],
       async () => {
         const seen = await checkAgainstKernel(topo!, c, {
-          numRuns: 14,
+          numRuns,
           seed: Number(process.env.KNS_SEED ?? 4242),
           firstSport: 20000,
         });
         // The check has teeth only if the probes ended in every way.
         expect([...seen.keys()]).toEqual(expect.arrayContaining([...kinds]));
       },
-      120_000,
+      Math.max(120_000, numRuns * 10_000),
     );
     more(() => topo!);
   });

@@ -4,6 +4,7 @@ import { fc } from "@fast-check/jest";
 import { withNetns } from "../../../src/backends/netns.js";
 import { formatIpsetSave, parseIpsetSave } from "../../../src/netfilter/index.js";
 import { kernelTest } from "../../helpers/kernel.js";
+import { soakRuns } from "../../helpers/soak.js";
 
 const v4 = fc.ipV4();
 const v6 = fc.constantFrom("fd00::1", "2001:db8::5", "fd00::a:b", "::1");
@@ -96,7 +97,7 @@ kernelTest(
               throw new Error(`ipset accepted, we rejected: ${ours.message}\n${text}`);
             expect(normalize(ours)).toEqual(normalize(ns!.exec("ipset", ["save"])));
           }),
-          { numRuns: 60 },
+          { numRuns: soakRuns(20, 60) },
         );
       },
       "kns-nf",

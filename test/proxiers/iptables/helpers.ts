@@ -6,6 +6,7 @@ import { loadCluster } from "../../../src/model/load-files.js";
 import { parseNodeEnvironment } from "../../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../../src/model/load-proxy-config.js";
 import type { NodeEnvironment } from "../../../src/model/node-environment.js";
+import { nodeEnv } from "../../../src/testing/builders/node-env.js";
 import {
   DEFAULT_PROXY_CONFIG,
   type KubeProxyConfiguration,
@@ -64,10 +65,10 @@ export function readFlows(file: string): Flow[] {
 }
 
 /** The node of upstream's NewFakeProxier (clusterip-sctp/node.yaml), as data. */
-export const FAKE_NODE: NodeEnvironment = {
-  nodeName: "test-node",
+export const FAKE_NODE: NodeEnvironment = nodeEnv({
+  name: "test-node",
   ipFamilies: ["IPv4"],
-  nodeIPs: ["192.168.0.2"],
+  ips: ["192.168.0.2"],
   interfaces: [
     { name: "lo", addresses: ["127.0.0.1/8", "::1/128"] },
     {
@@ -88,7 +89,7 @@ export const FAKE_NODE: NodeEnvironment = {
     ipvs: true,
     sctp: true,
   },
-};
+});
 
 export const FAKE_NODE_V6: NodeEnvironment = { ...FAKE_NODE, ipFamilies: ["IPv6"] };
 

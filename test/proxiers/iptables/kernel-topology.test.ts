@@ -13,6 +13,7 @@ import { buildDataplane } from "../../../src/netfilter/trace/dataplane.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";
 import type { TraceProtocol } from "../../../src/netfilter/trace/result.js";
 import type { NodeEnvironment } from "../../../src/model/node-environment.js";
+import { nodeEnv } from "../../../src/testing/builders/node-env.js";
 import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";
 import { renderIptables } from "../../../src/proxiers/iptables/render-iptables.js";
 import { ENSURED_JUMPS } from "../../../src/proxiers/iptables/builtin-jumps.js";
@@ -50,10 +51,9 @@ ports:
 - {name: dns, protocol: UDP, port: 5353}
 `;
 
-const NODE: NodeEnvironment = {
-  nodeName: "node-a",
-  ipFamilies: ["IPv4"],
-  nodeIPs: [NODE_IP],
+const NODE: NodeEnvironment = nodeEnv({
+  name: "node-a",
+  ips: [NODE_IP],
   interfaces: [
     { name: "lo", addresses: ["127.0.0.1/8"] },
     { name: "eth0", addresses: [`${NODE_IP}/24`] },
@@ -66,7 +66,7 @@ const NODE: NodeEnvironment = {
     ipvs: false,
     sctp: false,
   },
-};
+});
 
 const SERVER = `
 const net = require("net"), dgram = require("dgram");

@@ -14,6 +14,7 @@ import {
   type GeneratedCluster,
 } from "../../../src/testing/arbitraries/kubeCluster.js";
 import { FAKE_CONFIG, FAKE_NODE } from "./helpers.js";
+import { reached } from "../../helpers/reached.js";
 
 const POD = "10.0.0.2";
 const EXTERNAL = "203.0.113.2";
@@ -68,9 +69,13 @@ const servicePorts = (g: GeneratedCluster): [Service, ServicePort][] =>
   g.services.flatMap((s) => (s.spec?.ports ?? []).map((p): [Service, ServicePort] => [s, p]));
 
 describe("traffic invariants", () => {
+  const otherProtocol = reached();
+  const etpLocal = reached();
   test.prop([kubeCluster({ minServices: 1, maxServices: 3 })], { numRuns: 60 })(
     "a pod's ClusterIP packet reaches exactly the usable endpoints, each with 1/n, or is refused",
     (g) => {
+      // minServices 1, and a Service has 1-3 ports.
+      expect(servicePorts(g).length).toBeGreaterThan(0);
       for (const [svc, port] of servicePorts(g)) {
         const all = endpointsOf(g, svc, port);
         const local = svc.spec?.internalTrafficPolicy === "Local";
@@ -114,8 +119,10 @@ describe("traffic invariants", () => {
       if (sameNumber.includes(proto)) continue;
       const got = outcomes(g, proto, POD, svc.spec!.clusterIP!, port.port);
       expect(got.map((o) => o.verdict)).toEqual(["NONE"]);
+      otherProtocol.hit();
     }
   });
+  otherProtocol.testReached("service ports probed with another protocol", 20);
 
   test.prop(
     [
@@ -136,12 +143,15 @@ describe("traffic invariants", () => {
         const all = endpointsOf(g, svc, port);
         const localDests = new Set(all.filter((e) => e.local).map((e) => e.dest));
         const got = outcomes(g, lower(port.protocol), EXTERNAL, NODE_IP, port.nodePort);
+        expect(got.length).toBeGreaterThan(0);
         for (const o of got) {
           expect(o.masquerade).toBe(false);
           if (o.verdict === "DNAT") expect(localDests).toContain(o.destination);
           else expect(["DROP", "REJECT"]).toContain(o.verdict);
         }
+        etpLocal.hit();
       }
     },
   );
+  etpLocal.testReached("NodePorts with externalTrafficPolicy Local", 5);
 });

@@ -48,7 +48,9 @@ describe.each(cases)("acceptance ipvs/%s", (name) => {
     const text = readFileSync(join(dir, "expected.ipset"), "utf8");
     const expected = ipsetEntries(text);
     const actual = ipsetEntries(out.ipset);
-    for (const set of checks.ipset?.sets ?? []) {
+    const sets = checks.ipset?.sets ?? [];
+    expect(sets.length).toBeGreaterThan(0);
+    for (const set of sets) {
       expect([...(actual.get(set) ?? ["<missing set>"])].sort()).toEqual(
         [...(expected.get(set) ?? [])].sort(),
       );
@@ -59,6 +61,7 @@ describe.each(cases)("acceptance ipvs/%s", (name) => {
   const ipt = checks.iptables;
   if (ipt !== undefined && "mode" in ipt) {
     test("listed chains: jump target and match-set at each position (nat then filter)", () => {
+      expect(Object.keys(ipt.chains).length).toBeGreaterThan(0);
       for (const [chain, expected] of Object.entries(ipt.chains)) {
         const rules = [
           ...chainRules(out.iptables, "nat", chain),
@@ -73,7 +76,14 @@ describe.each(cases)("acceptance ipvs/%s", (name) => {
 
     test("stricter: the listed chains' full rule text as expected.iptables shows it", () => {
       const expectedText = readFileSync(join(dir, "expected.iptables"), "utf8");
-      for (const chain of Object.keys(ipt.chains)) {
+      const chains = Object.keys(ipt.chains);
+      expect(chains.length).toBeGreaterThan(0);
+      for (const chain of chains) {
+        // A chain missing from both texts would compare equal: the expected text must hold it.
+        expect(
+          chainRules(expectedText, "nat", chain).length +
+            chainRules(expectedText, "filter", chain).length,
+        ).toBeGreaterThan(0);
         for (const table of ["nat", "filter"] as const) {
           expect(chainRules(out.iptables, table, chain)).toEqual(
             chainRules(expectedText, table, chain),

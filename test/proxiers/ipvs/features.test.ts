@@ -368,6 +368,7 @@ describe("§3 externalTrafficPolicy Local and internalTrafficPolicy Local", () =
 
   test("no local endpoint: external VS fall back to cluster endpoints (PR #97081)", () => {
     const out = renderYaml(etpLocal(false));
+    expect(out.state.table.services).toHaveLength(4);
     for (const s of out.state.table.services) expect(s.realServers).toHaveLength(2);
   });
 

@@ -6,6 +6,7 @@ import { loadCluster, parseCluster } from "../../../src/model/index.js";
 import { parseNodeEnvironment } from "../../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../../src/model/load-proxy-config.js";
 import type { NodeEnvironment } from "../../../src/model/node-environment.js";
+import { nodeEnv } from "../../../src/testing/builders/node-env.js";
 import type { KubeProxyConfiguration } from "../../../src/model/proxy-config.js";
 import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";
 import { formatIP } from "../../../src/net/index.js";
@@ -76,19 +77,12 @@ export function ipsetTypes(text: string): Map<string, string> {
   return out;
 }
 
-export const NODE: NodeEnvironment = {
-  nodeName: "test-node",
+export const NODE: NodeEnvironment = nodeEnv({
+  name: "test-node",
   ipFamilies: ["IPv4"],
-  nodeIPs: [],
   interfaces: [{ name: "eth0", addresses: ["100.101.102.103/32"] }],
-  kernel: {
-    iptablesRandomFully: false,
-    nfacct: [],
-    conntrackTCPBeLiberal: false,
-    ipvs: true,
-    sctp: true,
-  },
-};
+  kernel: { ipvs: true, sctp: true },
+});
 
 export const FAKE_PROXY_CONFIG: KubeProxyConfiguration = {
   ...DEFAULT_PROXY_CONFIG,
