@@ -1,6 +1,6 @@
 /**
  * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
- * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
+ * rule set, its ipsets as membership (the render's data when the scenario is ours), its IPVS table as the IPVS hook, and the node
  * environment's interfaces.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
@@ -9,15 +9,18 @@ import { parseNftables } from "../../netfilter/nftables/parse/index.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { Scenario } from "../backend.js";
+import { scenarioData } from "../scenario-data.js";
 
 export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
   const ruleSets = scenario.rules.map((r) =>
     parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
   );
+  // Sets from our own render come as data; a scenario's own text is input, parsed.
   const ipsets =
-    scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
+    scenarioData(scenario)?.ipsets ??
+    (scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
       ? parseIpsetSave(scenario.ipsets, "<scenario ipsets>")
-      : undefined;
+      : undefined);
   const ipvs =
     scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
       ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")

@@ -214,6 +214,6 @@ export function diffIpvsMode(snapshot: Snapshot, cluster: Cluster, opts: DiffOpt
   return [
     diffIptablesPart(snapshot, expectedRules, cluster),
     diffIpvsTable(render.state.table, actualIpvs, cluster, index),
-    diffIpsets(parseIpsetSave(render.ipset, "<kube-proxy ipsets>"), actualSets, index),
+    diffIpsets(render.ipsets, actualSets, index),
   ];
 }
