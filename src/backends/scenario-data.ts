@@ -4,9 +4,12 @@
  * built or changed elsewhere (a new object) has none, and its texts are parsed as input.
  */
 import type { Ipset } from "../netfilter/ipset/index.js";
+import type { RuleSet } from "../netfilter/model.js";
 import type { Scenario } from "./backend.js";
 
 export interface ScenarioData {
+  /** The rule sets `Scenario.rules` print, in the same order. */
+  readonly ruleSets?: readonly RuleSet[];
   /** The sets `Scenario.ipsets` prints. */
   readonly ipsets?: readonly Ipset[];
 }

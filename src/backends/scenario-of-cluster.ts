@@ -58,7 +58,7 @@ function rulesAndState(
       return {
         node: opts.node,
         rules: ruleSets.map((r) => ({ family: r.family, text: formatIptablesSave(r) })),
-        data: {},
+        data: { ruleSets },
       };
     }
     case "ipvs": {
@@ -69,21 +69,21 @@ function rulesAndState(
         rules: ruleSets.map((r) => ({ family: r.family, text: formatIptablesSave(r) })),
         ipsets: render.ipset,
         ipvs: render.ipvs,
-        data: { ipsets: render.ipsets },
+        data: { ruleSets, ipsets: render.ipsets },
       };
     }
     case "nftables": {
       // kube-proxy's tables as `nft -f` loads them (the Dump), and the node's hostPort rules
       // through iptables as kubenet writes them (a node with both, as the simulator traces it).
       const rendered = renderNftables(cluster, opts);
-      const rules = withNodeHostports([], cluster, opts)
-        .map((r) => ({ family: r.family, text: formatIptablesSave(r) }))
+      const printed = withNodeHostports([], cluster, opts)
+        .map((ruleSet) => ({ ruleSet, text: formatIptablesSave(ruleSet) }))
         .filter((r) => r.text.trim() !== "");
       return {
         node: opts.node,
-        rules,
+        rules: printed.map((r) => ({ family: r.ruleSet.family, text: r.text })),
         nftables: rendered.dump,
-        data: {},
+        data: { ruleSets: printed.map((r) => r.ruleSet) },
       };
     }
   }

@@ -1,7 +1,8 @@
 /**
  * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
- * rule set, its ipsets as membership (the render's data when the scenario is ours), its IPVS table as the IPVS hook, and the node
- * environment's interfaces.
+ * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
+ * environment's interfaces. A scenario from our own render (`scenarioOfCluster`) brings its
+ * rule sets and ipsets as the data they were printed from, which is used instead of a parse.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
@@ -12,12 +13,15 @@ import type { Scenario } from "../backend.js";
 import { scenarioData } from "../scenario-data.js";
 
 export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
-  const ruleSets = scenario.rules.map((r) =>
-    parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
-  );
-  // Sets from our own render come as data; a scenario's own text is input, parsed.
+  // Rules and sets from our own render come as data; a scenario's own texts are input, parsed.
+  const data = scenarioData(scenario);
+  const ruleSets =
+    data?.ruleSets ??
+    scenario.rules.map((r) =>
+      parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
+    );
   const ipsets =
-    scenarioData(scenario)?.ipsets ??
+    data?.ipsets ??
     (scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
       ? parseIpsetSave(scenario.ipsets, "<scenario ipsets>")
       : undefined);
