@@ -12,6 +12,7 @@
 import type { CIDR, PortRange } from "../net/index.js";
 import type { SharedRuleValues } from "../netfilter/build/rule-builder.js";
 import type { Match, Negatable, Rule } from "../netfilter/model.js";
+import { ValidationError } from "../issue/validation-error.js";
 import { parseIptables } from "../netfilter/parse/iptables.js";
 import type { Target } from "../netfilter/targets/index.js";
 import type { NatRule } from "./nat-table.js";
@@ -165,9 +166,10 @@ export function readConditions(
     const rs = parseIptables(text, { file: "portmap conditions", family });
     rule = rs.tables[0]?.chains.find((c) => c.name === "CONDITIONS")?.rules[0];
   } catch (e) {
-    throw new PortmapConditionsError(
-      `invalid conditions ${JSON.stringify(words)}: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    if (!(e instanceof ValidationError)) throw e;
+    // The message of the first problem, without the position in the text made here.
+    const why = e.issues[0]?.message ?? e.message;
+    throw new PortmapConditionsError(`invalid conditions ${JSON.stringify(words)}: ${why}`);
   }
   if (rule?.target !== undefined)
     throw new PortmapConditionsError(`conditions ${JSON.stringify(words)} must not hold a target`);

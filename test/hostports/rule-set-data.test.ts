@@ -156,3 +156,38 @@ describe("random hostport cases as data", () => {
     },
   );
 });
+
+describe("portmap conditions are the user's input", () => {
+  const pod = {
+    metadata: { name: "p", namespace: "default", uid: "u1" },
+    spec: {
+      nodeName: "node-a",
+      containers: [{ name: "c", ports: [{ containerPort: 80, hostPort: 8080, protocol: "TCP" }] }],
+    },
+    status: { podIP: "10.244.1.5", podIPs: [{ ip: "10.244.1.5" }] },
+  };
+
+  test("conditions iptables cannot read fail the pod's setup with a clear error", () => {
+    const result = hostportRulesForNode(makeCluster({ pods: [pod], nodes: [nodeObject] }), node, {
+      impl: "portmap",
+      portmap: { name: "cbr0", conditionsV4: ["-a", "b"] },
+    });
+    expect(result.pods).toHaveLength(1);
+    expect(result.pods[0]?.error).toBe('invalid conditions ["-a","b"]: unknown option "-a"');
+    const v4 = result.families.find((f) => f.family === "IPv4");
+    expect(v4?.nat.chains.some((c) => c.name.startsWith("CNI-DN-"))).toBe(false);
+  });
+
+  test("readable conditions end every entry rule, typed as the parser reads them", () => {
+    const result = hostportRulesForNode(makeCluster({ pods: [pod], nodes: [nodeObject] }), node, {
+      impl: "portmap",
+      portmap: { name: "cbr0", conditionsV4: ["!", "-s", "10.0.0.1"] },
+    });
+    const v4 = result.families.find((f) => f.family === "IPv4");
+    const entries = v4?.nat.chains.find((c) => c.name === "CNI-HOSTPORT-DNAT")?.rules ?? [];
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.written).toMatch(/--destination-ports 8080 ! -s 10\.0\.0\.1 -j CNI-DN-/);
+    expect(entries[0]?.source).toMatchObject({ negated: true });
+    expectSameAsParsed("IPv4", v4!.nat);
+  });
+});
