@@ -16,8 +16,3 @@ export function buildRule(family: IPFamily, write: (b: RuleBuilder) => void): Na
   if (built === undefined) throw new Error("hostport rule built without a target or end()");
   return built;
 }
-
-/** The values a component's rules share (addresses, comments, jumps), for rules composed by hand. */
-export function ruleValues(family: IPFamily): SharedRuleValues {
-  return new SharedRuleValues(family);
-}
