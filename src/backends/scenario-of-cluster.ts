@@ -5,6 +5,7 @@
  * kube-proxy sets. Addresses of both families become workloads (a dual-stack pod holds one of
  * each).
  */
+import { withScenarioData, type ScenarioData } from "./scenario-data.js";
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../model/proxy-config.js";
@@ -45,7 +46,7 @@ function podIPsOf(pod: Cluster["pods"][number]): string[] {
 function rulesAndState(
   cluster: Cluster,
   opts: ScenarioOptions,
-): Pick<Scenario, "rules" | "ipsets" | "ipvs" | "node" | "nftables"> {
+): Pick<Scenario, "rules" | "ipsets" | "ipvs" | "node" | "nftables"> & { data: ScenarioData } {
   switch (opts.proxyConfig.mode) {
     case "iptables": {
       const rendered = renderIptables(cluster, opts);
@@ -57,6 +58,7 @@ function rulesAndState(
       return {
         node: opts.node,
         rules: ruleSets.map((r) => ({ family: r.family, text: formatIptablesSave(r) })),
+        data: { ruleSets },
       };
     }
     case "ipvs": {
@@ -67,19 +69,21 @@ function rulesAndState(
         rules: ruleSets.map((r) => ({ family: r.family, text: formatIptablesSave(r) })),
         ipsets: render.ipset,
         ipvs: render.ipvs,
+        data: { ruleSets, ipsets: render.ipsets },
       };
     }
     case "nftables": {
       // kube-proxy's tables as `nft -f` loads them (the Dump), and the node's hostPort rules
       // through iptables as kubenet writes them (a node with both, as the simulator traces it).
       const rendered = renderNftables(cluster, opts);
-      const rules = withNodeHostports([], cluster, opts)
-        .map((r) => ({ family: r.family, text: formatIptablesSave(r) }))
+      const printed = withNodeHostports([], cluster, opts)
+        .map((ruleSet) => ({ ruleSet, text: formatIptablesSave(ruleSet) }))
         .filter((r) => r.text.trim() !== "");
       return {
         node: opts.node,
-        rules,
+        rules: printed.map((r) => ({ family: r.ruleSet.family, text: r.text })),
         nftables: rendered.dump,
+        data: { ruleSets: printed.map((r) => r.ruleSet) },
       };
     }
   }
@@ -160,11 +164,15 @@ export function scenarioOfCluster(cluster: Cluster, opts: ScenarioOptions): Scen
   // kube-proxy's iptables mode sets route_localnet so that 127.0.0.1:NodePort works.
   if (opts.proxyConfig.mode === "iptables" && opts.proxyConfig.iptables.localhostNodePorts)
     sysctls["net.ipv4.conf.all.route_localnet"] = "1";
-  return {
-    ...rulesAndState(cluster, opts),
-    pods: [...pods.values()],
-    remoteEndpoints: [...remote],
-    ports: [...ports].filter((p) => p > 0).sort((a, b) => a - b),
-    sysctls,
-  };
+  const { data, ...state } = rulesAndState(cluster, opts);
+  return withScenarioData(
+    {
+      ...state,
+      pods: [...pods.values()],
+      remoteEndpoints: [...remote],
+      ports: [...ports].filter((p) => p > 0).sort((a, b) => a - b),
+      sysctls,
+    },
+    data,
+  );
 }

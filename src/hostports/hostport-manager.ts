@@ -19,7 +19,7 @@
  * addresses given a host prefix and `--to-destination=` split), except that IPv6 hosts get
  * `/128` where the fake wrongly appends `/32`.
  */
-import { canonicalIP, ipFamilyOf, isValidPort, joinHostPort, parseIP } from "../net/index.js";
+import { canonicalIP, ipFamilyOf, isValidPort, parseIP } from "../net/index.js";
 import type { IPFamily, Protocol } from "../net/index.js";
 import {
   KUBE_HOSTPORTS_CHAIN,
@@ -40,11 +40,15 @@ import {
   editNatTable,
   emptyNatTable,
   formatNatTable,
+  jumpsTo,
   restoreNoflush,
+  type NatRestoreOp,
+  type NatRule,
   type NatTable,
   type NatTableStyle,
 } from "./nat-table.js";
-import { normalizeRule } from "./rule-words.js";
+import { buildRule } from "./built-rule.js";
+import type { PortModule } from "../netfilter/build/rule-builder.js";
 import {
   isUnspecifiedHostIP,
   podFullName,
@@ -61,8 +65,36 @@ export interface HostportManagerOptions {
   readonly bindSemantics?: BindSemantics;
 }
 
-const PORTALS_COMMENT = `"kube hostport portals"`;
-const LOCALHOST_SNAT_COMMENT = `"SNAT for localhost access to hostports"`;
+const PORTALS_COMMENT = "kube hostport portals";
+const LOCALHOST_SNAT_COMMENT = "SNAT for localhost access to hostports";
+
+/**
+ * `-m comment --comment "SNAT for localhost access to hostports" -o IFACE -s LOOPBACK -j
+ * MASQUERADE`. The builder has no `-o` clause: the rule is built without it and the output
+ * interface added to the data and to the text where the kubelet writes it.
+ */
+function localhostSnatRule(family: IPFamily, natInterfaceName: string): NatRule {
+  const loopback = family === "IPv4" ? "127.0.0.0/8" : "::1/128";
+  const head = buildRule(family, (b) => b.comment(LOCALHOST_SNAT_COMMENT).end()).written;
+  const rule = buildRule(family, (b) =>
+    b.comment(LOCALHOST_SNAT_COMMENT).source(loopback).masquerade(false),
+  );
+  return {
+    ...rule,
+    outInterface: { value: natInterfaceName, negated: false },
+    written: `${head} -o ${natInterfaceName}${rule.written.slice(head.length)}`,
+  };
+}
+
+/** The module `-m` loads for a protocol's ports (kubelet writes `-m tcp -p tcp`). */
+function portModule(p: Protocol): PortModule {
+  return p === "TCP" ? "tcp" : p === "UDP" ? "udp" : "sctp";
+}
+
+/** Whether a rule of `chain` belongs to the hostport chain `c` (is in it or jumps to it). */
+function touches(r: { readonly chain: string; readonly rule: NatRule }, c: string): boolean {
+  return r.chain === c || jumpsTo(r.rule, c);
+}
 
 export class HostportManager {
   readonly family: IPFamily;
@@ -100,39 +132,62 @@ export class HostportManager {
 
     const opened = this.#openHostports(mapping, hostportMappings);
     const ip = canonicalIP(mapping.ip) ?? mapping.ip;
-    const comment = (pm: PortMapping) => `"${podFullName(mapping)} hostport ${pm.hostPort}"`;
+    const comment = (pm: PortMapping) => `${podFullName(mapping)} hostport ${pm.hostPort}`;
     const newChains: string[] = [];
-    const chainLines: string[] = ["*nat"];
-    const ruleLines: string[] = [];
+    const declarations: NatRestoreOp[] = [];
+    const rules: NatRestoreOp[] = [];
     for (const pm of hostportMappings) {
-      const proto = pm.protocol.toLowerCase();
+      const proto = portModule(pm.protocol);
       const chain = hostportChainName(id, pm.hostPort, pm.protocol, pm.hostIP ?? "");
       newChains.push(chain);
-      chainLines.push(`:${chain} - [0:0]`);
-      ruleLines.push(
-        `-I ${KUBE_HOSTPORTS_CHAIN} -m comment --comment ${comment(pm)} -m ${proto} -p ${proto} --dport ${pm.hostPort} -j ${chain}`,
-        `-A ${chain} -m comment --comment ${comment(pm)} -s ${ip} -j ${KUBE_MARK_MASQ_CHAIN}`,
-        `-A ${chain} -m comment --comment ${comment(pm)} -m ${proto} -p ${proto}` +
-          (isUnspecifiedHostIP(pm.hostIP) ? "" : ` -d ${pm.hostIP}`) +
-          ` -j DNAT --to-destination=${joinHostPort(ip, pm.containerPort)}`,
+      declarations.push({ kind: "declare", chain });
+      rules.push(
+        {
+          kind: "insert",
+          chain: KUBE_HOSTPORTS_CHAIN,
+          rule: buildRule(this.family, (b) =>
+            b.comment(comment(pm)).protocolMatch(proto).dport(pm.hostPort).jump(chain),
+          ),
+        },
+        {
+          kind: "append",
+          chain,
+          rule: buildRule(this.family, (b) =>
+            b.comment(comment(pm)).source(this.#host(ip)).jump(KUBE_MARK_MASQ_CHAIN),
+          ),
+        },
+        {
+          kind: "append",
+          chain,
+          rule: buildRule(this.family, (b) => {
+            b.comment(comment(pm)).protocolMatch(proto);
+            if (!isUnspecifiedHostIP(pm.hostIP)) b.destination(this.#host(pm.hostIP ?? ""));
+            b.dnat(ip, pm.containerPort);
+          }),
+        },
       );
     }
     const existing = this.#existingHostportState();
-    for (const c of existing.chains) if (!newChains.includes(c)) chainLines.push(`:${c} - [0:0]`);
-    for (const r of existing.rules) if (!newChains.some((c) => r.includes(c))) ruleLines.push(r);
-    ruleLines.push("COMMIT");
+    for (const c of existing.chains)
+      if (!newChains.includes(c)) declarations.push({ kind: "declare", chain: c });
+    for (const r of existing.rules)
+      if (!newChains.some((c) => touches(r, c))) rules.push({ kind: "append", ...r });
 
     try {
-      this.#nat = restoreNoflush(
-        this.#nat,
-        [...chainLines, ...ruleLines].join("\n") + "\n",
-        existing.normalize,
-      );
+      this.#nat = restoreNoflush(this.#nat, [...declarations, ...rules]);
     } catch (e) {
       if (!(e instanceof NatRestoreError)) throw e;
       this.#closeSockets(opened);
       throw new HostportError({ kind: "restore-failed", cause: e.message });
     }
+  }
+
+  /**
+   * An address as the kubelet's fake iptables stores a bare one: with a host prefix (`/32`;
+   * `/128` for IPv6, where the fake wrongly says `/32`).
+   */
+  #host(address: string): string {
+    return `${address}/${this.family === "IPv4" ? 32 : 128}`;
   }
 
   /** Removes the pod's chains, rules and sockets. Removing what is not there is not an error. */
@@ -146,11 +201,12 @@ export class HostportManager {
       hostportChainName(id, pm.hostPort, pm.protocol, pm.hostIP ?? ""),
     );
     const existing = this.#existingHostportState();
-    const lines = ["*nat", ...existing.chains.map((c) => `:${c} - [0:0]`)];
-    lines.push(...existing.rules.filter((r) => !targets.some((c) => r.includes(c))));
-    for (const c of new Set(targets)) if (existing.chains.includes(c)) lines.push(`-X ${c}`);
-    lines.push("COMMIT");
-    this.#nat = restoreNoflush(this.#nat, lines.join("\n") + "\n", existing.normalize);
+    const ops: NatRestoreOp[] = existing.chains.map((chain) => ({ kind: "declare", chain }));
+    for (const r of existing.rules)
+      if (!targets.some((c) => touches(r, c))) ops.push({ kind: "append", ...r });
+    for (const c of new Set(targets))
+      if (existing.chains.includes(c)) ops.push({ kind: "delete-chain", chain: c });
+    this.#nat = restoreNoflush(this.#nat, ops);
     const toClose = hostportMappings.flatMap((pm) => {
       const s = this.#socketFor(pm);
       return s === undefined ? [] : [s];
@@ -181,9 +237,10 @@ export class HostportManager {
   }
 
   #ensureStaticRules(): void {
-    const portals = `-m comment --comment ${PORTALS_COMMENT} -m addrtype --dst-type LOCAL -j ${KUBE_HOSTPORTS_CHAIN}`;
-    const loopback = this.family === "IPv4" ? "127.0.0.0/8" : "::1/128";
-    const snat = `-m comment --comment ${LOCALHOST_SNAT_COMMENT} -o ${this.natInterfaceName} -s ${loopback} -j MASQUERADE`;
+    const portals = buildRule(this.family, (b) =>
+      b.comment(PORTALS_COMMENT).addrtype("dst", "LOCAL").jump(KUBE_HOSTPORTS_CHAIN),
+    );
+    const snat = localhostSnatRule(this.family, this.natInterfaceName);
     this.#nat = editNatTable(this.#nat, (e) => {
       e.ensureChain(KUBE_HOSTPORTS_CHAIN);
       e.ensureRule("append", "OUTPUT", portals);
@@ -231,25 +288,17 @@ export class HostportManager {
     this.#sockets = this.#sockets.filter((h) => !list.some((s) => sameSocket(s, h)));
   }
 
-  /**
-   * What `iptables-save -t nat` shows of hostport chains and rules, as the manager reads it,
-   * and a normalizer that skips the saved rules (already normalized; normalizing is idempotent).
-   */
+  /** What `iptables-save -t nat` shows of hostport chains and rules, as the manager reads it. */
   #existingHostportState(): {
     chains: string[];
-    rules: string[];
-    normalize: (rule: string) => string;
+    rules: { chain: string; rule: NatRule }[];
   } {
     const chains = this.#nat.chains.map((c) => c.name).filter(isHostportChainName);
-    const rules: string[] = [];
-    const saved = new Set<string>();
+    const rules: { chain: string; rule: NatRule }[] = [];
     for (const c of this.#nat.chains)
       if (isHostportChainName(c.name))
-        for (const r of c.rules) {
-          rules.push(`-A ${c.name} ${r}`);
-          saved.add(r);
-        }
-    return { chains, rules, normalize: (r) => (saved.has(r) ? r : normalizeRule(r)) };
+        for (const rule of c.rules) rules.push({ chain: c.name, rule });
+    return { chains, rules };
   }
 }
 

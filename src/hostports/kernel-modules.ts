@@ -98,7 +98,7 @@ export function moduleReport(
 
   for (const { family, nat } of tables) {
     const rules = nat.chains.flatMap((c) =>
-      c.rules.map((r) => ({ chain: c.name, words: splitWords(r) })),
+      c.rules.map((r) => ({ chain: c.name, words: splitWords(r.written) })),
     );
     if (rules.length === 0) continue;
     const natTable = family === "IPv4" ? "iptable_nat" : "ip6table_nat";

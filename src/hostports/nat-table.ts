@@ -1,6 +1,7 @@
 /**
  * The nat table as the hostport implementations see it: chains in creation order, each holding
- * rule texts (the words after `-A CHAIN`). It behaves like the iptables the upstream unit tests
+ * typed rules built by the component (`Rule.written` is the rule's stored text, the words after
+ * `-A CHAIN`, which is what identical-rule checks compare). It behaves like the iptables the upstream unit tests
  * drive (kubelet's fake iptables, go-iptables' insert-unique), which is what both components
  * rely on: ensure-chain is idempotent, ensure-rule skips an identical rule, a `:CHAIN` line in a
  * `--noflush` restore flushes a user chain, `-I` prepends, `-A` appends, `-X` deletes.
@@ -9,13 +10,17 @@
  * is how the manager guarantees "nothing programmed" on failure.
  */
 import type { IPFamily } from "../net/index.js";
-import { BUILTIN_CHAINS } from "../netfilter/model.js";
+import { assertNever } from "../util/assert-never.js";
+import { BUILTIN_CHAINS, type Rule } from "../netfilter/model.js";
+
+/** A rule of the table: typed, with its stored text in `written`. */
+export type NatRule = Rule & { readonly written: string };
 
 export interface NatChain {
   readonly name: string;
   readonly builtin: boolean;
-  /** Rule texts in order, without the leading `-A CHAIN `. */
-  readonly rules: readonly string[];
+  /** Rules in order; `written` is the text after the leading `-A CHAIN `. */
+  readonly rules: readonly NatRule[];
 }
 
 export interface NatTable {
@@ -55,24 +60,27 @@ export function findChain(t: NatTable, name: string): NatChain | undefined {
 /** Batched edits of a table (what one iptables invocation or restore does). */
 export interface NatEditor {
   has(chain: string): boolean;
-  rules(chain: string): readonly string[];
+  rules(chain: string): readonly NatRule[];
   ensureChain(name: string): void;
   /** Adds `rule` unless an identical one is already in `chain` (creating the chain if needed). */
-  ensureRule(position: RulePosition, chain: string, rule: string): void;
+  ensureRule(position: RulePosition, chain: string, rule: NatRule): void;
   flushChain(chain: string): void;
-  deleteRule(chain: string, rule: string): void;
+  /** Deletes the rule whose text is `rule.written`, if any. */
+  deleteRule(chain: string, rule: NatRule): void;
   /** Like the kernel, refuses a chain that is missing, built in, non-empty or still referenced. */
   deleteChain(chain: string, line?: number): void;
 }
 
 interface WorkingChain {
   readonly builtin: boolean;
-  rules: string[];
+  rules: NatRule[];
+  /** The texts of `rules`. */
   present: Set<string>;
 }
 
-function jumpsTo(rule: string, chain: string): boolean {
-  return rule.endsWith(`-j ${chain}`) || rule.includes(`-j ${chain} `);
+/** Whether the rule jumps (or goes) to `chain`. */
+export function jumpsTo(rule: Rule, chain: string): boolean {
+  return rule.target?.kind === "jump" && rule.target.chain === chain;
 }
 
 /**
@@ -84,7 +92,7 @@ export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTabl
   const chains = new Map<string, WorkingChain>(
     t.chains.map((c) => [
       c.name,
-      { builtin: c.builtin, rules: [...c.rules], present: new Set(c.rules) },
+      { builtin: c.builtin, rules: [...c.rules], present: new Set(c.rules.map((r) => r.written)) },
     ]),
   );
   const get = (name: string): WorkingChain => {
@@ -102,8 +110,8 @@ export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTabl
     ensureChain: (name) => void get(name),
     ensureRule(position, chain, rule) {
       const c = get(chain);
-      if (c.present.has(rule)) return;
-      c.present.add(rule);
+      if (c.present.has(rule.written)) return;
+      c.present.add(rule.written);
       if (position === "prepend") c.rules.unshift(rule);
       else c.rules.push(rule);
     },
@@ -115,9 +123,12 @@ export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTabl
     },
     deleteRule(chain, rule) {
       const c = chains.get(chain);
-      if (c === undefined || !c.present.has(rule)) return;
-      c.present.delete(rule);
-      c.rules.splice(c.rules.indexOf(rule), 1);
+      if (c === undefined || !c.present.has(rule.written)) return;
+      c.present.delete(rule.written);
+      c.rules.splice(
+        c.rules.findIndex((r) => r.written === rule.written),
+        1,
+      );
     },
     deleteChain(chain, line = 0) {
       const c = chains.get(chain);
@@ -142,60 +153,40 @@ export function editNatTable(t: NatTable, edit: (e: NatEditor) => void): NatTabl
 }
 
 /**
- * Applies an iptables-restore payload for the nat table with `--noflush`. `normalize` turns a
- * written rule into its stored text (the kubelet fake adds `/32` to bare addresses, …).
+ * One line of an iptables-restore payload for the nat table, as data: `:CHAIN - [0:0]`,
+ * `-A CHAIN rule`, `-I CHAIN rule`, `-X CHAIN`.
  */
-export function restoreNoflush(
-  t: NatTable,
-  payload: string,
-  normalize: (rule: string) => string = (r) => r,
-): NatTable {
-  const lines = payload.split("\n");
+export type NatRestoreOp =
+  | { readonly kind: "declare"; readonly chain: string }
+  | { readonly kind: "append" | "insert"; readonly chain: string; readonly rule: NatRule }
+  | { readonly kind: "delete-chain"; readonly chain: string };
+
+/**
+ * Applies a restore payload for the nat table with `--noflush` (`*nat`, the ops, `COMMIT`);
+ * an error names the op's line in that payload (the first op is line 2).
+ */
+export function restoreNoflush(t: NatTable, ops: readonly NatRestoreOp[]): NatTable {
   return editNatTable(t, (e) => {
-    let inNat = false;
-    lines.forEach((raw, i) => {
-      const n = i + 1;
-      const line = raw.trimEnd();
-      if (line === "" || line.startsWith("#")) return;
-      if (line.startsWith("*")) {
-        if (line !== "*nat") throw new NatRestoreError(n, `unexpected table ${line.slice(1)}`);
-        inNat = true;
-        return;
-      }
-      if (!inNat) throw new NatRestoreError(n, "rule outside a table");
-      if (line === "COMMIT") {
-        inNat = false;
-        return;
-      }
-      const words = line.split(" ");
-      const op = words[0] ?? "";
-      const chain = words[1] ?? "";
-      if (op.startsWith(":")) {
-        const name = op.slice(1);
-        e.ensureChain(name);
-        // --noflush only spares built-in chains; a user chain named again is flushed.
-        if (!isBuiltinNatChain(name)) e.flushChain(name);
-        return;
-      }
-      const rest = () => {
-        if (words.length < 3) throw new NatRestoreError(n, `invalid rule "${line}"`);
-        return normalize(line.slice(op.length + chain.length + 2));
-      };
-      switch (op) {
-        case "-A":
-          e.ensureRule("append", chain, rest());
+    ops.forEach((op, i) => {
+      switch (op.kind) {
+        case "declare":
+          e.ensureChain(op.chain);
+          // --noflush only spares built-in chains; a user chain named again is flushed.
+          if (!isBuiltinNatChain(op.chain)) e.flushChain(op.chain);
           return;
-        case "-I":
-          e.ensureRule("prepend", chain, rest());
+        case "append":
+          e.ensureRule("append", op.chain, op.rule);
           return;
-        case "-X":
-          e.deleteChain(chain, n);
+        case "insert":
+          e.ensureRule("prepend", op.chain, op.rule);
+          return;
+        case "delete-chain":
+          e.deleteChain(op.chain, i + 2);
           return;
         default:
-          throw new NatRestoreError(n, `unsupported command "${op}"`);
+          assertNever(op);
       }
     });
-    if (inNat) throw new NatRestoreError(lines.length, "missing COMMIT");
   });
 }
 
@@ -205,20 +196,22 @@ export type NatTableStyle =
   /** iptables-restore input: built-in chains with policy ACCEPT first, then user chains. */
   | "restore";
 
+/** The chains in iptables-restore input order: built-in chains first (hook order), then user chains. */
+export function restoreChainOrder(t: NatTable): NatChain[] {
+  return [
+    ...t.chains
+      .filter((c) => c.builtin)
+      .sort((a, b) => NAT_BUILTINS.indexOf(a.name) - NAT_BUILTINS.indexOf(b.name)),
+    ...t.chains.filter((c) => !c.builtin),
+  ];
+}
+
 export function formatNatTable(t: NatTable, style: NatTableStyle): string {
-  const chains =
-    style === "restore"
-      ? [
-          ...t.chains
-            .filter((c) => c.builtin)
-            .sort((a, b) => NAT_BUILTINS.indexOf(a.name) - NAT_BUILTINS.indexOf(b.name)),
-          ...t.chains.filter((c) => !c.builtin),
-        ]
-      : t.chains;
+  const chains = style === "restore" ? restoreChainOrder(t) : t.chains;
   const out: string[] = ["*nat"];
   for (const c of chains)
     out.push(`:${c.name} ${style === "restore" && c.builtin ? "ACCEPT" : "-"} [0:0]`);
-  for (const c of chains) for (const r of c.rules) out.push(`-A ${c.name} ${r}`);
+  for (const c of chains) for (const r of c.rules) out.push(`-A ${c.name} ${r.written}`);
   out.push("COMMIT");
   return `${out.join("\n")}\n`;
 }

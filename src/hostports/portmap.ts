@@ -21,8 +21,17 @@ import {
   CNI_HOSTPORT_SETMARK_CHAIN,
   portmapDnatChainName,
 } from "./chain-names.js";
-import { editNatTable, findChain, type NatEditor, type NatTable } from "./nat-table.js";
-import { formatWords } from "./rule-words.js";
+import type { IPFamily } from "../net/index.js";
+import { SharedRuleValues } from "../netfilter/build/rule-builder.js";
+import type { Rule } from "../netfilter/model.js";
+import {
+  ArgvRuleWriter,
+  PortmapConditionsError,
+  natRule,
+  readConditions,
+  type ArgvRule,
+} from "./argv-rule.js";
+import { editNatTable, findChain, jumpsTo, type NatEditor, type NatTable } from "./nat-table.js";
 
 export interface PortmapConfig {
   /** The CNI network name (`name` of the network configuration). */
@@ -54,6 +63,42 @@ export interface PortmapChain {
   readonly entryRules: readonly (readonly string[])[];
   readonly rules: readonly (readonly string[])[];
   readonly prependEntry: boolean;
+  /**
+   * The same rules built as data: `rules[i]` and `entries[i]` (without the user's conditions
+   * and the jump) are made with the argument vectors above; `conditions` are the user's words
+   * every entry rule ends with before its jump.
+   */
+  readonly built: {
+    readonly family: IPFamily;
+    readonly rules: readonly ArgvRule[];
+    readonly entries: readonly ArgvRule[];
+    readonly conditions: readonly string[];
+  };
+}
+
+/** A chain's argument vectors and typed rules from its written rules. */
+function chainOf(
+  c: Omit<PortmapChain, "rules" | "entryRules" | "built">,
+  family: IPFamily,
+  rules: readonly ArgvRule[],
+  entries: readonly ArgvRule[],
+  conditions: readonly string[] = [],
+): PortmapChain {
+  return {
+    name: c.name,
+    entryChains: c.entryChains,
+    entryRules: entries.map((r) => [...r.argv, ...conditions]),
+    rules: rules.map((r) => r.argv),
+    prependEntry: c.prependEntry,
+    built: { family, rules, entries, conditions },
+  };
+}
+
+/** The shared chains hold no address: their rules are the same in both families. */
+const ANY_FAMILY: IPFamily = "IPv4";
+
+function writer(family: IPFamily): ArgvRuleWriter {
+  return new ArgvRuleWriter(new SharedRuleValues(family));
 }
 
 export const DEFAULT_MARK_MASQ_BIT = 13;
@@ -84,52 +129,34 @@ export function validatePortmapConfig(c: PortmapConfig, entries: readonly Portma
 }
 
 export function setMarkChain(markMasqBit = DEFAULT_MARK_MASQ_BIT): PortmapChain {
-  return {
-    name: CNI_HOSTPORT_SETMARK_CHAIN,
-    entryChains: [],
-    entryRules: [],
-    rules: [
-      [
-        "-m",
-        "comment",
-        "--comment",
-        "CNI portfwd masquerade mark",
-        "-j",
-        "MARK",
-        "--set-xmark",
-        markDef(markMasqBit),
-      ],
-    ],
-    prependEntry: false,
-  };
+  return chainOf(
+    { name: CNI_HOSTPORT_SETMARK_CHAIN, entryChains: [], prependEntry: false },
+    ANY_FAMILY,
+    [writer(ANY_FAMILY).comment("CNI portfwd masquerade mark").setXmark(markDef(markMasqBit))],
+    [],
+  );
 }
 
 export function markMasqChain(markMasqBit = DEFAULT_MARK_MASQ_BIT): PortmapChain {
-  return {
-    name: CNI_HOSTPORT_MASQ_CHAIN,
-    entryChains: ["POSTROUTING"],
-    entryRules: [["-m", "comment", "--comment", "CNI portfwd requiring masquerade"]],
-    rules: [["-m", "mark", "--mark", markDef(markMasqBit), "-j", "MASQUERADE"]],
-    prependEntry: true,
-  };
+  return chainOf(
+    { name: CNI_HOSTPORT_MASQ_CHAIN, entryChains: ["POSTROUTING"], prependEntry: true },
+    ANY_FAMILY,
+    [writer(ANY_FAMILY).mark(markDef(markMasqBit)).masquerade()],
+    [writer(ANY_FAMILY).comment("CNI portfwd requiring masquerade").end()],
+  );
 }
 
 export function toplevelDnatChain(): PortmapChain {
-  return {
-    name: CNI_HOSTPORT_DNAT_CHAIN,
-    entryChains: ["PREROUTING", "OUTPUT"],
-    entryRules: [["-m", "addrtype", "--dst-type", "LOCAL"]],
-    rules: [],
-    prependEntry: false,
-  };
+  return chainOf(
+    { name: CNI_HOSTPORT_DNAT_CHAIN, entryChains: ["PREROUTING", "OUTPUT"], prependEntry: false },
+    ANY_FAMILY,
+    [],
+    [writer(ANY_FAMILY).dstTypeLocal().end()],
+  );
 }
 
 function trimComment(s: string): string {
   return s.length > MAX_COMMENT_LENGTH - 1 ? `${s.slice(0, MAX_COMMENT_LENGTH - 3)}...` : s;
-}
-
-function ipPort(ip: string, port: number): string {
-  return ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`;
 }
 
 /**
@@ -152,30 +179,22 @@ export function dnatChain(
   const snat = config.snat ?? true;
   const conditions = (isV6 ? config.conditionsV6 : config.conditionsV4) ?? [];
 
-  const byProto = new Map<string, string[]>();
+  const byProto = new Map<LowerProtocol, number[]>();
   for (const e of entries)
-    byProto.set(e.protocol, [...(byProto.get(e.protocol) ?? []), String(e.hostPort)]);
-  const entryRules: string[][] = [];
+    byProto.set(e.protocol, [...(byProto.get(e.protocol) ?? []), e.hostPort]);
+  const entryRules: ArgvRule[] = [];
   for (const proto of [...byProto.keys()].sort()) {
     const ports = byProto.get(proto) ?? [];
-    for (let i = 0; i < ports.length; i += MULTIPORT_MAX) {
-      entryRules.push([
-        "-m",
-        "comment",
-        "--comment",
-        comment,
-        "-m",
-        "multiport",
-        "-p",
-        proto,
-        "--destination-ports",
-        ports.slice(i, i + MULTIPORT_MAX).join(","),
-        ...conditions,
-      ]);
-    }
+    for (let i = 0; i < ports.length; i += MULTIPORT_MAX)
+      entryRules.push(
+        writer(net.family)
+          .comment(comment)
+          .multiportDestinations(proto, ports.slice(i, i + MULTIPORT_MAX))
+          .end(),
+      );
   }
 
-  const rules: string[][] = [];
+  const rules: ArgvRule[] = [];
   for (const e of entries) {
     let withDst = false;
     if (e.hostIP !== undefined && e.hostIP !== "") {
@@ -183,33 +202,58 @@ export function dnatChain(
       if (hostIP === undefined || (hostIP.family === "IPv6") !== isV6) continue;
       withDst = hostIP.value !== 0 && hostIP.value !== 0n;
     }
-    const base = ["-p", e.protocol, "--dport", String(e.hostPort)];
-    if (withDst) base.push("-d", e.hostIP ?? "");
+    const base = (): ArgvRuleWriter => {
+      const w = writer(net.family).protocolPort(e.protocol, e.hostPort);
+      return withDst ? w.destination(e.hostIP ?? "") : w;
+    };
     if (snat) {
       const masqCIDR =
         config.masqAll === true ? (isV6 ? "::/0" : "0.0.0.0/0") : formatCIDRAsWritten(net);
-      rules.push([...base, "-s", masqCIDR, "-j", setMark]);
-      if (!isV6 && config.masqAll !== true) rules.push([...base, "-s", "127.0.0.1", "-j", setMark]);
+      rules.push(base().source(masqCIDR).jump(setMark));
+      if (!isV6 && config.masqAll !== true) rules.push(base().source("127.0.0.1").jump(setMark));
     }
-    rules.push([...base, "-j", "DNAT", "--to-destination", ipPort(containerIP, e.containerPort)]);
+    rules.push(base().dnat(containerIP, e.containerPort));
   }
 
-  return {
-    name: portmapDnatChainName(config.name, containerID),
-    entryChains: [CNI_HOSTPORT_DNAT_CHAIN],
-    entryRules,
+  return chainOf(
+    {
+      name: portmapDnatChainName(config.name, containerID),
+      entryChains: [CNI_HOSTPORT_DNAT_CHAIN],
+      prependEntry: false,
+    },
+    net.family,
     rules,
-    prependEntry: false,
-  };
+    entryRules,
+    conditions,
+  );
 }
 
 /** `chain.setup`: ensure the chain, insert-unique its rules, then its entry rules. */
 export function setupChain(e: NatEditor, c: PortmapChain): void {
+  const { family, rules, entries, conditions } = c.built;
+  const values = new SharedRuleValues(family);
+  let read: Rule | undefined;
+  try {
+    read = readConditions(family, conditions);
+  } catch (err) {
+    if (err instanceof PortmapConditionsError) throw new PortmapConfigError(err.message);
+    throw err;
+  }
   e.ensureChain(c.name);
-  for (const r of c.rules) e.ensureRule("append", c.name, formatWords(r));
+  for (const r of rules) e.ensureRule("append", c.name, natRule(r, {}));
+  const jump = values.jump(c.name);
   for (const entry of c.entryChains)
-    for (const r of c.entryRules)
-      e.ensureRule(c.prependEntry ? "prepend" : "append", entry, formatWords([...r, "-j", c.name]));
+    for (const r of entries)
+      e.ensureRule(
+        c.prependEntry ? "prepend" : "append",
+        entry,
+        natRule(r, {
+          ...(read !== undefined && { conditions: read }),
+          conditionWords: conditions,
+          jump,
+          jumpChain: c.name,
+        }),
+      );
 }
 
 /** `chain.teardown`: flush, drop every entry rule jumping to it, delete. */
@@ -217,7 +261,7 @@ export function teardownChain(e: NatEditor, c: Pick<PortmapChain, "name" | "entr
   e.ensureChain(c.name);
   e.flushChain(c.name);
   for (const entry of c.entryChains)
-    for (const r of [...e.rules(entry)]) if (r.endsWith(`-j ${c.name}`)) e.deleteRule(entry, r);
+    for (const r of [...e.rules(entry)]) if (jumpsTo(r, c.name)) e.deleteRule(entry, r);
   e.deleteChain(c.name);
 }
 

@@ -8,56 +8,71 @@
  * but do not own (kube-proxy's KUBE-MARK-MASQ, portmap's externalSetMarkChain) are declared
  * empty when the hostport rules stand alone: without kube-proxy nothing marks or masquerades.
  */
-import type { Chain, RuleSet, Table } from "../netfilter/model.js";
+import {
+  BUILTIN_CHAINS,
+  type Chain,
+  type Counters,
+  type Rule,
+  type RuleSet,
+  type Table,
+} from "../netfilter/model.js";
 import { formatIptablesSave } from "../netfilter/format/save.js";
-import { parseIptables } from "../netfilter/parse/iptables.js";
-import { findChain, formatNatTable, isBuiltinNatChain, type NatTable } from "./nat-table.js";
+import { findChain, isBuiltinNatChain, restoreChainOrder, type NatTable } from "./nat-table.js";
 import type { HostportImpl, NodeHostports } from "./node-hostports.js";
-import { splitWords } from "./rule-words.js";
 
-const TERMINAL_TARGETS = new Set([
-  "ACCEPT",
-  "DROP",
-  "RETURN",
-  "REJECT",
-  "DNAT",
-  "SNAT",
-  "MASQUERADE",
-  "MARK",
-  "CONNMARK",
-  "LOG",
-  "NFLOG",
-  "NOTRACK",
-  "CT",
-]);
+const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
 /** Chains the table's rules jump to without declaring them (sorted). */
 export function externalChains(nat: NatTable): string[] {
   const out = new Set<string>();
   for (const c of nat.chains)
     for (const r of c.rules) {
-      const w = splitWords(r);
-      const i = w.findIndex((x) => x === "-j" || x === "-g");
-      const target = i < 0 ? undefined : w[i + 1];
-      if (
-        target !== undefined &&
-        !TERMINAL_TARGETS.has(target) &&
-        findChain(nat, target) === undefined
-      )
-        out.add(target);
+      const t = r.target;
+      if (t?.kind === "jump" && findChain(nat, t.chain) === undefined) out.add(t.chain);
     }
   return [...out].sort();
 }
 
-/** The hostport nat table of one family as a RuleSet (external chains declared empty). */
+/**
+ * The hostport nat table of one family as a RuleSet, from the table's typed rules: what
+ * parsing its restore text (`formatNatTable(nat, "restore")`) with the external chains
+ * declared empty right after `*nat` gives, line numbers included.
+ */
 export function hostportRuleSet(f: {
   readonly family: RuleSet["family"];
   readonly nat: NatTable;
 }): RuleSet {
-  const text = formatNatTable(f.nat, "restore");
-  const declarations = externalChains(f.nat).map((c) => `:${c} - [0:0]\n`);
-  const withExternal = text.replace("*nat\n", `*nat\n${declarations.join("")}`);
-  return parseIptables(withExternal, { file: `hostports (${f.family})`, family: f.family });
+  const external = externalChains(f.nat);
+  const ordered = restoreChainOrder(f.nat);
+  let line = 2;
+  const declared = new Map<string, number>();
+  const lineOf = (name: string): number => declared.get(name) ?? 0;
+  for (const name of external) declared.set(name, line++);
+  for (const c of ordered) declared.set(c.name, line++);
+  const rules = new Map<string, Rule[]>();
+  for (const c of ordered)
+    rules.set(
+      c.name,
+      c.rules.map((r) => ({ ...r, line: line++ })),
+    );
+  const builtins: Chain[] = BUILTIN_CHAINS.nat.map((name) => {
+    const at = declared.get(name);
+    const chain = { name, rules: rules.get(name) ?? [], policy: "ACCEPT" as const };
+    return at === undefined ? chain : { ...chain, counters: ZERO, line: at };
+  });
+  const user: Chain[] = [
+    ...external.map((name) => ({ name, rules: [], counters: ZERO, line: lineOf(name) })),
+    ...ordered
+      .filter((c) => !c.builtin)
+      .map((c) => ({
+        name: c.name,
+        rules: rules.get(c.name) ?? [],
+        counters: ZERO,
+        line: lineOf(c.name),
+      })),
+  ];
+  const nat: Table = { name: "nat", chains: [...builtins, ...user], line: 1 };
+  return { family: f.family, tables: [nat] };
 }
 
 /**

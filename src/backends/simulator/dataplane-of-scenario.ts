@@ -1,7 +1,8 @@
 /**
  * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
  * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
- * environment's interfaces.
+ * environment's interfaces. A scenario from our own render (`scenarioOfCluster`) brings its
+ * rule sets and ipsets as the data they were printed from, which is used instead of a parse.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
@@ -9,15 +10,21 @@ import { parseNftables } from "../../netfilter/nftables/parse/index.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
 import type { Scenario } from "../backend.js";
+import { scenarioData } from "../scenario-data.js";
 
 export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
-  const ruleSets = scenario.rules.map((r) =>
-    parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
-  );
+  // Rules and sets from our own render come as data; a scenario's own texts are input, parsed.
+  const data = scenarioData(scenario);
+  const ruleSets =
+    data?.ruleSets ??
+    scenario.rules.map((r) =>
+      parseIptables(r.text, { file: `<scenario ${r.family} rules>`, family: r.family }),
+    );
   const ipsets =
-    scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
+    data?.ipsets ??
+    (scenario.ipsets !== undefined && scenario.ipsets.trim() !== ""
       ? parseIpsetSave(scenario.ipsets, "<scenario ipsets>")
-      : undefined;
+      : undefined);
   const ipvs =
     scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
       ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")

@@ -9,7 +9,7 @@ import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import { ipvsHook } from "../../netfilter/ipvs/index.js";
-import { ipsetContains, parseIpsetSave, type Ipset } from "../../netfilter/ipset/index.js";
+import { ipsetContains, type Ipset } from "../../netfilter/ipset/index.js";
 import type { IpsetKey, IpsetKeyPart } from "../../netfilter/model.js";
 import type { IpsetMembership } from "../../netfilter/trace/dataplane.js";
 import type { NodeDataplaneInput } from "../../netfilter/trace/dataplane.js";
@@ -27,14 +27,13 @@ export function ipvsDataplaneInput(
 ): IpvsDataplaneParts {
   const render = renderIpvs(cluster, opts);
   const ruleSets = render.state.families.map((f) => f.ruleSet);
-  const sets = parseIpsetSave(render.ipset, "<kube-proxy ipvs ipsets>");
   const input: NodeDataplaneInput = {
     ruleSets,
     interfaces: [
       ...opts.node.interfaces.filter((i) => i.name !== DUMMY_DEVICE),
       { name: DUMMY_DEVICE, addresses: render.addresses },
     ],
-    ipsets: indexedMembership(sets),
+    ipsets: indexedMembership(render.ipsets),
     nfacct: opts.node.kernel.nfacct,
     ipvs: ipvsHook(render.state.table),
   };

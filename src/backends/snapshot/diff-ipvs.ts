@@ -18,7 +18,6 @@ import {
   type IpvsService,
   type IpvsTable,
 } from "../../netfilter/ipvs/index.js";
-import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { formatIP } from "../../net/index.js";
 import { renderIpvs } from "../../proxiers/ipvs/index.js";
 import type { DiffOptions, Drift, DriftPart } from "./diff.js";
@@ -199,9 +198,8 @@ export function diffIpvsMode(snapshot: Snapshot, cluster: Cluster, opts: DiffOpt
   // What kube-proxy should have written in IPVS mode, whatever modules the snapshot lists.
   const node = { ...opts.node, kernel: { ...opts.node.kernel, ipvs: true } };
   const render = renderIpvs(cluster, { proxyConfig: opts.proxyConfig, node });
-  const expectedRules = render.state.families.map((f) =>
-    parseIptables(f.iptablesWithJumps, { file: `<kube-proxy ipvs ${f.family}>`, family: f.family }),
-  );
+  // The node's tables as built (the iptables mode passes its rule sets the same way).
+  const expectedRules = render.state.families.map((f) => f.ruleSet);
   const index = servicePortIndex(cluster);
   const actualIpvs =
     snapshot.ipvs.trim() === ""
@@ -214,6 +212,6 @@ export function diffIpvsMode(snapshot: Snapshot, cluster: Cluster, opts: DiffOpt
   return [
     diffIptablesPart(snapshot, expectedRules, cluster),
     diffIpvsTable(render.state.table, actualIpvs, cluster, index),
-    diffIpsets(parseIpsetSave(render.ipset, "<kube-proxy ipsets>"), actualSets, index),
+    diffIpsets(render.ipsets, actualSets, index),
   ];
 }

@@ -5,6 +5,7 @@
  * (ipset's name limit), in the same namespace as the IPv4 ones.
  */
 import type { IPFamily } from "../../net/index.js";
+import { formatIpsetSave, type Ipset, type IpsetEntry } from "../../netfilter/ipset/index.js";
 
 export type IpvsIpsetType =
   "hash:ip" | "hash:ip,port" | "hash:ip,port,ip" | "hash:ip,port,net" | "bitmap:port";
@@ -129,29 +130,41 @@ export function ipsetDefinition(id: IpvsIpsetId): IpvsIpsetDefinition {
   return d;
 }
 
-/** One set with its desired entries (entry strings in ipset's own spelling). */
+/** One set with its desired entries, as data (the netfilter ipset model's entries). */
 export interface IpvsIpset {
   readonly id: IpvsIpsetId;
   readonly name: string;
   readonly type: IpvsIpsetType;
   readonly family: IPFamily;
   readonly comment: string;
-  readonly entries: readonly string[];
+  /** In `add` order (kube-proxy's: sorted by the element's text). */
+  readonly entries: readonly IpsetEntry[];
 }
 
-/** The `create` line as `ipset save` prints it (without the random bucketsize/initval). */
-export function ipsetCreateLine(set: IpvsIpset): string {
+/** A bitmap:port set takes every port; kube-proxy's hash sets use ipset's default sizes. */
+const ALL_PORTS = Object.freeze({ from: 0, to: 65535 });
+
+/**
+ * The set as the kernel holds it once kube-proxy created it (without the random
+ * bucketsize/initval): what `ipset save` lists and the tracer's set match consults.
+ */
+export function ipvsIpsetModel(set: IpvsIpset): Ipset {
+  const base = {
+    name: set.name,
+    type: set.type,
+    hashsize: 1024,
+    maxelem: 65536,
+    counters: false,
+    comment: false,
+    entries: set.entries,
+  };
+  // bitmap:port has no family of its own; the model records IPv4.
   return set.type === "bitmap:port"
-    ? `create ${set.name} bitmap:port range 0-65535`
-    : `create ${set.name} ${set.type} family ${set.family === "IPv6" ? "inet6" : "inet"} hashsize 1024 maxelem 65536`;
+    ? { ...base, family: "IPv4", range: ALL_PORTS }
+    : { ...base, family: set.family };
 }
 
-/** `ipset save` text for the sets, in the given order. */
+/** `ipset save` text for the sets, in the given order, printed from their data. */
 export function formatIpvsIpsets(sets: readonly IpvsIpset[]): string {
-  let out = "";
-  for (const s of sets) {
-    out += `${ipsetCreateLine(s)}\n`;
-    for (const e of s.entries) out += `add ${s.name} ${e}\n`;
-  }
-  return out;
+  return formatIpsetSave(sets.map(ipvsIpsetModel));
 }

@@ -1,7 +1,7 @@
 /**
  * `renderIpvs`: the whole state the kube-proxy IPVS proxier programs on a node, for each IP
  * family the node has (one proxier per family, sharing one IPVS table and one ipset
- * namespace): ipvsadm-save text, ipset save text, the iptables rules (built as data, and their
+ * namespace): ipvsadm-save text, the ipsets (as data, and their ipset save text), the iptables rules (built as data, and their
  * restore text) and the addresses bound on kube-ipvs0.
  */
 import type { Cluster } from "../../model/cluster.js";
@@ -13,7 +13,8 @@ import {
   type IpvsTable,
 } from "../../netfilter/ipvs/index.js";
 import { planFamily, proxierSettings, type ProxierOptions } from "../common/index.js";
-import { formatIpvsIpsets } from "./ipsets.js";
+import { ipvsIpsetModel } from "./ipsets.js";
+import { formatIpsetSave, type Ipset } from "../../netfilter/ipset/index.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import { formatIptablesRestore } from "../../netfilter/format/restore.js";
 import { buildIpvsIptables, ipvsNodeState } from "./iptables-rules.js";
@@ -39,7 +40,9 @@ export interface IpvsState {
 export interface IpvsRender {
   /** `ipvsadm-save -n` text. */
   readonly ipvs: string;
-  /** `ipset save` text: every set of every family, in creation order. */
+  /** Every set of every family as the kernel holds it, in creation order. */
+  readonly ipsets: readonly Ipset[];
+  /** `ipset save` text of `ipsets`. */
   readonly ipset: string;
   /** The iptables-restore payload of the node's first family (see `state` for the others). */
   readonly iptables: string;
@@ -95,9 +98,11 @@ export function renderIpvs(cluster: Cluster, opts: ProxierOptions): IpvsRender {
         realServers: v.realServers,
       });
   const table: IpvsTable = { services: [...byKey.values()] };
+  const ipsets = families.flatMap((f) => f.ipsets.map(ipvsIpsetModel));
   return {
     ipvs: formatIpvsadmSave(table),
-    ipset: formatIpvsIpsets(families.flatMap((f) => f.ipsets)),
+    ipsets,
+    ipset: formatIpsetSave(ipsets),
     iptables: families[0]?.iptables ?? "",
     addresses: families.flatMap((f) => f.boundAddresses.map((a) => `${a}/${hostPrefix(f.family)}`)),
     state: { families, table },

@@ -7,7 +7,16 @@
  * endpoints, or for a Local policy the local ones — and, unlike the iptables proxier, the
  * Cluster endpoints again when no local endpoint exists (PR #97081).
  */
-import { parseIP, type IPAddress, type IPFamily, type LowerProtocol } from "../../net/index.js";
+import {
+  makeCIDR,
+  parseCIDR,
+  parseIP,
+  type IPAddress,
+  type IPFamily,
+  type LowerProtocol,
+} from "../../net/index.js";
+import type { IpsetEntry, IpsetEntryPart } from "../../netfilter/ipset/index.js";
+import { formatIpsetElement } from "../../netfilter/ipset/format.js";
 import {
   IPVS_FLAG_PERSISTENT,
   IPVS_FLAG_SCHED2,
@@ -56,18 +65,31 @@ function ip(s: string): IPAddress {
   return a;
 }
 
-/** `ip,proto:port` (hash:ip,port), optionally with a third member. */
-function ipPortEntry(address: string, protocol: LowerProtocol, port: number, third?: string) {
-  return third === undefined
-    ? `${address},${protocol}:${port}`
-    : `${address},${protocol}:${port},${third}`;
+function ipPart(address: string): IpsetEntryPart {
+  return { kind: "ip", ip: ip(address) };
 }
 
-/** A net as `ipset save` prints it: a host prefix (/32, /128) without its length. */
-function ipsetNet(cidr: string): string {
-  const slash = cidr.lastIndexOf("/");
-  const host = cidr.includes(":") ? "128" : "32";
-  return cidr.slice(slash + 1) === host ? cidr.slice(0, slash) : cidr;
+/** A port entry (bitmap:port sets carry no protocol). */
+function portPart(port: number, protocol?: LowerProtocol): IpsetEntryPart {
+  return protocol === undefined ? { kind: "port", port } : { kind: "port", protocol, port };
+}
+
+function netPart(cidr: string): IpsetEntryPart {
+  const c = parseCIDR(cidr, "lenient");
+  if (c === undefined) throw new Error(`not a CIDR: ${cidr}`);
+  return { kind: "net", cidr: makeCIDR(c.network, c.prefix) };
+}
+
+/** `ip,proto:port` (hash:ip,port), optionally with a third member. */
+function ipPortEntry(
+  address: string,
+  protocol: LowerProtocol,
+  port: number,
+  third?: IpsetEntryPart,
+): IpsetEntryPart[] {
+  const parts = [ipPart(address), portPart(port, protocol)];
+  if (third !== undefined) parts.push(third);
+  return parts;
 }
 
 function realServersFor(endpoints: readonly Endpoint[]) {
@@ -83,8 +105,16 @@ function selectEndpoints(plan: ServicePortPlan, onlyNodeLocal: boolean): readonl
 
 export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
   const { settings, family } = plan;
-  const entries = new Map<IpvsIpsetId, Set<string>>(IPVS_IPSETS.map((d) => [d.id, new Set()]));
-  const add = (id: IpvsIpsetId, entry: string) => entries.get(id)?.add(entry);
+  // Each set's entries by their element text (an ipset holds an element once).
+  const entries = new Map<IpvsIpsetId, Map<string, IpsetEntry>>(
+    IPVS_IPSETS.map((d) => [d.id, new Map()]),
+  );
+  const add = (id: IpvsIpsetId, parts: readonly IpsetEntryPart[]) => {
+    const entry: IpsetEntry = { parts, nomatch: false };
+    const text = formatIpsetElement(entry);
+    const set = entries.get(id);
+    if (set !== undefined && !set.has(text)) set.set(text, entry);
+  };
   const virtualServers: PlannedVirtualServer[] = [];
   const bound: string[] = [];
   const noNodeAccess: NoNodeAccessEntry[] = [];
@@ -132,7 +162,7 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     // Hairpin: a local endpoint reaching itself through the service must be masqueraded.
     for (const e of p.endpoints) {
       if (!e.isLocal || e.port <= 0) continue;
-      add("LOOP-BACK", ipPortEntry(e.ip, proto, e.port, e.ip));
+      add("LOOP-BACK", ipPortEntry(e.ip, proto, e.port, ipPart(e.ip)));
     }
 
     add("CLUSTER-IP", ipPortEntry(sp.clusterIP, proto, sp.port));
@@ -153,8 +183,9 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
       if (sp.loadBalancerSourceRanges.length > 0) {
         add("LOAD-BALANCER-FW", entry);
         for (const cidr of sp.loadBalancerSourceRanges)
-          add("LOAD-BALANCER-SOURCE-CIDR", ipPortEntry(vip, proto, sp.port, ipsetNet(cidr)));
-        if (p.allowFromNode) add("LOAD-BALANCER-SOURCE-IP", ipPortEntry(vip, proto, sp.port, vip));
+          add("LOAD-BALANCER-SOURCE-CIDR", ipPortEntry(vip, proto, sp.port, netPart(cidr)));
+        if (p.allowFromNode)
+          add("LOAD-BALANCER-SOURCE-IP", ipPortEntry(vip, proto, sp.port, ipPart(vip)));
         else noNodeAccess.push({ ip: vip, protocol: proto, port: sp.port });
       }
       addVS("load-balancer", vip, sp.port, !localAddresses.has(vip), sp.externalPolicyLocal);
@@ -166,12 +197,12 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
       const local = sp.externalPolicyLocal;
       switch (proto) {
         case "tcp":
-          add("NODE-PORT-TCP", String(sp.nodePort));
-          if (local) add("NODE-PORT-LOCAL-TCP", String(sp.nodePort));
+          add("NODE-PORT-TCP", [portPart(sp.nodePort)]);
+          if (local) add("NODE-PORT-LOCAL-TCP", [portPart(sp.nodePort)]);
           break;
         case "udp":
-          add("NODE-PORT-UDP", String(sp.nodePort));
-          if (local) add("NODE-PORT-LOCAL-UDP", String(sp.nodePort));
+          add("NODE-PORT-UDP", [portPart(sp.nodePort)]);
+          if (local) add("NODE-PORT-LOCAL-UDP", [portPart(sp.nodePort)]);
           break;
         case "sctp":
           // bitmap:port carries no protocol, so SCTP needs ip,port entries: one per node IP.
@@ -184,10 +215,11 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
       for (const nodeIP of nodeIPs) addVS("node-port", nodeIP, sp.nodePort, false, local);
     }
 
-    if (sp.healthCheckNodePort !== 0) add("HEALTH-CHECK-NODE-PORT", String(sp.healthCheckNodePort));
+    if (sp.healthCheckNodePort !== 0)
+      add("HEALTH-CHECK-NODE-PORT", [portPart(sp.healthCheckNodePort)]);
   }
 
-  for (const a of bound) add("IPVS-IPS", a);
+  for (const a of bound) add("IPVS-IPS", [ipPart(a)]);
 
   const ipsets: IpvsIpset[] = IPVS_IPSETS.map((d) => ({
     id: d.id,
@@ -195,7 +227,9 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     type: d.type,
     family,
     comment: d.comment,
-    entries: [...(entries.get(d.id) ?? [])].sort((a, b) => collator.compare(a, b)),
+    entries: [...(entries.get(d.id) ?? [])]
+      .sort(([a], [b]) => collator.compare(a, b))
+      .map(([, e]) => e),
   }));
   return {
     family,

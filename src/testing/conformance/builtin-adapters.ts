@@ -4,13 +4,16 @@
  * kube-proxy's iptables, IPVS and nftables proxiers (with kubenet's hostport rules, as on a
  * kubenet node) and the kubenet hostport manager alone.
  */
+import { scenarioData } from "../../backends/scenario-data.js";
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
 import { hostportRulesForNode, withHostportRules } from "../../hostports/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
+import type { RuleSet } from "../../netfilter/model.js";
 import { DUMMY_DEVICE } from "../../proxiers/ipvs/index.js";
 import { renderNftables } from "../../proxiers/nftables/render-nftables.js";
 import { proxyConfig } from "../builders/proxy-config.js";
 import type { AdapterInput, ConformanceAdapter, NodeSocket, NodeState } from "./adapter.js";
+import { withNodeStateData } from "./node-state-data.js";
 
 function attachmentsOf(pods: readonly { ip: string; interface: string }[]): Record<string, string> {
   return Object.fromEntries(pods.map((p) => [p.ip, p.interface]));
@@ -25,17 +28,20 @@ function kubeProxy(mode: "iptables" | "ipvs", input: AdapterInput): NodeState {
     s.rules.find((r) => r.family === family)?.text;
   const v4 = text("IPv4");
   const v6 = text("IPv6");
-  return {
-    iptables: {
-      ...(v4 !== undefined ? { IPv4: v4 } : {}),
-      ...(v6 !== undefined ? { IPv6: v6 } : {}),
+  return withNodeStateData(
+    {
+      iptables: {
+        ...(v4 !== undefined ? { IPv4: v4 } : {}),
+        ...(v6 !== undefined ? { IPv6: v6 } : {}),
+      },
+      ...(s.ipsets !== undefined ? { ipsets: s.ipsets } : {}),
+      ...(s.ipvs !== undefined ? { ipvs: s.ipvs } : {}),
+      interfaces: s.node.interfaces.filter((i) => i.name === DUMMY_DEVICE),
+      attachments: attachmentsOf(s.pods),
+      sockets: hostSockets(input),
     },
-    ...(s.ipsets !== undefined ? { ipsets: s.ipsets } : {}),
-    ...(s.ipvs !== undefined ? { ipvs: s.ipvs } : {}),
-    interfaces: s.node.interfaces.filter((i) => i.name === DUMMY_DEVICE),
-    attachments: attachmentsOf(s.pods),
-    sockets: hostSockets(input),
-  };
+    scenarioData(s),
+  );
 }
 
 /** kubenet's host port reservations (TCP/UDP only: kubelet never opens SCTP sockets). */
@@ -58,10 +64,14 @@ export const kubeProxyIpvs: ConformanceAdapter = {
   nodeState: (input) => kubeProxy("ipvs", input),
 };
 
-/** kubenet's hostport rules (iptables-save text per family), or undefined for a family without any. */
-function hostportTexts(input: AdapterInput): NonNullable<NodeState["iptables"]> {
+/** kubenet's hostport rule sets, one per family with rules. */
+function hostportSets(input: AdapterInput): RuleSet[] {
   const hp = hostportRulesForNode(input.cluster, input.node, { impl: "kubenet" });
-  const sets = withHostportRules([], hp);
+  return withHostportRules([], hp);
+}
+
+/** kubenet's hostport rules (iptables-save text per family), or undefined for a family without any. */
+function hostportTexts(sets: readonly RuleSet[]): NonNullable<NodeState["iptables"]> {
   const text = (family: "IPv4" | "IPv6"): string | undefined => {
     const rs = sets.find((r) => r.family === family);
     return rs === undefined ? undefined : formatIptablesSave(rs);
@@ -91,12 +101,16 @@ export const kubeProxyNftables: ConformanceAdapter = {
       node: input.node,
       proxyConfig: proxyConfig(),
     }).pods;
-    return {
-      iptables: hostportTexts(input),
-      nftables: rendered.list,
-      attachments: attachmentsOf(pods),
-      sockets: hostSockets(input),
-    };
+    const sets = hostportSets(input);
+    return withNodeStateData(
+      {
+        iptables: hostportTexts(sets),
+        nftables: rendered.list,
+        attachments: attachmentsOf(pods),
+        sockets: hostSockets(input),
+      },
+      { ruleSets: sets },
+    );
   },
 };
 
@@ -112,9 +126,13 @@ export const kubenetHostports: ConformanceAdapter = {
     };
     const v4 = text("IPv4") ?? "*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n";
     const v6 = text("IPv6");
-    return {
-      iptables: { IPv4: v4, ...(v6 !== undefined ? { IPv6: v6 } : {}) },
-      sockets: hp.sockets.map((s) => ({ protocol: s.protocol, port: s.port })),
-    };
+    return withNodeStateData(
+      {
+        iptables: { IPv4: v4, ...(v6 !== undefined ? { IPv6: v6 } : {}) },
+        sockets: hp.sockets.map((s) => ({ protocol: s.protocol, port: s.port })),
+      },
+      // Without IPv4 rules the IPv4 text is a stand-in: no data for it, so none is used.
+      { ruleSets: sets },
+    );
   },
 };
