@@ -27,15 +27,17 @@ import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
-/** Rules per batch of restore lines. */
-const BATCH = 512;
+/**
+ * Rules per batch of restore lines: a batch (~150 KB) is allocated outside the young generation,
+ * so garbage collections never copy it.
+ */
+const BATCH = 2048;
 
 interface ChainDraft {
   readonly name: string;
   /** Index in the table's chains, in the order first named. */
   readonly index: number;
   readonly builtin: boolean;
-  readonly rules: Rule[];
   /** Index among the declarations; -1 while undeclared (a built-in chain stays so). */
   declared: number;
 }
@@ -91,7 +93,7 @@ export class TableBuilder {
   }
 
   #chain(name: string, builtin: boolean): ChainDraft {
-    const c = { name, index: this.#drafts.length, builtin, rules: [], declared: -1 };
+    const c = { name, index: this.#drafts.length, builtin, declared: -1 };
     this.#chains.set(name, c);
     this.#drafts.push(c);
     return c;
@@ -127,12 +129,13 @@ export class TableBuilder {
         throw new Error(`rules for chain ${c.name}, never declared in ${this.name}`);
   }
 
-  /** The table as iptables-restore input, from the record (no rule objects). */
-  restore(): string {
+  /** Appends the table's iptables-restore lines to `out`, from the record (no rule objects). */
+  restoreLines(out: string[]): void {
     this.#checkDeclared();
-    const decls = this.#declared.map((c) => `:${c.name} - [0:0]`);
-    const body = [`*${this.name}`, ...decls, ...this.#ruleBatches(), "COMMIT"];
-    return `${body.join("\n")}\n`;
+    out.push(`*${this.name}`);
+    for (const c of this.#declared) out.push(`:${c.name} - [0:0]`);
+    for (const b of this.#ruleBatches()) out.push(b);
+    out.push("COMMIT");
   }
 
   /** The table, its first line at `line`: built-in chains, then user chains as declared. */
@@ -144,10 +147,11 @@ export class TableBuilder {
     this.#checkDeclared();
     const firstRule = line + 1 + this.#declared.length;
     let at = 0;
+    const rules = this.#drafts.map((): Rule[] => []);
     let chain = this.#drafts[0] as ChainDraft;
     const typed = new TypedRuleBuilder(this.values, (r) => {
       (r as { line: number }).line = firstRule + at;
-      chain.rules.push(r);
+      (rules[chain.index] as Rule[]).push(r);
     });
     const log = this.#log;
     let from = 0;
@@ -164,9 +168,15 @@ export class TableBuilder {
     }
     const chains: Chain[] = [];
     for (const c of this.#chains.values())
-      if (c.builtin) chains.push({ name: c.name, rules: c.rules, policy: "ACCEPT" });
+      if (c.builtin)
+        chains.push({ name: c.name, rules: rules[c.index] as Rule[], policy: "ACCEPT" });
     for (const c of this.#declared)
-      chains.push({ name: c.name, counters: ZERO, rules: c.rules, line: line + 1 + c.declared });
+      chains.push({
+        name: c.name,
+        counters: ZERO,
+        rules: rules[c.index] as Rule[],
+        line: line + 1 + c.declared,
+      });
     this.#built = { name: this.name, chains, line };
     return this.#built;
   }
@@ -192,7 +202,11 @@ export class RuleSetBuilder {
 
   /** kube-proxy's restore text of what was written (no typed rules are made). */
   restore(): string {
-    return this.#tables.map((t) => t.restore()).join("");
+    const lines: string[] = [];
+    for (const t of this.#tables) t.restoreLines(lines);
+    // One join: the text is copied once (the trailing "" ends it with a newline).
+    lines.push("");
+    return lines.join("\n");
   }
 
   #built: RuleSet | undefined;
