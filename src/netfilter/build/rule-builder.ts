@@ -71,7 +71,10 @@ type Op = (typeof Op)[keyof typeof Op];
 export type RuleSink = (line: string) => void;
 
 export class RuleBuilder {
-  /** The rule's words so far, `-A CHAIN` first (reused: joined into one flat line at the end). */
+  /**
+   * The rule's words so far, `-A CHAIN` first (reused: joined into one flat line at the end).
+   * Constant words are pushed on their own, so a rule allocates little more than its line.
+   */
   readonly #words: string[] = [];
   /** The log's length before this rule: an unfinished rule's clauses are dropped. */
   #start = 0;
@@ -104,14 +107,14 @@ export class RuleBuilder {
 
   /** `-m comment --comment TEXT` (quoted when it holds a space). */
   comment(text: string): this {
-    this.#words.push(`-m comment --comment ${quoteArg(text)}`);
+    this.#words.push("-m", "comment", "--comment", quoteArg(text));
     this.log.push(Op.Comment, text);
     return this;
   }
 
   /** `-m tcp` (or udp, sctp): the module, whose port options may follow later words. */
   portModule(module: PortModule): this {
-    this.#words.push(`-m ${module}`);
+    this.#words.push("-m", module);
     this.log.push(Op.PortModule, module);
     this.#portModule = true;
     return this;
@@ -119,7 +122,7 @@ export class RuleBuilder {
 
   /** `-p PROTOCOL`. */
   protocol(name: string): this {
-    this.#words.push(`-p ${name}`);
+    this.#words.push("-p", name);
     this.log.push(Op.Protocol, name);
     this.#protocol = name;
     return this;
@@ -133,7 +136,8 @@ export class RuleBuilder {
   /** `[!] -s ADDRESS[/PREFIX]`. */
   source(address: string, negated = false): this {
     this.#address(address, negated, "-s");
-    this.#words.push(negated ? `! -s ${address}` : `-s ${address}`);
+    if (negated) this.#words.push("!");
+    this.#words.push("-s", address);
     this.log.push(Op.Source, address, negated);
     return this;
   }
@@ -141,7 +145,8 @@ export class RuleBuilder {
   /** `[!] -d ADDRESS[/PREFIX]`. */
   destination(address: string, negated = false): this {
     this.#address(address, negated, "-d");
-    this.#words.push(negated ? `! -d ${address}` : `-d ${address}`);
+    if (negated) this.#words.push("!");
+    this.#words.push("-d", address);
     this.log.push(Op.Destination, address, negated);
     return this;
   }
@@ -154,7 +159,8 @@ export class RuleBuilder {
 
   /** `[!] -i NAME` (`NAME+`: every interface whose name starts with NAME). */
   inInterface(name: string, negated = false): this {
-    this.#words.push(negated ? `! -i ${name}` : `-i ${name}`);
+    if (negated) this.#words.push("!");
+    this.#words.push("-i", name);
     this.log.push(Op.InInterface, name, negated);
     return this;
   }
@@ -167,7 +173,7 @@ export class RuleBuilder {
         throw new Error("a port option needs -m tcp/udp/sctp or -p tcp/udp/sctp first");
       this.#portModule = true;
     }
-    this.#words.push(`--dport ${port}`);
+    this.#words.push("--dport", String(port));
     this.log.push(Op.Dport, port);
     return this;
   }
@@ -195,7 +201,7 @@ export class RuleBuilder {
 
   /** `-m statistic --mode random --probability P`, P as written. */
   probability(written: string): this {
-    this.#words.push(`-m statistic --mode random --probability ${written}`);
+    this.#words.push("-m", "statistic", "--mode", "random", "--probability", written);
     this.log.push(Op.Probability, written);
     return this;
   }
@@ -240,14 +246,14 @@ export class RuleBuilder {
 
   /** `-j CHAIN` (a user chain). */
   jump(chain: string): void {
-    this.#words.push(`-j ${chain}`);
+    this.#words.push("-j", chain);
     this.log.push(Op.Jump, chain);
     this.#end();
   }
 
   /** `-j ACCEPT` / `DROP` / `RETURN`. */
   verdict(v: Verdict): void {
-    this.#words.push(`-j ${v}`);
+    this.#words.push("-j", v);
     this.log.push(Op.Verdict, v);
     this.#end();
   }
@@ -263,7 +269,7 @@ export class RuleBuilder {
   dnat(ip: string, port: number): void {
     this.#address(ip, false, "--to-destination");
     const host = this.values.family === "IPv6" ? `[${ip}]` : ip;
-    this.#words.push(`-j DNAT --to-destination ${host}:${port}`);
+    this.#words.push("-j", "DNAT", "--to-destination", `${host}:${port}`);
     this.log.push(Op.Dnat, ip, port);
     this.#end();
   }

@@ -27,11 +27,8 @@ import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
-/**
- * Rules per batch of restore lines: a batch (~150 KB) is allocated outside the young generation,
- * so garbage collections never copy it.
- */
-const BATCH = 2048;
+/** Rules per batch of restore lines (~40 KB; 2048 measured no faster). */
+const BATCH = 512;
 
 interface ChainDraft {
   readonly name: string;
