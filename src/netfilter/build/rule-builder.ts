@@ -1,211 +1,130 @@
 /**
- * One rule built as data and as the words its writer passes to iptables, in one pass.
+ * One rule written by a generator, recorded compactly: its restore words and the clauses that
+ * make them.
  *
  * A generator (kube-proxy's proxiers, the hostport components) calls the clauses in the order
  * the real component writes its arguments (`-m comment --comment … -m tcp -p tcp -d IP --dport
- * PORT -j CHAIN`); each clause appends its words to the rule's restore text (`Rule.written`)
- * and sets the typed part that the parser reads from those words: standard options, one match
- * per `-m` module in order (a port option after a bare `-p tcp` loads the implicit module where
- * the option stands, as iptables does), one target. So the restore form prints the writer's
- * bytes while the tracer and the canonical save form read the typed rule, and no text is ever
- * parsed back (test/netfilter/build/rule-builder.test.ts checks the two agree with the parser).
+ * PORT -j CHAIN`). Each clause appends its words to the rule's restore line and its code and
+ * arguments to the table's clause log (a flat array: no object per rule or per clause). The
+ * typed rule (`Rule`: standard options, matches, target) is made from the log by
+ * typed-rule-builder.ts only when a rule set is read, so printing the restore text (the common
+ * use: `render iptables`) builds no rule objects, and no text is ever parsed back. A large rule
+ * set stays in memory until it is printed, and fewer live objects make garbage collection cheap
+ * (measured with bench/render-iptables.ts).
  *
- * The builder is reused: a table hands out one per `append` and takes the rule back when a
+ * What the typed half would refuse (a port option without a protocol, an address that is not
+ * one) is refused here, as the clause is written.
+ *
+ * The builder is reused: a table hands it out per `append` and takes the rule back when a
  * target clause (or `end`) finishes it; build one rule at a time.
  */
-import type { CIDR, IPAddress, IPFamily, PortRange } from "../../net/index.js";
-import type { AddrType, CtState, Match, Negatable, Rule } from "../model.js";
-import type {
-  AddrtypeMatch,
-  CommentMatch,
-  ConntrackMatch,
-  IpvsMatch,
-  SctpMatch,
-  TcpMatch,
-  UdpMatch,
-} from "../matches/index.js";
-import { parseAddressSpecUncached, hex } from "../matches/values.js";
+import type { AddrType, CtState, Match } from "../model.js";
+import { fastIPv4, hex } from "../matches/values.js";
+import { assertNever } from "../../util/assert-never.js";
 import type { Target } from "../targets/index.js";
-import { defaultRejectWith } from "../targets/reject.js";
+import type {
+  PortModule,
+  SharedRuleValues,
+  TypedRuleBuilder,
+  Verdict,
+} from "./typed-rule-builder.js";
 
-/** The modules with `--sport`/`--dport` that `-p` loads implicitly. */
-export type PortModule = "tcp" | "udp" | "sctp";
-type PortMatch = TcpMatch | UdpMatch | SctpMatch;
-
-export type Verdict = "ACCEPT" | "DROP" | "RETURN";
-export type MarkOp = "or-mark" | "xor-mark" | "set-xmark";
-
-/** A match that is still gathering its port options. */
-interface PortDraft {
-  readonly module: PortModule;
-  sport?: number;
-  dport?: number;
-}
-
-/** Mutable while built; frozen in shape once handed over. */
-type MutableRule = { -readonly [K in keyof Rule]: Rule[K] };
-
-const NOT = false as const;
-const ALWAYS: readonly Match[] = Object.freeze([]);
-
-/** How many recent values a memo keeps: rules alike follow each other. */
-const RECENT = 4;
-
-/** The last few values made, by key: no map (most endpoint values are never seen again). */
-class RecentValues<V> {
-  readonly #keys: string[] = [];
-  readonly #values: V[] = [];
-  #next = 0;
-
-  get(key: string): V | undefined {
-    const k = this.#keys;
-    for (let i = 0; i < k.length; i++) if (k[i] === key) return this.#values[i];
-    return undefined;
-  }
-
-  set(key: string, value: V): V {
-    this.#keys[this.#next] = key;
-    this.#values[this.#next] = value;
-    this.#next = (this.#next + 1) % RECENT;
-    return value;
-  }
-}
-
-/**
- * Values shared by the rules of a rule set (a service's chains repeat one comment, one port,
- * one address, one jump): equal values made in a row are one object. A large rule set stays
- * all in memory until it is printed, so fewer objects mean a smaller heap and cheaper garbage
- * collections (measured with bench/render-iptables.ts).
- */
-export class SharedRuleValues {
-  readonly #addresses = new RecentValues<Negatable<CIDR>>();
-  readonly #negatedAddresses = new RecentValues<Negatable<CIDR>>();
-  readonly #protocols = new Map<string, Negatable<string>>();
-  readonly #ports = new Map<string, Match>();
-  readonly #portRanges = new Map<number, PortRange>();
-  readonly #jumps = new RecentValues<Target>();
-  #lastComment: CommentMatch = { module: "comment", comment: "" };
-
-  constructor(readonly family: IPFamily) {}
-
-  address(text: string, negated: boolean, what: string): Negatable<CIDR> {
-    const cache = negated ? this.#negatedAddresses : this.#addresses;
-    const a = cache.get(text);
-    if (a !== undefined) return a;
-    const c = parseAddressSpecUncached(text, this.family, what);
-    // A host address is its own network: one object for both.
-    const value =
-      c.prefix === (this.family === "IPv4" ? 32 : 128) ? { ...c, network: c.address } : c;
-    return cache.set(text, { value, negated });
-  }
-
-  /** `{ from: port, to: port }`, one object per port. */
-  portRange(port: number): PortRange {
-    let r = this.#portRanges.get(port);
-    if (r === undefined) this.#portRanges.set(port, (r = { from: port, to: port }));
-    return r;
-  }
-
-  protocol(name: string): Negatable<string> {
-    let p = this.#protocols.get(name);
-    if (p === undefined) this.#protocols.set(name, (p = { value: name, negated: NOT }));
-    return p;
-  }
-
-  comment(text: string): CommentMatch {
-    if (this.#lastComment.comment !== text)
-      this.#lastComment = { module: "comment", comment: text };
-    return this.#lastComment;
-  }
-
-  port(d: PortDraft): Match {
-    const key = `${d.module} ${d.sport ?? ""} ${d.dport ?? ""}`;
-    const m = this.#ports.get(key);
-    if (m === undefined) {
-      const pm: { -readonly [K in keyof PortMatch]?: PortMatch[K] } = { module: d.module };
-      if (d.sport !== undefined) pm.sport = { value: this.portRange(d.sport), negated: NOT };
-      if (d.dport !== undefined) pm.dport = { value: this.portRange(d.dport), negated: NOT };
-      const made = pm as PortMatch;
-      if (this.#ports.size < 100_000) this.#ports.set(key, made);
-      return made;
-    }
-    return m;
-  }
-
-  jump(chain: string): Target {
-    return this.#jumps.get(chain) ?? this.#jumps.set(chain, { kind: "jump", chain, goto: false });
-  }
-}
-
-const PROTOCOL_NUMBERS = { tcp: 6, udp: 17, sctp: 132 } as const;
-
-const VERDICTS: Readonly<Record<Verdict, Target>> = {
-  ACCEPT: { kind: "ACCEPT" },
-  DROP: { kind: "DROP" },
-  RETURN: { kind: "RETURN" },
-};
+export type { MarkOp, PortModule, Verdict } from "./typed-rule-builder.js";
 
 /** kube-proxy quotes an argument exactly when it holds a space (its comments never hold `"`). */
 export function quoteArg(text: string): string {
   return text.includes(" ") ? `"${text}"` : text;
 }
 
+/** A clause's code in the log; its arguments follow it (a fixed number per code). */
+const Op = {
+  Match: 0,
+  Comment: 1,
+  PortModule: 2,
+  Protocol: 3,
+  Source: 4,
+  Destination: 5,
+  InInterface: 6,
+  Dport: 7,
+  MarkMatch: 8,
+  Addrtype: 9,
+  Ctstate: 10,
+  Probability: 11,
+  RecentSet: 12,
+  RecentCheck: 13,
+  Nfacct: 14,
+  Set: 15,
+  IpvsVirtualService: 16,
+  // Targets: each ends a rule.
+  Jump: 17,
+  Verdict: 18,
+  Reject: 19,
+  Dnat: 20,
+  Masquerade: 21,
+  Mark: 22,
+  Target: 23,
+  End: 24,
+} as const;
+type Op = (typeof Op)[keyof typeof Op];
+
+/** Receives each finished rule's restore line (`-A CHAIN WORDS`). */
+export type RuleSink = (line: string) => void;
+
 export class RuleBuilder {
-  /** The rule's words so far (reused: joined into one flat string when the rule ends). */
+  /**
+   * The rule's words so far, `-A CHAIN` first (reused: joined into one flat line at the end).
+   * Constant words are pushed on their own, so a rule allocates little more than its line.
+   */
   readonly #words: string[] = [];
-  #matches: (Match | PortDraft)[] = [];
-  #protocol: Negatable<string> | undefined;
-  #source: Negatable<CIDR> | undefined;
-  #destination: Negatable<CIDR> | undefined;
-  #inInterface: Negatable<string> | undefined;
-  /** Index in #matches of the port module that takes port options, or -1. */
-  #portAt = -1;
+  /** The log's length before this rule: an unfinished rule's clauses are dropped. */
+  #start = 0;
+  #protocol: string | undefined;
+  #portModule = false;
 
   constructor(
     private readonly values: SharedRuleValues,
-    private readonly finish: (rule: Rule) => void,
+    /** The table's clause log. */
+    private readonly log: unknown[],
+    private readonly finish: RuleSink,
   ) {}
 
-  /** Starts a new rule (called by the table). */
-  reset(): this {
+  /** Starts a new rule in `chain` (called by the table). */
+  reset(chain: string): this {
     this.#words.length = 0;
-    this.#matches = [];
+    this.#words.push("-A", chain);
+    this.log.length = this.#start;
     this.#protocol = undefined;
-    this.#source = undefined;
-    this.#destination = undefined;
-    this.#inInterface = undefined;
-    this.#portAt = -1;
+    this.#portModule = false;
     return this;
-  }
-
-  #word(w: string): void {
-    this.#words.push(w);
   }
 
   /** Any match, with the words that write it (`-m MODULE …`). */
   match(m: Match, words: string): this {
-    this.#word(words);
-    this.#matches.push(m);
+    this.#words.push(words);
+    this.log.push(Op.Match, m);
     return this;
   }
 
   /** `-m comment --comment TEXT` (quoted when it holds a space). */
   comment(text: string): this {
-    return this.match(this.values.comment(text), `-m comment --comment ${quoteArg(text)}`);
+    this.#words.push("-m", "comment", "--comment", quoteArg(text));
+    this.log.push(Op.Comment, text);
+    return this;
   }
 
   /** `-m tcp` (or udp, sctp): the module, whose port options may follow later words. */
   portModule(module: PortModule): this {
-    this.#word(`-m ${module}`);
-    this.#portAt = this.#matches.length;
-    this.#matches.push({ module });
+    this.#words.push("-m", module);
+    this.log.push(Op.PortModule, module);
+    this.#portModule = true;
     return this;
   }
 
   /** `-p PROTOCOL`. */
   protocol(name: string): this {
-    this.#word(`-p ${name}`);
-    this.#protocol = this.values.protocol(name);
+    this.#words.push("-p", name);
+    this.log.push(Op.Protocol, name);
+    this.#protocol = name;
     return this;
   }
 
@@ -216,238 +135,268 @@ export class RuleBuilder {
 
   /** `[!] -s ADDRESS[/PREFIX]`. */
   source(address: string, negated = false): this {
-    this.#word(negated ? `! -s ${address}` : `-s ${address}`);
-    this.#source = this.values.address(address, negated, "-s");
+    this.#address(address, negated, "-s");
+    if (negated) this.#words.push("!");
+    this.#words.push("-s", address);
+    this.log.push(Op.Source, address, negated);
     return this;
   }
 
   /** `[!] -d ADDRESS[/PREFIX]`. */
   destination(address: string, negated = false): this {
-    this.#word(negated ? `! -d ${address}` : `-d ${address}`);
-    this.#destination = this.values.address(address, negated, "-d");
+    this.#address(address, negated, "-d");
+    if (negated) this.#words.push("!");
+    this.#words.push("-d", address);
+    this.log.push(Op.Destination, address, negated);
     return this;
+  }
+
+  /** An address the typed rule will parse: a plain IPv4 address is checked without objects. */
+  #address(text: string, negated: boolean, what: string): void {
+    if (this.values.family === "IPv4" && fastIPv4(text) !== undefined) return;
+    this.values.address(text, negated, what);
   }
 
   /** `[!] -i NAME` (`NAME+`: every interface whose name starts with NAME). */
   inInterface(name: string, negated = false): this {
-    this.#word(negated ? `! -i ${name}` : `-i ${name}`);
-    this.#inInterface = { value: name, negated };
+    if (negated) this.#words.push("!");
+    this.#words.push("-i", name);
+    this.log.push(Op.InInterface, name, negated);
     return this;
   }
 
   /** `--dport PORT` of the loaded port module, or of the one `-p` implies. */
   dport(port: number): this {
-    this.#word(`--dport ${port}`);
-    this.#portDraft().dport = port;
-    return this;
-  }
-
-  #portDraft(): PortDraft {
-    if (this.#portAt === -1) {
+    if (!this.#portModule) {
       const p = this.#protocol;
-      if (p === undefined || (p.value !== "tcp" && p.value !== "udp" && p.value !== "sctp"))
+      if (p !== "tcp" && p !== "udp" && p !== "sctp")
         throw new Error("a port option needs -m tcp/udp/sctp or -p tcp/udp/sctp first");
-      this.#portAt = this.#matches.length;
-      this.#matches.push({ module: p.value });
+      this.#portModule = true;
     }
-    return this.#matches[this.#portAt] as PortDraft;
+    this.#words.push("--dport", String(port));
+    this.log.push(Op.Dport, port);
+    return this;
   }
 
   /** `-m mark [!] --mark VALUE/MASK`, with the value and mask spelled as the writer does. */
   markMatch(value: number, mask: number, spelled: string, negated = false): this {
-    return this.match(
-      { module: "mark", mark: { value: { value, mask }, negated } },
-      `-m mark ${negated ? "! " : ""}--mark ${spelled}`,
-    );
+    this.#words.push(`-m mark ${negated ? "! " : ""}--mark ${spelled}`);
+    this.log.push(Op.MarkMatch, value, mask, negated);
+    return this;
   }
 
   /** `-m addrtype [!] --src-type TYPE` / `--dst-type TYPE`. */
   addrtype(side: "src" | "dst", type: AddrType, negated = false): this {
-    const v = { value: [type], negated };
-    const m: AddrtypeMatch =
-      side === "src" ? { module: "addrtype", srcType: v } : { module: "addrtype", dstType: v };
-    return this.match(m, `-m addrtype ${negated ? "! " : ""}--${side}-type ${type}`);
+    this.#words.push(`-m addrtype ${negated ? "! " : ""}--${side}-type ${type}`);
+    this.log.push(Op.Addrtype, side, type, negated);
+    return this;
   }
 
   /** `-m conntrack [!] --ctstate S1,S2`. */
   ctstate(states: readonly CtState[], negated = false): this {
-    const m: ConntrackMatch = { module: "conntrack", ctstate: { value: states, negated } };
-    return this.match(m, `-m conntrack ${negated ? "! " : ""}--ctstate ${states.join(",")}`);
+    this.#words.push(`-m conntrack ${negated ? "! " : ""}--ctstate ${states.join(",")}`);
+    this.log.push(Op.Ctstate, states, negated);
+    return this;
   }
 
   /** `-m statistic --mode random --probability P`, P as written. */
   probability(written: string): this {
-    return this.match(
-      { module: "statistic", mode: "random", probability: Number(written), negated: NOT },
-      `-m statistic --mode random --probability ${written}`,
-    );
+    this.#words.push("-m", "statistic", "--mode", "random", "--probability", written);
+    this.log.push(Op.Probability, written);
+    return this;
   }
 
   /** `-m recent --name NAME --set`. */
   recentSet(name: string): this {
-    return this.match(
-      this.#recent(name, "set", undefined, false),
-      `-m recent --name ${name} --set`,
-    );
+    this.#words.push(`-m recent --name ${name} --set`);
+    this.log.push(Op.RecentSet, name);
+    return this;
   }
 
   /** `-m recent --name NAME --rcheck --seconds S --reap`. */
   recentCheck(name: string, seconds: number): this {
-    return this.match(
-      this.#recent(name, "rcheck", seconds, true),
-      `-m recent --name ${name} --rcheck --seconds ${seconds} --reap`,
-    );
-  }
-
-  #recent(name: string, action: "set" | "rcheck", seconds: number | undefined, reap: boolean) {
-    const mask: IPAddress =
-      this.values.family === "IPv4"
-        ? { family: "IPv4", value: 0xffffffff }
-        : { family: "IPv6", value: (1n << 128n) - 1n };
-    const m: Match = {
-      module: "recent",
-      action,
-      negated: NOT,
-      name,
-      ...(seconds !== undefined && { seconds }),
-      reap,
-      rttl: NOT,
-      mask,
-      side: "source",
-    };
-    return m;
+    this.#words.push(`-m recent --name ${name} --rcheck --seconds ${seconds} --reap`);
+    this.log.push(Op.RecentCheck, name, seconds);
+    return this;
   }
 
   /** `-m nfacct --nfacct-name NAME`. */
   nfacct(name: string): this {
-    return this.match({ module: "nfacct", name }, `-m nfacct --nfacct-name ${name}`);
+    this.#words.push(`-m nfacct --nfacct-name ${name}`);
+    this.log.push(Op.Nfacct, name);
+    return this;
   }
 
   /** `-m set [!] --match-set NAME FLAGS`. */
   set(name: string, flags: readonly ("src" | "dst")[], negated = false): this {
-    return this.match(
-      { module: "set", name, flags, negated },
-      `-m set ${negated ? "! " : ""}--match-set ${name} ${flags.join(",")}`,
-    );
+    this.#words.push(`-m set ${negated ? "! " : ""}--match-set ${name} ${flags.join(",")}`);
+    this.log.push(Op.Set, name, flags, negated);
+    return this;
   }
 
   /** `-m ipvs --vaddr IP --vproto PROTOCOL --vport PORT`: the packet's IPVS virtual service. */
   ipvsVirtualService(ip: string, protocol: "tcp" | "udp" | "sctp", port: number): this {
-    const m: IpvsMatch = {
-      module: "ipvs",
-      vaddr: this.values.address(ip, NOT, "--vaddr"),
-      vproto: { value: PROTOCOL_NUMBERS[protocol], negated: NOT },
-      vport: { value: port, negated: NOT },
-    };
-    return this.match(m, `-m ipvs --vaddr ${ip} --vproto ${protocol} --vport ${port}`);
+    this.#address(ip, false, "--vaddr");
+    this.#words.push(`-m ipvs --vaddr ${ip} --vproto ${protocol} --vport ${port}`);
+    this.log.push(Op.IpvsVirtualService, ip, protocol, port);
+    return this;
   }
 
   // ---- targets: each finishes the rule ----
 
   /** `-j CHAIN` (a user chain). */
   jump(chain: string): void {
-    this.#word(`-j ${chain}`);
-    this.#end(this.values.jump(chain));
+    this.#words.push("-j", chain);
+    this.log.push(Op.Jump, chain);
+    this.#end();
   }
 
   /** `-j ACCEPT` / `DROP` / `RETURN`. */
   verdict(v: Verdict): void {
-    this.#word(`-j ${v}`);
-    this.#end(VERDICTS[v]);
+    this.#words.push("-j", v);
+    this.log.push(Op.Verdict, v);
+    this.#end();
   }
 
   /** `-j REJECT` (the family's default `--reject-with`). */
   reject(): void {
-    this.#word("-j REJECT");
-    this.#end({ kind: "REJECT", rejectWith: defaultRejectWith(this.values.family) });
+    this.#words.push("-j REJECT");
+    this.log.push(Op.Reject);
+    this.#end();
   }
 
   /** `-j DNAT --to-destination IP:PORT` (`[IP]:PORT` for IPv6). */
   dnat(ip: string, port: number): void {
+    this.#address(ip, false, "--to-destination");
     const host = this.values.family === "IPv6" ? `[${ip}]` : ip;
-    this.#word(`-j DNAT --to-destination ${host}:${port}`);
-    const address = this.values.address(ip, false, "--to-destination").value.address;
-    this.#end({
-      kind: "DNAT",
-      to: { ipFrom: address, ipTo: address, ports: this.values.portRange(port) },
-      random: NOT,
-      persistent: NOT,
-    });
+    this.#words.push("-j", "DNAT", "--to-destination", `${host}:${port}`);
+    this.log.push(Op.Dnat, ip, port);
+    this.#end();
   }
 
   /** `-j MASQUERADE [--random-fully]`. */
   masquerade(randomFully: boolean): void {
-    this.#word(randomFully ? "-j MASQUERADE --random-fully" : "-j MASQUERADE");
-    this.#end({ kind: "MASQUERADE", random: NOT, randomFully });
+    this.#words.push(randomFully ? "-j MASQUERADE --random-fully" : "-j MASQUERADE");
+    this.log.push(Op.Masquerade, randomFully);
+    this.#end();
   }
 
   /** `-j MARK --or-mark V` / `--xor-mark V` (V spelled as the writer does). */
   mark(op: "or-mark" | "xor-mark", value: number, spelled = hex(value)): void {
-    this.#word(`-j MARK --${op} ${spelled}`);
-    this.#end({ kind: "MARK", value, mask: op === "or-mark" ? value : 0, op });
+    this.#words.push(`-j MARK --${op} ${spelled}`);
+    this.log.push(Op.Mark, op, value);
+    this.#end();
   }
 
   /** Any other target, with the words that write it (`-j NAME …`). */
   target(t: Target, words: string): void {
-    this.#word(words);
-    this.#end(t);
+    this.#words.push(words);
+    this.log.push(Op.Target, t);
+    this.#end();
   }
 
   /** A rule without a target (it only counts). */
   end(): void {
-    this.#end(undefined);
+    this.log.push(Op.End);
+    this.#end();
   }
 
-  /** The match list of the last rule: an equal list (the same values) is that one. */
-  #lastMatches: readonly Match[] = ALWAYS;
+  #end(): void {
+    this.#start = this.log.length;
+    this.finish(this.#words.join(" "));
+  }
+}
 
-  #end(target: Target | undefined): void {
-    const ms = this.#matches;
-    let matches: readonly Match[] = ALWAYS;
-    if (ms.length > 0) {
-      if (this.#portAt !== -1) ms[this.#portAt] = this.values.port(ms[this.#portAt] as PortDraft);
-      const last = this.#lastMatches;
-      let same = last.length === ms.length;
-      for (let i = 0; same && i < ms.length; i++) same = ms[i] === last[i];
-      matches = same ? last : (ms as Match[]);
-      this.#lastMatches = matches;
+/** Plays the clauses logged in `log[from, to)` (one rule's) on `rule`, which finishes it. */
+export function replayRule(
+  log: readonly unknown[],
+  from: number,
+  to: number,
+  rule: TypedRuleBuilder,
+): void {
+  let i = from;
+  // Arguments are read back in the types they were logged with (see RuleBuilder).
+  const a = (): never => log[i++] as never;
+  while (i < to) {
+    const op: Op = a();
+    switch (op) {
+      case Op.Match:
+        rule.match(a());
+        break;
+      case Op.Comment:
+        rule.comment(a());
+        break;
+      case Op.PortModule:
+        rule.portModule(a());
+        break;
+      case Op.Protocol:
+        rule.protocol(a());
+        break;
+      case Op.Source:
+        rule.source(a(), a());
+        break;
+      case Op.Destination:
+        rule.destination(a(), a());
+        break;
+      case Op.InInterface:
+        rule.inInterface(a(), a());
+        break;
+      case Op.Dport:
+        rule.dport(a());
+        break;
+      case Op.MarkMatch:
+        rule.markMatch(a(), a(), a());
+        break;
+      case Op.Addrtype:
+        rule.addrtype(a(), a(), a());
+        break;
+      case Op.Ctstate:
+        rule.ctstate(a(), a());
+        break;
+      case Op.Probability:
+        rule.probability(a());
+        break;
+      case Op.RecentSet:
+        rule.recentSet(a());
+        break;
+      case Op.RecentCheck:
+        rule.recentCheck(a(), a());
+        break;
+      case Op.Nfacct:
+        rule.nfacct(a());
+        break;
+      case Op.Set:
+        rule.set(a(), a(), a());
+        break;
+      case Op.IpvsVirtualService:
+        rule.ipvsVirtualService(a(), a(), a());
+        break;
+      case Op.Jump:
+        rule.jump(a());
+        break;
+      case Op.Verdict:
+        rule.verdict(a());
+        break;
+      case Op.Reject:
+        rule.reject();
+        break;
+      case Op.Dnat:
+        rule.dnat(a(), a());
+        break;
+      case Op.Masquerade:
+        rule.masquerade(a());
+        break;
+      case Op.Mark:
+        rule.mark(a(), a());
+        break;
+      case Op.Target:
+        rule.target(a());
+        break;
+      case Op.End:
+        rule.end();
+        break;
+      default:
+        assertNever(op);
     }
-    const written = this.#words.join(" ");
-    const protocol = this.#protocol;
-    const source = this.#source;
-    const destination = this.#destination;
-    // Whole object literals, one per common shape (as parse/rule.ts makes them): V8 gives each
-    // literal its fields in the object and allocates long-lived ones straight in the old space.
-    let rule: MutableRule;
-    if (this.#inInterface !== undefined || target === undefined) {
-      rule = { matches, written };
-      if (protocol !== undefined) rule.protocol = protocol;
-      if (source !== undefined) rule.source = source;
-      if (destination !== undefined) rule.destination = destination;
-      if (this.#inInterface !== undefined) rule.inInterface = this.#inInterface;
-      if (target !== undefined) rule.target = target;
-      rule.line = 0;
-    } else if (protocol === undefined) {
-      if (source === undefined)
-        rule =
-          destination === undefined
-            ? { matches, written, target, line: 0 }
-            : { matches, written, destination, target, line: 0 };
-      else
-        rule =
-          destination === undefined
-            ? { matches, written, source, target, line: 0 }
-            : { matches, written, source, destination, target, line: 0 };
-    } else if (source === undefined)
-      rule =
-        destination === undefined
-          ? { matches, written, protocol, target, line: 0 }
-          : { matches, written, protocol, destination, target, line: 0 };
-    else
-      rule =
-        destination === undefined
-          ? { matches, written, protocol, source, target, line: 0 }
-          : { matches, written, protocol, source, destination, target, line: 0 };
-    this.finish(rule);
   }
 }

@@ -16,7 +16,6 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from "./chain-names.js";
-import { formatIptablesRestore } from "../../netfilter/format/restore.js";
 import { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
@@ -52,7 +51,7 @@ export const NODEPORTS_LAST_RULE_COMMENT =
   "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
 
 export function renderRestore(plan: FamilyPlan, opts: RestoreOptions = {}): string {
-  return formatIptablesRestore(renderRuleSet(plan, opts));
+  return writeRuleSet(plan, opts).restore();
 }
 
 /**
@@ -60,6 +59,14 @@ export function renderRestore(plan: FamilyPlan, opts: RestoreOptions = {}): stri
  * and rules in the order kube-proxy writes them (see netfilter/build), built-in chains empty.
  */
 export function renderRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): RuleSet {
+  return writeRuleSet(plan, opts).build();
+}
+
+/**
+ * kube-proxy's restore input written into a rule set builder: its `restore()` prints the text
+ * and its `build()` makes the rule set, each when asked.
+ */
+export function writeRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): RuleSetBuilder {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
   const isIPv6 = settings.family === "IPv6";
@@ -133,5 +140,5 @@ export function renderRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): Rule
     rule.verdict("DROP");
   }
   writeForwardAcceptRules(filter, mark);
-  return builder.build();
+  return builder;
 }

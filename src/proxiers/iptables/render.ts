@@ -10,11 +10,12 @@
 import type { Cluster } from "../../model/cluster.js";
 import type { IPFamily } from "../../net/index.js";
 import { formatIptablesRestore } from "../../netfilter/format/restore.js";
+import type { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import { planFamily, type FamilyPlan } from "../common/plan.js";
 import { proxierSettings, type ProxierOptions } from "../common/proxier-settings.js";
 import { nodeStateRuleSet } from "./node-state.js";
-import { renderRuleSet, type RestoreOptions } from "./render-restore.js";
+import { writeRuleSet, type RestoreOptions } from "./render-restore.js";
 
 export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {}
 
@@ -39,11 +40,16 @@ class FamilyRestore implements IptablesFamilyRestore {
   constructor(
     readonly family: IPFamily,
     readonly plan: FamilyPlan,
-    readonly payload: RuleSet,
+    private readonly written: RuleSetBuilder,
   ) {}
 
+  /** Made from what the proxier wrote when first read (the restore text needs no rule objects). */
+  get payload(): RuleSet {
+    return this.written.build();
+  }
+
   get restore(): string {
-    this.#restore ??= formatIptablesRestore(this.payload);
+    this.#restore ??= this.written.restore();
     return this.#restore;
   }
 
@@ -66,6 +72,6 @@ export function renderIptablesFamilies(
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
     const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    return new FamilyRestore(family, plan, renderRuleSet(plan, opts));
+    return new FamilyRestore(family, plan, writeRuleSet(plan, opts));
   });
 }

@@ -1,0 +1,102 @@
+/**
+ * netfilter/build records each written rule compactly (its restore line and its clauses) and
+ * makes the typed rules from that record only when the rule set is read. Every clause is
+ * written here, in both families: the printed text must be what the formatter prints from the
+ * built rule set, and the built rule set what the parser reads from that text (the parser is
+ * the reference). Problems the typed rule would refuse are refused as the rule is written.
+ */
+import { describe, expect, test } from "@jest/globals";
+import { RuleSetBuilder } from "../../../src/netfilter/build/rule-set-builder.js";
+import { formatIptablesRestore } from "../../../src/netfilter/format/restore.js";
+import { parseIptables } from "../../../src/netfilter/parse/iptables.js";
+import type { IPFamily } from "../../../src/net/index.js";
+
+const ADDR = {
+  IPv4: { host: "10.0.0.1", net: "10.1.0.0/16", other: "192.168.0.7" },
+  IPv6: { host: "fd00::1", net: "fd00:1::/64", other: "fd00::7" },
+} as const;
+
+function writeAll(family: IPFamily): RuleSetBuilder {
+  const a = ADDR[family];
+  const b = new RuleSetBuilder(family);
+  const filter = b.table("filter");
+  const nat = b.table("nat");
+  filter.declare("KNS-A");
+  filter
+    .append("KNS-A")
+    .comment("two words")
+    .protocolMatch("tcp")
+    .destination(a.host)
+    .dport(80)
+    .verdict("ACCEPT");
+  filter.append("KNS-A").inInterface("eth0+", true).source(a.net, true).reject();
+  filter.append("INPUT").ctstate(["INVALID"]).nfacct("counter").verdict("DROP");
+  filter.append("FORWARD").markMatch(0x4000, 0x4000, "0x4000/0x4000").verdict("ACCEPT");
+  filter.append("FORWARD").set("kns-set", ["dst", "dst"], true).verdict("RETURN");
+  // An unfinished rule is dropped.
+  filter.append("KNS-A").comment("never finished");
+  filter.append("KNS-A").end();
+  nat.append("KNS-SVC").probability("0.50000000000").jump("KNS-SEP");
+  nat.append("KNS-SVC").protocol("udp").dport(53).recentCheck("KNS-SEP", 10800).jump("KNS-SEP");
+  nat.append("KNS-SEP").source(a.host).jump("KUBE-MARK-MASQ");
+  nat.append("KNS-SEP").recentSet("KNS-SEP").protocolMatch("sctp").dnat(a.other, 8080);
+  nat.append("POSTROUTING").addrtype("src", "LOCAL", true).masquerade(true);
+  nat.append("POSTROUTING").ipvsVirtualService(a.host, "tcp", 443).masquerade(false);
+  nat.append("KUBE-MARK-MASQ").mark("or-mark", 0x4000);
+  nat.append("OUTPUT").mark("xor-mark", 0x4000, "0x00004000");
+  nat.declare("KNS-SVC");
+  nat.declare("KNS-SEP");
+  nat.declare("KUBE-MARK-MASQ");
+  return b;
+}
+
+describe("RuleSetBuilder", () => {
+  for (const family of ["IPv4", "IPv6"] as const) {
+    test(`${family}: restore text, built rule set and parse agree`, () => {
+      const b = writeAll(family);
+      const text = b.restore();
+      expect(text.split("\n").filter((l) => l.startsWith("-A"))).toHaveLength(14);
+      expect(text).not.toContain("never finished");
+      const built = b.build();
+      expect(formatIptablesRestore(built)).toBe(text);
+      expect(built).toEqual(parseIptables(text, { file: "<restore>", family }));
+      // Built once: the same rule set again.
+      expect(b.build()).toBe(built);
+    });
+  }
+
+  test("more rules than one batch of lines keep their order and chains", () => {
+    const b = new RuleSetBuilder("IPv4");
+    const nat = b.table("nat");
+    for (let i = 0; i < 1500; i++) {
+      const chain = `KNS-${i % 3}`;
+      if (i < 3) nat.declare(chain);
+      nat.append(chain).comment(`rule ${i}`).jump("KUBE-MARK-MASQ");
+    }
+    nat.declare("KUBE-MARK-MASQ");
+    const text = b.restore();
+    const built = b.build();
+    expect(built.tables[0]?.chains.find((c) => c.name === "KNS-2")?.rules).toHaveLength(500);
+    expect(formatIptablesRestore(built)).toBe(text);
+    expect(built).toEqual(parseIptables(text, { file: "<restore>", family: "IPv4" }));
+  });
+
+  test("an empty builder prints nothing", () => {
+    expect(new RuleSetBuilder("IPv4").restore()).toBe("");
+  });
+
+  test("what the typed rule would refuse is refused as it is written", () => {
+    const nat = new RuleSetBuilder("IPv4").table("nat");
+    expect(() => nat.append("PREROUTING").dport(80)).toThrow(/port option needs/);
+    expect(() => nat.append("PREROUTING").protocol("icmp").dport(80)).toThrow(/port option/);
+    expect(() => nat.append("PREROUTING").source("10.0.0.300")).toThrow(/invalid address/);
+    expect(() => nat.append("PREROUTING").dnat("fd00::1", 80)).toThrow(/invalid address/);
+  });
+
+  test("rules for a chain never declared are refused by both outputs", () => {
+    const b = new RuleSetBuilder("IPv4");
+    b.table("filter").append("KNS-UNDECLARED").verdict("ACCEPT");
+    expect(() => b.restore()).toThrow(/never declared/);
+    expect(() => b.build()).toThrow(/never declared/);
+  });
+});
