@@ -10,7 +10,7 @@
  * they are input, read with the iptables parser when the rule goes into a table.
  */
 import type { CIDR, PortRange } from "../net/index.js";
-import type { SharedRuleValues } from "../netfilter/build/rule-builder.js";
+import type { SharedRuleValues } from "../netfilter/build/typed-rule-builder.js";
 import type { Match, Negatable, Rule } from "../netfilter/model.js";
 import { ValidationError } from "../issue/validation-error.js";
 import { parseIptables } from "../netfilter/parse/iptables.js";

@@ -22,7 +22,7 @@ import {
   portmapDnatChainName,
 } from "./chain-names.js";
 import type { IPFamily } from "../net/index.js";
-import { SharedRuleValues } from "../netfilter/build/rule-builder.js";
+import { SharedRuleValues } from "../netfilter/build/typed-rule-builder.js";
 import type { Rule } from "../netfilter/model.js";
 import {
   ArgvRuleWriter,
