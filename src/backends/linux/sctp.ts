@@ -4,9 +4,10 @@
  * where it is loadable, so /proc/net/sctp alone would say too little), and the SCTP probe server
  * and client (sctp-scripts.ts) started in network namespaces.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import type { Capability } from "../backend.js";
-import { trackChild, type Netns } from "../netns.js";
+import type { Netns } from "../netns.js";
+import { runJsonClient, startReadyServer } from "./netns-process.js";
 import type { Probe, ProbeResult } from "./probe-scripts.js";
 import { SCTP_CLIENT_SCRIPT, SCTP_DETECT_SCRIPT, SCTP_SERVER_SCRIPT } from "./sctp-scripts.js";
 
@@ -66,31 +67,12 @@ export function startSctpServer(
   addresses: readonly string[],
   ports: readonly number[],
 ): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const args = ["netns", "exec", ns.name, "python3", "-c", SCTP_SERVER_SCRIPT, label];
-    const child = spawn("ip", [...args, JSON.stringify(addresses), JSON.stringify(ports)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    trackChild(child);
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`SCTP server in ${ns.name} did not start: ${err}`));
-    }, 10_000);
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("ready")) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`SCTP server in ${ns.name} exited (${code}): ${err}`));
-    });
-  });
+  const argv = ["python3", "-c", SCTP_SERVER_SCRIPT, label];
+  return startReadyServer(
+    ns,
+    [...argv, JSON.stringify(addresses), JSON.stringify(ports)],
+    "SCTP server",
+  );
 }
 
 /** Runs SCTP probes concurrently from `ns`, each bounded by `timeoutMs`. */
@@ -99,21 +81,6 @@ export function runSctpClient(
   probes: readonly Probe[],
   timeoutMs: number,
 ): Promise<ProbeResult[]> {
-  return new Promise((resolve, reject) => {
-    const args = ["netns", "exec", ns.name, "python3", "-c", SCTP_CLIENT_SCRIPT];
-    const child = spawn("ip", [...args, JSON.stringify(probes), String(timeoutMs)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    trackChild(child);
-    let out = "";
-    let err = "";
-    const guard = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 10_000);
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(guard);
-      if (code !== 0) reject(new Error(`SCTP probe client failed (${code}): ${err}`));
-      else resolve(JSON.parse(out) as ProbeResult[]);
-    });
-  });
+  const argv = ["python3", "-c", SCTP_CLIENT_SCRIPT, JSON.stringify(probes), String(timeoutMs)];
+  return runJsonClient(ns, argv, timeoutMs, "SCTP probe client");
 }

@@ -16,10 +16,11 @@
  * namespace), and `close()` stops the servers (by the pids this module started) and deletes the
  * namespaces.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import type { IPFamily } from "../../net/index.js";
-import { addVeth, createNetns, deleteNetns, trackChild, type Netns } from "../netns.js";
+import { addVeth, createNetns, deleteNetns, type Netns } from "../netns.js";
 import { CLIENT_SCRIPT, SERVER_SCRIPT, type Probe, type ProbeResult } from "./probe-scripts.js";
+import { runJsonClient, startReadyServer } from "./netns-process.js";
 
 export const TOPOLOGY = {
   client: "198.51.100.2",
@@ -107,42 +108,12 @@ export function startServer(
   addresses: readonly string[],
   ports: readonly number[],
 ): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "ip",
-      [
-        "netns",
-        "exec",
-        ns.name,
-        process.execPath,
-        "-e",
-        SERVER_SCRIPT,
-        label,
-        JSON.stringify(addresses),
-        JSON.stringify(ports),
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    trackChild(child);
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`server in ${ns.name} did not start: ${err}`));
-    }, 10_000);
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("ready")) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server in ${ns.name} exited (${code}): ${err}`));
-    });
-  });
+  const argv = [process.execPath, "-e", SERVER_SCRIPT, label];
+  return startReadyServer(
+    ns,
+    [...argv, JSON.stringify(addresses), JSON.stringify(ports)],
+    "server",
+  );
 }
 
 export function runClient(
@@ -150,36 +121,8 @@ export function runClient(
   probes: readonly Probe[],
   timeoutMs: number,
 ): Promise<ProbeResult[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "ip",
-      [
-        "netns",
-        "exec",
-        ns.name,
-        process.execPath,
-        "-e",
-        CLIENT_SCRIPT,
-        JSON.stringify(probes),
-        String(timeoutMs),
-      ],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    trackChild(child);
-    let out = "";
-    let err = "";
-    const guard = setTimeout(() => child.kill("SIGKILL"), timeoutMs + 10_000);
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    // "close", not "exit": exit can come before the output is read (seen under load).
-    child.on("close", (code) => {
-      clearTimeout(guard);
-      if (code !== 0) reject(new Error(`probe client failed (${code}): ${err}`));
-      else resolve(JSON.parse(out) as ProbeResult[]);
-    });
-  });
+  const argv = [process.execPath, "-e", CLIENT_SCRIPT, JSON.stringify(probes), String(timeoutMs)];
+  return runJsonClient(ns, argv, timeoutMs, "probe client");
 }
 
 export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopology> {
