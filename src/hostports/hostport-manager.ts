@@ -68,22 +68,16 @@ export interface HostportManagerOptions {
 const PORTALS_COMMENT = "kube hostport portals";
 const LOCALHOST_SNAT_COMMENT = "SNAT for localhost access to hostports";
 
-/**
- * `-m comment --comment "SNAT for localhost access to hostports" -o IFACE -s LOOPBACK -j
- * MASQUERADE`. The builder has no `-o` clause: the rule is built without it and the output
- * interface added to the data and to the text where the kubelet writes it.
- */
+/** `-m comment --comment "SNAT for localhost access to hostports" -o IFACE -s LOOPBACK -j MASQUERADE`. */
 function localhostSnatRule(family: IPFamily, natInterfaceName: string): NatRule {
   const loopback = family === "IPv4" ? "127.0.0.0/8" : "::1/128";
-  const head = buildRule(family, (b) => b.comment(LOCALHOST_SNAT_COMMENT).end()).written;
-  const rule = buildRule(family, (b) =>
-    b.comment(LOCALHOST_SNAT_COMMENT).source(loopback).masquerade(false),
+  return buildRule(family, (b) =>
+    b
+      .comment(LOCALHOST_SNAT_COMMENT)
+      .outInterface(natInterfaceName)
+      .source(loopback)
+      .masquerade(false),
   );
-  return {
-    ...rule,
-    outInterface: { value: natInterfaceName, negated: false },
-    written: `${head} -o ${natInterfaceName}${rule.written.slice(head.length)}`,
-  };
 }
 
 /** The module `-m` loads for a protocol's ports (kubelet writes `-m tcp -p tcp`). */

@@ -64,6 +64,7 @@ const Op = {
   Mark: 22,
   Target: 23,
   End: 24,
+  OutInterface: 25,
 } as const;
 type Op = (typeof Op)[keyof typeof Op];
 
@@ -162,6 +163,14 @@ export class RuleBuilder {
     if (negated) this.#words.push("!");
     this.#words.push("-i", name);
     this.log.push(Op.InInterface, name, negated);
+    return this;
+  }
+
+  /** `[!] -o NAME`. */
+  outInterface(name: string, negated = false): this {
+    if (negated) this.#words.push("!");
+    this.#words.push("-o", name);
+    this.log.push(Op.OutInterface, name, negated);
     return this;
   }
 
@@ -340,6 +349,9 @@ export function replayRule(
         break;
       case Op.InInterface:
         rule.inInterface(a(), a());
+        break;
+      case Op.OutInterface:
+        rule.outInterface(a(), a());
         break;
       case Op.Dport:
         rule.dport(a());

@@ -151,6 +151,7 @@ export class TypedRuleBuilder {
   #source: Negatable<CIDR> | undefined;
   #destination: Negatable<CIDR> | undefined;
   #inInterface: Negatable<string> | undefined;
+  #outInterface: Negatable<string> | undefined;
   /** Index in #matches of the port module that takes port options, or -1. */
   #portAt = -1;
 
@@ -167,6 +168,7 @@ export class TypedRuleBuilder {
     this.#source = undefined;
     this.#destination = undefined;
     this.#inInterface = undefined;
+    this.#outInterface = undefined;
     this.#portAt = -1;
     return this;
   }
@@ -215,6 +217,12 @@ export class TypedRuleBuilder {
   /** `[!] -i NAME` (`NAME+`: every interface whose name starts with NAME). */
   inInterface(name: string, negated = false): this {
     this.#inInterface = { value: name, negated };
+    return this;
+  }
+
+  /** `[!] -o NAME`. */
+  outInterface(name: string, negated = false): this {
+    this.#outInterface = { value: name, negated };
     return this;
   }
 
@@ -383,12 +391,17 @@ export class TypedRuleBuilder {
     // Whole object literals, one per common shape (as parse/rule.ts makes them): V8 gives each
     // literal its fields in the object and allocates long-lived ones straight in the old space.
     let rule: MutableRule;
-    if (this.#inInterface !== undefined || target === undefined) {
+    if (
+      this.#inInterface !== undefined ||
+      this.#outInterface !== undefined ||
+      target === undefined
+    ) {
       rule = { matches, written };
       if (protocol !== undefined) rule.protocol = protocol;
       if (source !== undefined) rule.source = source;
       if (destination !== undefined) rule.destination = destination;
       if (this.#inInterface !== undefined) rule.inInterface = this.#inInterface;
+      if (this.#outInterface !== undefined) rule.outInterface = this.#outInterface;
       if (target !== undefined) rule.target = target;
       rule.line = 0;
     } else if (protocol === undefined) {
