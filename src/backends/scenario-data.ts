@@ -4,7 +4,9 @@
  * built or changed elsewhere (a new object) has none, and its texts are parsed as input.
  */
 import type { Ipset } from "../netfilter/ipset/index.js";
+import type { IpvsTable } from "../netfilter/ipvs/index.js";
 import type { RuleSet } from "../netfilter/model.js";
+import type { Table } from "../netfilter/nftables/model.js";
 import type { Scenario } from "./backend.js";
 
 export interface ScenarioData {
@@ -12,6 +14,10 @@ export interface ScenarioData {
   readonly ruleSets?: readonly RuleSet[];
   /** The sets `Scenario.ipsets` prints. */
   readonly ipsets?: readonly Ipset[];
+  /** The IPVS table `Scenario.ipvs` prints. */
+  readonly ipvs?: IpvsTable;
+  /** The nftables tables `Scenario.nftables` prints (in its order). */
+  readonly nftables?: readonly Table[];
 }
 
 const known = new WeakMap<Scenario, ScenarioData>();

@@ -69,7 +69,7 @@ function rulesAndState(
         rules: ruleSets.map((r) => ({ family: r.family, text: formatIptablesSave(r) })),
         ipsets: render.ipset,
         ipvs: render.ipvs,
-        data: { ruleSets, ipsets: render.ipsets },
+        data: { ruleSets, ipsets: render.ipsets, ipvs: render.state.table },
       };
     }
     case "nftables": {
@@ -83,7 +83,7 @@ function rulesAndState(
         node: opts.node,
         rules: printed.map((r) => ({ family: r.ruleSet.family, text: r.text })),
         nftables: rendered.dump,
-        data: { ruleSets: printed.map((r) => r.ruleSet) },
+        data: { ruleSets: printed.map((r) => r.ruleSet), nftables: rendered.ruleSet.tables },
       };
     }
   }

@@ -2,7 +2,8 @@
  * A scenario as the tracer's node dataplane: its rule texts parsed per family, its nftables
  * rule set, its ipsets as membership, its IPVS table as the IPVS hook, and the node
  * environment's interfaces. A scenario from our own render (`scenarioOfCluster`) brings its
- * rule sets and ipsets as the data they were printed from, which is used instead of a parse.
+ * rule sets, ipsets, IPVS table and nftables tables as the data they were printed from, which
+ * is used instead of a parse: only text a user supplied is parsed.
  */
 import { parseIpsetSave, ipsetTest } from "../../netfilter/ipset/index.js";
 import { ipvsHook, parseIpvsadmSave } from "../../netfilter/ipvs/index.js";
@@ -13,7 +14,8 @@ import type { Scenario } from "../backend.js";
 import { scenarioData } from "../scenario-data.js";
 
 export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
-  // Rules and sets from our own render come as data; a scenario's own texts are input, parsed.
+  // Rules, sets, IPVS and nftables tables from our own render come as data; a scenario's own
+  // texts are input, parsed.
   const data = scenarioData(scenario);
   const ruleSets =
     data?.ruleSets ??
@@ -26,13 +28,15 @@ export function dataplaneOfScenario(scenario: Scenario): NodeDataplane {
       ? parseIpsetSave(scenario.ipsets, "<scenario ipsets>")
       : undefined);
   const ipvs =
-    scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
+    data?.ipvs ??
+    (scenario.ipvs !== undefined && scenario.ipvs.trim() !== ""
       ? parseIpvsadmSave(scenario.ipvs, "<scenario ipvs>")
-      : undefined;
+      : undefined);
   const nftables =
-    scenario.nftables !== undefined && scenario.nftables.trim() !== ""
+    data?.nftables ??
+    (scenario.nftables !== undefined && scenario.nftables.trim() !== ""
       ? parseNftables(scenario.nftables, "<scenario nftables>").tables
-      : undefined;
+      : undefined);
   return buildDataplane({
     ruleSets,
     ...(nftables !== undefined ? { nftables } : {}),
