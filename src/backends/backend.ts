@@ -6,6 +6,7 @@
  */
 import type { NodeEnvironment } from "../model/node-environment.js";
 import type { IPFamily } from "../net/index.js";
+import { OperationalError } from "../issue/operational-error.js";
 
 export type CapabilityName =
   | "iptables"
@@ -118,9 +119,9 @@ export interface ResolvedSource {
 }
 
 /** A backend cannot run a scenario here (missing privilege, tool or kernel feature, rules that do not load). */
-export class BackendError extends Error {
+export class BackendError extends OperationalError {
   constructor(message: string) {
-    super(message);
+    super("backend-unavailable", message);
     this.name = "BackendError";
   }
 }

@@ -21,10 +21,12 @@ import {
 } from "../net/index.js";
 import { isLoopbackInterface } from "../netfilter/trace/dataplane.js";
 import type { AttachedPod, Probe, ResolvedSource, Scenario } from "./backend.js";
+import { inputIssue, ValidationError, type IssueAt } from "../issue/validation-error.js";
 
-export class ScenarioError extends Error {
-  constructor(message: string) {
-    super(message);
+/** A scenario or probe that cannot be laid out on the node (no such pod, no address of the family): bad input. */
+export class ScenarioError extends ValidationError {
+  constructor(message: string, at?: IssueAt) {
+    super([inputIssue("invalid", message, at)]);
     this.name = "ScenarioError";
   }
 }

@@ -1,12 +1,12 @@
 /**
  * The `kube-netsim` command tree. Each command lives in src/cli/commands/<name>.ts and exports
  * `register(program)`; this file lists them. Errors become one line on stderr and an exit code
- * (0 ok, 1 a check failed, 2 bad input or usage); only programmer errors show a stack.
+ * (0 ok, 1 a check failed, 2 bad input or usage), printed by src/cli/render-errors.ts; only
+ * programmer errors show a stack.
  */
-import { Command, CommanderError } from "commander";
-import { ValidationError, escapeControl } from "../model/issue.js";
-import { reportIssues } from "./render-errors.js";
-import { CliError, EXIT_BAD_INPUT } from "./exit.js";
+import { Command } from "commander";
+import { escapeControl } from "../model/issue.js";
+import { reportError } from "./render-errors.js";
 import { COMMANDS } from "./commands/index.js";
 
 export interface CliIO {
@@ -86,27 +86,4 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   } finally {
     process.exitCode = saved;
   }
-}
-
-export function reportError(e: unknown, io: CliIO): number {
-  if (e instanceof CommanderError) {
-    // help and version are "errors" to commander; they already printed.
-    if (
-      e.code === "commander.helpDisplayed" ||
-      e.code === "commander.version" ||
-      e.code === "commander.help"
-    )
-      return 0;
-    return EXIT_BAD_INPUT;
-  }
-  if (e instanceof ValidationError) return reportIssues(e.issues, io);
-  if (e instanceof CliError) {
-    // One problem, one line: user text in a message cannot start a line of its own.
-    const lines = e.lines ?? [e.message];
-    io.stderr(`kube-netsim: ${lines.map(escapeControl).join("\n")}\n`);
-    return e.exitCode;
-  }
-  const err = e instanceof Error ? e : new Error(String(e));
-  io.stderr(`kube-netsim: internal error: ${err.stack ?? err.message}\n`);
-  return 70;
 }

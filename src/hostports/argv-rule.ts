@@ -12,7 +12,7 @@
 import type { CIDR, PortRange } from "../net/index.js";
 import type { SharedRuleValues } from "../netfilter/build/typed-rule-builder.js";
 import type { Match, Negatable, Rule } from "../netfilter/model.js";
-import { ValidationError } from "../issue/validation-error.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 import { parseIptables } from "../netfilter/parse/iptables.js";
 import type { Target } from "../netfilter/targets/index.js";
 import type { NatRule } from "./nat-table.js";
@@ -147,9 +147,10 @@ export class ArgvRuleWriter {
   }
 }
 
-export class PortmapConditionsError extends Error {
+/** portmap's `conditionsV4`/`conditionsV6` words that iptables would refuse: bad input. */
+export class PortmapConditionsError extends ValidationError {
   constructor(message: string) {
-    super(message);
+    super([inputIssue("invalid", message)]);
     this.name = "PortmapConditionsError";
   }
 }

@@ -4,6 +4,8 @@
  */
 import type { IPFamily } from "../net/index.js";
 import { assertNever } from "../util/assert-never.js";
+import type { IssueCode } from "../issue/issue.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 
 export type HostportErrorDetail =
   | { readonly kind: "invalid-pod-ip"; readonly pod: string }
@@ -46,10 +48,28 @@ function messageOf(d: HostportErrorDetail): string {
   return assertNever(d);
 }
 
-export class HostportError extends Error {
+function codeOf(d: HostportErrorDetail): IssueCode {
+  switch (d.kind) {
+    case "cannot-open-hostport":
+      return "duplicate";
+    case "restore-failed":
+      return "syntax";
+    case "invalid-pod-ip":
+    case "family-mismatch":
+    case "invalid-port-mapping":
+      return "invalid";
+  }
+  return assertNever(d);
+}
+
+/**
+ * One of these errors, as bad input (a pod the manager cannot program); the message is the
+ * kubelet's alone (no object or path prefix), so it reads as the kubelet logs it.
+ */
+export class HostportError extends ValidationError {
   readonly detail: HostportErrorDetail;
   constructor(detail: HostportErrorDetail) {
-    super(messageOf(detail));
+    super([inputIssue(codeOf(detail), messageOf(detail))]);
     this.name = "HostportError";
     this.detail = detail;
   }

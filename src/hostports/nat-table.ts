@@ -12,6 +12,7 @@
 import type { IPFamily } from "../net/index.js";
 import { assertNever } from "../util/assert-never.js";
 import { BUILTIN_CHAINS, type Rule } from "../netfilter/model.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 
 /** A rule of the table: typed, with its stored text in `written`. */
 export type NatRule = Rule & { readonly written: string };
@@ -32,10 +33,11 @@ export type RulePosition = "append" | "prepend";
 
 const NAT_BUILTINS: readonly string[] = BUILTIN_CHAINS.nat;
 
-export class NatRestoreError extends Error {
+/** A restore the nat table refuses, in iptables-restore's words (`syntax`: rules text it would refuse). */
+export class NatRestoreError extends ValidationError {
   readonly line: number;
   constructor(line: number, message: string) {
-    super(`iptables-restore: line ${line} failed: ${message}`);
+    super([inputIssue("syntax", `iptables-restore: line ${line} failed: ${message}`)]);
     this.name = "NatRestoreError";
     this.line = line;
   }

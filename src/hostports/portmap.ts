@@ -32,6 +32,7 @@ import {
   type ArgvRule,
 } from "./argv-rule.js";
 import { editNatTable, findChain, jumpsTo, type NatEditor, type NatTable } from "./nat-table.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 
 export interface PortmapConfig {
   /** The CNI network name (`name` of the network configuration). */
@@ -105,9 +106,10 @@ export const DEFAULT_MARK_MASQ_BIT = 13;
 const MULTIPORT_MAX = 15;
 const MAX_COMMENT_LENGTH = 256;
 
-export class PortmapConfigError extends Error {
+/** A portmap configuration or port mapping the plugin refuses, in its words: bad input. */
+export class PortmapConfigError extends ValidationError {
   constructor(message: string) {
-    super(message);
+    super([inputIssue("invalid", message)]);
     this.name = "PortmapConfigError";
   }
 }

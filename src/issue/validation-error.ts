@@ -4,7 +4,7 @@
  * subclasses, e.g. `IptablesParseError`, only say which reader found the problems), so a caller
  * catches `ValidationError` once and the CLI prints them all in one place (src/cli/render-errors.ts).
  */
-import { formatIssue, type Issue } from "./issue.js";
+import { formatIssue, type Issue, type IssueCode, type IssueSource } from "./issue.js";
 
 export class ValidationError extends Error {
   readonly issues: readonly Issue[];
@@ -13,4 +13,23 @@ export class ValidationError extends Error {
     this.name = "ValidationError";
     this.issues = issues;
   }
+}
+
+/** Where one input problem is, as far as the code that found it knows. */
+export interface IssueAt {
+  readonly source?: IssueSource;
+  readonly object?: Issue["object"];
+  readonly path?: Issue["path"];
+}
+
+/** One error-severity issue: what the named `ValidationError` subclasses carry. */
+export function inputIssue(code: IssueCode, message: string, at: IssueAt = {}): Issue {
+  return {
+    code,
+    severity: "error",
+    message,
+    ...(at.source !== undefined ? { source: at.source } : {}),
+    ...(at.object !== undefined ? { object: at.object } : {}),
+    path: at.path ?? [],
+  };
 }

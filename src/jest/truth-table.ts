@@ -18,6 +18,7 @@ import {
   type MatcherContextLike,
   type MatcherResult,
 } from "./context.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 
 export interface TruthTableOptions {
   readonly port?: number;
@@ -35,9 +36,10 @@ export interface TruthGrid {
   readonly cells: readonly (readonly boolean[])[];
 }
 
-export class TruthTableSyntaxError extends Error {
+/** A truth table that does not read (`syntax`); the message names its line. */
+export class TruthTableSyntaxError extends ValidationError {
   constructor(line: number, message: string) {
-    super(`truth table line ${line}: ${message}`);
+    super([inputIssue("syntax", `truth table line ${line}: ${message}`)]);
     this.name = "TruthTableSyntaxError";
   }
 }

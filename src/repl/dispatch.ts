@@ -9,6 +9,7 @@ import { resolveCli, type CliCommandSpec, type CliIO, type RunCommand } from "./
 import { formatSessionHelp, SESSION_COMMANDS, sessionCommand } from "./command-table.js";
 import { commandNames } from "./complete.js";
 import { Session, SessionError } from "./session.js";
+import { replErrorText } from "../cli/render-errors.js";
 import { optionValue, optionValues, positionals, splitWords } from "./words.js";
 
 export interface DispatchEnv {
@@ -185,7 +186,9 @@ export async function dispatch(line: string, env: DispatchEnv): Promise<string> 
     try {
       return session(words, line.trim(), env.session, env.typed);
     } catch (e) {
-      if (e instanceof SessionError) return `error: ${e.message}\n`;
+      // Printed as the CLI prints errors (src/cli/render-errors.ts), after `error: `.
+      const text = replErrorText(e);
+      if (text !== undefined) return text;
       throw e;
     }
   }

@@ -10,10 +10,12 @@ import { isRecord, type PlainRecord } from "../util/plain.js";
 import type { Edit } from "./rebuild.js";
 import { keyOf, objectsOf, refOf, type SessionObject } from "./objects.js";
 import { parseIP } from "../net/index.js";
+import { inputIssue, ValidationError } from "../issue/validation-error.js";
 
-export class EditError extends Error {
+/** An edit the user typed that does not say one (no field path, no value, not an address): bad input. */
+export class EditError extends ValidationError {
   constructor(message: string) {
-    super(message);
+    super([inputIssue("invalid", message)]);
     this.name = "EditError";
   }
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { makeCluster, type Cluster } from "../model/cluster.js";
 import type { FeatureGates } from "../model/feature-gates.js";
-import { formatIssue, type Issue } from "../model/issue.js";
+import { formatIssue, inputIssue, ValidationError, type Issue } from "../model/issue.js";
 import { readManifestSources } from "../model/load-files.js";
 import type { PacketSpec } from "../netfilter/trace/index.js";
 import { diffSnapshots, type DiffContext } from "./diff.js";
@@ -47,10 +47,20 @@ import {
   type Timeline,
 } from "./timeline.js";
 
-export class SessionError extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * A session command refused: its usage, an object that is not there, an edit or apply the API
+ * server would refuse (its issues). Bad input, as issues; `after` is a line the REPL prints after
+ * them ("(nothing changed)").
+ */
+export class SessionError extends ValidationError {
+  readonly after?: string;
+  constructor(problem: string | readonly Issue[], after?: string) {
+    super(typeof problem === "string" ? [inputIssue("invalid", problem)] : problem);
     this.name = "SessionError";
+    if (after !== undefined) {
+      this.after = after;
+      this.message = `${this.message}\n${after}`;
+    }
   }
 }
 
@@ -73,20 +83,16 @@ export interface SessionDeps {
   readonly editFile?: (file: string) => void;
 }
 
-function formatIssues(issues: readonly Issue[]): string {
-  // Positions inside the session's own YAML mean nothing to the user: drop them.
-  return issues
-    .map((i) => {
-      if (i.source?.file !== SESSION_FILE && i.source?.file !== EDIT_FILE) return formatIssue(i);
-      return formatIssue({
-        code: i.code,
-        severity: i.severity,
-        message: i.message,
-        path: i.path,
-        ...(i.object !== undefined ? { object: i.object } : {}),
-      });
-    })
-    .join("\n");
+/** Positions inside the session's own YAML mean nothing to the user: they are dropped. */
+function shownIssue(i: Issue): Issue {
+  if (i.source?.file !== SESSION_FILE && i.source?.file !== EDIT_FILE) return i;
+  return {
+    code: i.code,
+    severity: i.severity,
+    message: i.message,
+    path: i.path,
+    ...(i.object !== undefined ? { object: i.object } : {}),
+  };
 }
 
 export function defaultEditor(file: string): void {
@@ -171,9 +177,9 @@ export class Session {
 
   private apply(edit: Edit, description: string): string {
     const r = rebuild(this.cluster, edit, this.options.featureGates);
-    if (!r.ok) throw new SessionError(`${formatIssues(r.issues)}\n(nothing changed)`);
+    if (!r.ok) throw new SessionError(r.issues.map(shownIssue), "(nothing changed)");
     this.timeline = commit(this.timeline, r.cluster, description);
-    const warnings = r.warnings.map((w) => `${formatIssues([w])}\n`).join("");
+    const warnings = r.warnings.map((w) => `${formatIssue(shownIssue(w))}\n`).join("");
     return `${warnings}ok (${this.timeline.at}: ${description})\n`;
   }
 
@@ -181,7 +187,7 @@ export class Session {
     try {
       return this.apply(make(), description);
     } catch (e) {
-      if (e instanceof EditError) throw new SessionError(e.message);
+      if (e instanceof EditError) throw new SessionError(e.issues);
       throw e;
     }
   }
@@ -252,7 +258,7 @@ export class Session {
     if (files.length === 0) throw new SessionError("usage: apply -f FILE|DIR|-");
     const readStdin = typed !== undefined ? (): string => typed : this.deps.readStdin;
     const { inputs, issues } = readManifestSources(files, readStdin);
-    if (issues.length > 0) throw new SessionError(formatIssues(issues));
+    if (issues.length > 0) throw new SessionError(issues.map(shownIssue));
     if (inputs.length === 0) throw new SessionError(`no manifests in ${files.join(" ")}`);
     // One input per apply: positions stay those of each file when there is just one.
     const add =

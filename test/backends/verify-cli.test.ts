@@ -105,7 +105,7 @@ describe("verify --backend simulator", () => {
     const file = tsv(name, text);
     const r = await cli(["verify", ...ARGS, "--probes", file]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`kube-netsim: ${join(tmp, message)}\n`);
+    expect(r.err).toBe(`${join(tmp, message)}\n`);
   });
 
   it("a probe from a pod that is not on this node is a one-line error", async () => {

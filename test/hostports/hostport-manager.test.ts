@@ -2,7 +2,6 @@ import { describe, expect, test } from "@jest/globals";
 import {
   HostportError,
   HostportManager,
-  normalizeRule,
   type PodPortMapping,
 } from "../../src/hostports/index.js";
 
@@ -183,14 +182,5 @@ describe("kubelet errors", () => {
     const m = new HostportManager({ family: "IPv4", natInterfaceName: "lo" });
     m.add("a", pod("a", "ns", "10.0.0.2", [{ hostPort: 80, containerPort: 80, protocol: "TCP" }]));
     expect(m.save()).not.toContain("POSTROUTING");
-  });
-});
-
-describe("normalizeRule (the upstream fake's rendering)", () => {
-  test("bare addresses get a host prefix, --to-destination= is split, quotes kept", () => {
-    expect(
-      normalizeRule('-m comment --comment "a b" -s 10.1.1.2 -j DNAT --to-destination=10.1.1.2:80'),
-    ).toBe('-m comment --comment "a b" -s 10.1.1.2/32 -j DNAT --to-destination 10.1.1.2:80');
-    expect(normalizeRule("-s 2001:db8::1 -j X")).toBe("-s 2001:db8::1/128 -j X");
   });
 });

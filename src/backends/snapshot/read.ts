@@ -17,10 +17,13 @@ import {
   type NodeDataplane,
 } from "../../netfilter/trace/dataplane.js";
 import { MANIFEST_FILE, type SnapshotManifest } from "./collect.js";
+import type { IssueCode } from "../../issue/issue.js";
+import { inputIssue, ValidationError } from "../../issue/validation-error.js";
 
-export class SnapshotError extends Error {
-  constructor(message: string) {
-    super(message);
+/** A snapshot directory that is not one `snapshot collect` wrote (a file missing or unreadable): bad input. */
+export class SnapshotError extends ValidationError {
+  constructor(message: string, code: IssueCode = "invalid") {
+    super([inputIssue(code, message)]);
     this.name = "SnapshotError";
   }
 }
@@ -59,9 +62,8 @@ interface IpRouteJson {
 }
 
 /** `ip -j route show table all`: the main table's unicast routes (local/broadcast ones are implied). */
-function mainRoutes(text: string | undefined): DataplaneRoute[] {
-  if (text === undefined) return [];
-  const list = JSON.parse(text) as readonly IpRouteJson[];
+function mainRoutes(list: readonly IpRouteJson[] | undefined): DataplaneRoute[] {
+  if (list === undefined) return [];
   return list
     .filter(
       (r) =>
@@ -90,19 +92,25 @@ function read(dir: string, file: string): string | undefined {
   return existsSync(p) ? readFileSync(p, "utf8") : undefined;
 }
 
+/** A JSON file of the snapshot (undefined when absent); one that does not parse is bad input. */
+function readJson<T>(dir: string, file: string): T | undefined {
+  const text = read(dir, file);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new SnapshotError(`${join(dir, file)}: ${(e as Error).message}`);
+  }
+}
+
 export function readSnapshot(dir: string): Snapshot {
-  const manifestText = read(dir, MANIFEST_FILE);
-  if (manifestText === undefined)
+  const manifest = readJson<SnapshotManifest>(dir, MANIFEST_FILE);
+  if (manifest === undefined)
     throw new SnapshotError(
       `${dir}: no ${MANIFEST_FILE} (not a directory written by \`kube-netsim snapshot collect\`)`,
+      "not-found",
     );
-  let manifest: SnapshotManifest;
-  try {
-    manifest = JSON.parse(manifestText) as SnapshotManifest;
-  } catch (e) {
-    throw new SnapshotError(`${join(dir, MANIFEST_FILE)}: ${(e as Error).message}`);
-  }
-  if (manifest.kind !== "kube-netsim-snapshot")
+  if ((manifest as { kind?: unknown } | null)?.kind !== "kube-netsim-snapshot")
     throw new SnapshotError(`${join(dir, MANIFEST_FILE)}: kind is not kube-netsim-snapshot`);
   const rules: { family: IPFamily; file: string; ruleSet: RuleSet }[] = [];
   for (const family of ["IPv4", "IPv6"] as const) {
@@ -119,10 +127,9 @@ export function readSnapshot(dir: string): Snapshot {
       ruleSet: parseIptables(chosen.text, { file: join(dir, chosen.file), family }),
     });
   }
-  const addrText = read(dir, "ip-addr.json");
+  const list = readJson<readonly IpAddrJson[]>(dir, "ip-addr.json");
   const interfaces: DataplaneInterface[] = [];
-  if (addrText !== undefined) {
-    const list = JSON.parse(addrText) as readonly IpAddrJson[];
+  if (list !== undefined) {
     for (const l of list) {
       if (l.ifname === undefined) continue;
       const addresses = (l.addr_info ?? [])
@@ -131,7 +138,6 @@ export function readSnapshot(dir: string): Snapshot {
       interfaces.push({ name: l.ifname, addresses });
     }
   }
-  const sysctlsText = read(dir, "sysctls.json");
   return {
     dir,
     manifest,
@@ -140,9 +146,9 @@ export function readSnapshot(dir: string): Snapshot {
     ipvs: read(dir, "ipvsadm-save.txt") ?? "",
     nftables: read(dir, "nft-ruleset.txt") ?? "",
     interfaces,
-    routes: mainRoutes(read(dir, "ip-route.json")),
+    routes: mainRoutes(readJson<readonly IpRouteJson[]>(dir, "ip-route.json")),
     modules: (read(dir, "modules.txt") ?? "").split("\n").filter((m) => m !== ""),
-    sysctls: sysctlsText !== undefined ? (JSON.parse(sysctlsText) as Record<string, string>) : {},
+    sysctls: readJson<Record<string, string>>(dir, "sysctls.json") ?? {},
   };
 }
 

@@ -12,7 +12,6 @@ import { positionOf } from "../../model/field-positions.js";
 import { formatObjectRef, formatFieldPath } from "../../model/issue.js";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/port.js";
 import { evaluatePolicy, toCompiled } from "../../policy/evaluate.js";
-import { PolicyInputError } from "../../policy/endpoint.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
 import {
   computePolicyMatrix,
@@ -34,7 +33,6 @@ import { addManifestOptions, loadClusterFromOptions, type ManifestOptions } from
 import { parseOutputFormat, renderData } from "../output.js";
 import { policyMatrixHtml, policyMatrixSvg } from "../../report/matrix-pictures.js";
 import type { CliIO } from "../program.js";
-import { issuesAsCliError } from "../render-errors.js";
 
 /** `policy check` exit code when the verdict depends on unresolved domainNames. */
 export const EXIT_POLICY_UNKNOWN = 3;
@@ -123,15 +121,6 @@ const parsePorts = (v: string): number[] =>
   });
 const parseProtocols = (v: string): Protocol[] => parseList(v, "--protocols", parseProtocol);
 
-function withInputErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof PolicyInputError) throw issuesAsCliError(e);
-    throw e;
-  }
-}
-
 /** Writes many small strings in large chunks (TSV of big tables). */
 function writeChunked(io: CliIO, lines: Iterable<string>): void {
   let buf = "";
@@ -178,12 +167,10 @@ function registerCheck(policy: Command, io: CliIO): void {
       if (port === undefined || port === 0)
         throw new CliError(`--port: invalid value "${o.port}": must be 1..65535`);
       const cluster = loadClusterFromOptions(o, io);
-      const v = withInputErrors(() =>
-        evaluatePolicy(
-          cluster,
-          { from: o.from, to: o.to, port, protocol: o.protocol },
-          policyOptions(o),
-        ),
+      const v = evaluatePolicy(
+        cluster,
+        { from: o.from, to: o.to, port, protocol: o.protocol },
+        policyOptions(o),
       );
       if (format === "json") io.stdout(`${JSON.stringify(v.explanation, null, 2)}\n`);
       else io.stdout(formatExplanation(v.explanation));

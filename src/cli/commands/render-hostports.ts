@@ -13,7 +13,6 @@ import {
   type ModuleReport,
   type NodeHostports,
 } from "../../hostports/index.js";
-import { escapeControl } from "../../model/issue.js";
 import { CliError } from "../exit.js";
 import {
   addManifestOptions,
@@ -26,7 +25,7 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { startProgress } from "../progress.js";
-import { withRenderInputErrors } from "../render-errors.js";
+import { warningLine, withRenderInputErrors } from "../render-errors.js";
 
 type ReportPart = "sockets" | "modules";
 
@@ -192,9 +191,7 @@ Examples:
       });
       for (const p of result.pods)
         if (p.error !== undefined)
-          io.stderr(
-            `kube-netsim: warning: ${escapeControl(`pod ${p.namespace}/${p.name} (${p.family}): ${p.error}`)}\n`,
-          );
+          io.stderr(`${warningLine(`pod ${p.namespace}/${p.name} (${p.family}): ${p.error}`)}\n`);
       const modules = report.includes("modules") ? nodeModuleReport(result) : undefined;
       if (format === "json") {
         io.stdout(

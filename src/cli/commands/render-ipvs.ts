@@ -7,7 +7,7 @@
  */
 import { Option, type Command } from "commander";
 import { formatIpvsadmList } from "../../netfilter/ipvs/index.js";
-import { IpvsUnavailableError, renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
+import { renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
 import { CliError } from "../exit.js";
 import {
   addManifestOptions,
@@ -113,9 +113,6 @@ Examples:
         result = withRenderInputErrors(opts, cluster, () =>
           renderIpvs(cluster, { node, proxyConfig }),
         );
-      } catch (e) {
-        if (e instanceof IpvsUnavailableError) throw new CliError(e.message);
-        throw e;
       } finally {
         progress.end();
       }

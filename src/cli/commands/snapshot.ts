@@ -7,11 +7,8 @@ import type { Command } from "commander";
 import { collectSnapshot } from "../../backends/snapshot/collect.js";
 import { diffSnapshot, formatSnapshotDiff } from "../../backends/snapshot/diff.js";
 import { nodeOfSnapshot } from "../../backends/snapshot/node.js";
-import { readSnapshot, SnapshotError } from "../../backends/snapshot/read.js";
-import { IptablesParseError } from "../../netfilter/parse/errors.js";
-import { IpvsParseError } from "../../netfilter/ipvs/index.js";
-import { NftParseError } from "../../netfilter/nftables/index.js";
-import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
+import { readSnapshot } from "../../backends/snapshot/read.js";
+import { EXIT_CHECK_FAILED } from "../exit.js";
 import {
   addManifestOptions,
   loadClusterFromOptions,
@@ -20,7 +17,6 @@ import {
 } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
-import { issuesAsCliError } from "../render-errors.js";
 
 interface CollectOptions {
   readonly out: string;
@@ -32,13 +28,6 @@ interface DiffOptions extends ManifestOptions {
   readonly proxyConfig?: string;
   readonly node?: string;
   readonly output: string;
-}
-
-function asCliError(e: unknown): never {
-  if (e instanceof SnapshotError) throw new CliError(e.message);
-  if (e instanceof IptablesParseError || e instanceof IpvsParseError || e instanceof NftParseError)
-    throw issuesAsCliError(e);
-  throw e;
 }
 
 export function registerSnapshot(program: Command, io: CliIO): void {
@@ -96,15 +85,12 @@ Example:
     const format = parseOutputFormat(opts.output, ["text", "json"]);
     const cluster = loadClusterFromOptions(opts, io);
     const proxyConfig = loadProxyConfigFromOptions(opts, io);
-    try {
-      const snap = readSnapshot(dir);
-      const nodeName = opts.node ?? (proxyConfig.hostnameOverride || snap.manifest.hostname);
-      const node = nodeOfSnapshot(snap, cluster, nodeName);
-      const d = diffSnapshot(snap, cluster, { proxyConfig, node });
-      io.stdout(format === "json" ? renderData(d, "json") : formatSnapshotDiff(d));
-      if (!d.inSync) process.exitCode = EXIT_CHECK_FAILED;
-    } catch (e) {
-      asCliError(e);
-    }
+    // A snapshot that is not one, or whose files do not parse, is bad input: thrown as it is.
+    const snap = readSnapshot(dir);
+    const nodeName = opts.node ?? (proxyConfig.hostnameOverride || snap.manifest.hostname);
+    const node = nodeOfSnapshot(snap, cluster, nodeName);
+    const d = diffSnapshot(snap, cluster, { proxyConfig, node });
+    io.stdout(format === "json" ? renderData(d, "json") : formatSnapshotDiff(d));
+    if (!d.inSync) process.exitCode = EXIT_CHECK_FAILED;
   });
 }

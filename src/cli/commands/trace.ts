@@ -11,11 +11,9 @@ import { readText } from "../read-text.js";
 import { Option, type Command } from "commander";
 import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
 import { traceNftUpstreamStyle } from "../../netfilter/nftables/upstream-trace.js";
-import { ValidationError } from "../../model/issue.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
-import { IptablesParseError } from "../../netfilter/parse/errors.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
   buildDataplane,
@@ -23,10 +21,8 @@ import {
   describeStep,
   parseTraceProtocol,
   trace,
-  traceUpstreamStyle,
-  TraceError,
   TraceInputError,
-  DataplaneError,
+  traceUpstreamStyle,
   type NodeDataplane,
   type PacketSpec,
   type TraceOrigin,
@@ -45,10 +41,9 @@ import {
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { startProgress, type Progress } from "../progress.js";
-import { issuesAsCliError } from "../render-errors.js";
 import { readIpsets } from "./trace-ipsets.js";
 import { traceDot, traceGraph, traceSvg } from "../../report/trace-diagram.js";
-import { snapshotDataplane, SnapshotError } from "../../backends/snapshot/read.js";
+import { snapshotDataplane } from "../../backends/snapshot/read.js";
 
 interface TraceCommandOptions extends ManifestOptions, NodeOptions {
   readonly rules?: readonly string[];
@@ -71,10 +66,22 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-function portOption(value: string | undefined, what: string): number | undefined {
+/** What a value came from: a command-line option, or a cell of a --packets file. */
+type Where = string | { readonly file: string; readonly line: number; readonly column: string };
+
+/** A bad value: a usage error for an option, a positioned input issue for a --packets cell. */
+function bad(where: Where, message: string): never {
+  if (typeof where === "string") throw new CliError(`${where}: ${message}`);
+  throw new TraceInputError(message, {
+    source: { file: where.file, line: where.line },
+    path: [where.column],
+  });
+}
+
+function portOption(value: string | undefined, where: Where): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535)
-    throw new CliError(`${what}: "${value}" is not a port number (0-65535)`);
+    bad(where, `"${value}" is not a port number (0-65535)`);
   return Number(value);
 }
 
@@ -138,17 +145,18 @@ export function parsePacketsTsv(text: string, file: string): Row[] {
   const header = (lines[0] ?? "").split("\t");
   for (const c of REQUIRED_COLUMNS)
     if (!header.includes(c))
-      throw new CliError(
-        `${file}:1: the header has no "${c}" column (need ${REQUIRED_COLUMNS.join(", ")})`,
+      throw new TraceInputError(
+        `the header has no "${c}" column (need ${REQUIRED_COLUMNS.join(", ")})`,
+        { source: { file, line: 1 } },
       );
   const rows: Row[] = [];
   lines.slice(1).forEach((line, i) => {
     if (line.trim() === "" || line.startsWith("#")) return;
     const cells = line.split("\t");
     if (cells.length > header.length)
-      throw new CliError(
-        `${file}:${i + 2}: ${cells.length} fields, the header has ${header.length}`,
-      );
+      throw new TraceInputError(`${cells.length} fields, the header has ${header.length}`, {
+        source: { file, line: i + 2 },
+      });
     rows.push(Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""])));
   });
   return rows;
@@ -164,31 +172,30 @@ function rowSpec(
   line: number,
   defaults: Pick<TraceCommandOptions, "inInterface" | "origin">,
 ): PacketSpec {
-  const at = `${file}:${line}`;
-  const dport = portOption(row.destPort, `${at}: destPort`);
+  const at = (column: string): Where => ({ file, line, column });
+  const dport = portOption(row.destPort, at("destPort"));
   const sport =
     row.sourcePort !== undefined && row.sourcePort !== ""
-      ? portOption(row.sourcePort, `${at}: sourcePort`)
+      ? portOption(row.sourcePort, at("sourcePort"))
       : undefined;
   const cell = (k: string) => (row[k] === undefined || row[k] === "" ? undefined : row[k]);
   const inInterface = cell("inInterface") ?? defaults.inInterface;
   const origin = cell("origin") ?? defaults.origin;
   if (origin !== undefined && origin !== "remote" && origin !== "local")
-    throw new CliError(`${at}: origin: "${origin}" is not remote or local`);
+    bad(at("origin"), `"${origin}" is not remote or local`);
   const src = row.sourceIP ?? "";
   const dst = row.destIP ?? "";
-  refuseLeadingZeros(src, `${at}: sourceIP`);
-  refuseLeadingZeros(dst, `${at}: destIP`);
+  refuseLeadingZeros(src, at("sourceIP"));
+  refuseLeadingZeros(dst, at("destIP"));
+  const protocol = row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol;
   return {
-    proto: parseTraceProtocol(
-      row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol,
-    ),
+    proto: atCell(at("protocol"), () => parseTraceProtocol(protocol)),
     src,
     dst,
     dport: dport ?? 0,
     ...(sport !== undefined ? { sport } : {}),
     ...(inInterface !== undefined
-      ? { inInterface: interfaceOption(inInterface, `${at}: inInterface`) }
+      ? { inInterface: interfaceOption(inInterface, at("inInterface")) }
       : {}),
     ...(origin !== undefined ? { origin } : {}),
   };
@@ -198,16 +205,37 @@ function rowSpec(
  * An IPv4 number with a leading zero (`010.0.0.1`) is read as octal by iptables (libxtables)
  * and our rule parser, and as decimal by most other tools: refused as ambiguous (docs/trace.md).
  */
-function refuseLeadingZeros(ip: string, what: string): void {
+function refuseLeadingZeros(ip: string, where: Where): void {
   if (!ip.includes(":") && /(^|\.)0[0-9]/.test(ip))
-    throw new CliError(
-      `${what}: "${ip}" has a number with a leading zero, which iptables reads as octal and other tools as decimal; write it without`,
+    bad(
+      where,
+      `"${ip}" has a number with a leading zero, which iptables reads as octal and other tools as decimal; write it without`,
     );
 }
 
-function interfaceOption(name: string, what: string): string {
-  if (name === "") throw new CliError(`${what}: an interface name cannot be empty`);
+function interfaceOption(name: string, where: Where): string {
+  if (name === "") bad(where, "an interface name cannot be empty");
   return name;
+}
+
+/** A packet problem the tracer found in a --packets row (an address), placed at the row. */
+function atRow<T>(at: { readonly file: string; readonly line: number }, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof TraceInputError) || e.issues[0]?.source !== undefined) throw e;
+    throw new TraceInputError(e.issues[0]?.message ?? e.message, { source: at });
+  }
+}
+
+/** A packet problem found past the cell (the tracer's TraceInputError) placed at the cell. */
+function atCell<T>(where: Where, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (typeof where === "string" || !(e instanceof TraceInputError)) throw e;
+    return bad(where, e.issues[0]?.message ?? e.message);
+  }
 }
 
 /** Options that say something about one packet (refused with --packets, whose rows say it). */
@@ -248,10 +276,11 @@ function refuseIgnoredOptions(opts: TraceCommandOptions, given: (name: string) =
 }
 
 /** A packet the trace found to be generated locally has no incoming interface to honour. */
-function checkInInterface(spec: PacketSpec, r: TraceResult, where: string): void {
+function checkInInterface(spec: PacketSpec, r: TraceResult, where: Where): void {
   if (spec.inInterface !== undefined && r.origin === "local")
-    throw new CliError(
-      `${where}: ${spec.src} is a node address, so the packet is generated locally and arrives on no interface; give --origin remote to trace it arriving on ${spec.inInterface}`,
+    bad(
+      where,
+      `${spec.src} is a node address, so the packet is generated locally and arrives on no interface; give --origin remote to trace it arriving on ${spec.inInterface}`,
     );
 }
 
@@ -386,8 +415,10 @@ function run(opts: TraceCommandOptions, io: CliIO, given: (name: string) => bool
         else write(`${row.name !== undefined ? `${row.name}\t` : ""}${u.output}\t${u.masq}\n`);
         return;
       }
-      const r = one(spec);
-      checkInInterface(spec, r, `${opts.packets!}:${i + 2}: inInterface`);
+      const line = { file: opts.packets!, line: i + 2 };
+      // An address the tracer refuses is the row's: its position is the row's line.
+      const r = atRow(line, () => one(spec));
+      checkInInterface(spec, r, { ...line, column: "inInterface" });
       if (format === "json") write(`${JSON.stringify({ ...r, input: row })}\n`);
       else write(`${row.name !== undefined ? `# ${row.name}\n` : ""}${formatTraceText(r)}\n`);
     });
@@ -448,20 +479,8 @@ Examples:
   kube-netsim trace --rules examples/trace/node.rules --node-env examples/trace/node.yaml \\
       --packets examples/trace/packets.tsv --output json`,
   );
+  // Bad input and failures are thrown as they are; src/cli/render-errors.ts prints them.
   cmd.action((opts: TraceCommandOptions, command: Command) => {
-    try {
-      run(opts, io, (name) => command.getOptionValueSource(name) === "cli");
-    } catch (e) {
-      if (e instanceof IptablesParseError) throw issuesAsCliError(e);
-      if (
-        e instanceof SnapshotError ||
-        e instanceof TraceInputError ||
-        e instanceof DataplaneError ||
-        e instanceof TraceError
-      )
-        throw new CliError(e.message);
-      if (e instanceof ValidationError || e instanceof CliError) throw e;
-      throw e;
-    }
+    run(opts, io, (name) => command.getOptionValueSource(name) === "cli");
   });
 }

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from "commander";
 import { autoProbes } from "../../backends/auto-probes.js";
-import { BackendError, type Backend, type Probe } from "../../backends/backend.js";
+import type { Backend, Probe } from "../../backends/backend.js";
 import { ScenarioError } from "../../backends/layout.js";
 import { netnsBackend, type IptablesVariant } from "../../backends/netns/backend.js";
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
@@ -39,33 +39,37 @@ interface VerifyOptions extends ManifestOptions, NodeOptions {
 
 const PROBE_COLUMNS = ["protocol", "from", "to", "port"] as const;
 
-/** A probes TSV: header naming protocol, from, to, port (sourcePort optional); `#` comments. */
+/**
+ * A probes TSV: header naming protocol, from, to, port (sourcePort optional); `#` comments.
+ * Problems are `ScenarioError`s at their line.
+ */
 export function parseProbesTsv(text: string, file: string): Probe[] {
   const lines = text.split(/\r?\n/);
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   for (const c of PROBE_COLUMNS)
     if (!header.includes(c))
-      throw new CliError(
-        `${file}:1: the header has no "${c}" column (need ${PROBE_COLUMNS.join(", ")})`,
+      throw new ScenarioError(
+        `the header has no "${c}" column (need ${PROBE_COLUMNS.join(", ")})`,
+        { source: { file, line: 1 } },
       );
   const probes: Probe[] = [];
   lines.slice(1).forEach((line, i) => {
     if (line.trim() === "" || line.startsWith("#")) return;
-    const at = `${file}:${i + 2}`;
+    const at = { source: { file, line: i + 2 } };
     const cells = line.split("\t").map((c) => c.trim());
     if (cells.length > header.length)
-      throw new CliError(`${at}: ${cells.length} fields, the header has ${header.length}`);
+      throw new ScenarioError(`${cells.length} fields, the header has ${header.length}`, at);
     const row = Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""]));
     const protocol = (row.protocol ?? "").toLowerCase();
     if (protocol !== "tcp" && protocol !== "udp" && protocol !== "sctp")
-      throw new CliError(`${at}: protocol "${row.protocol}": expected tcp, udp or sctp`);
+      throw new ScenarioError(`protocol "${row.protocol}": expected tcp, udp or sctp`, at);
     const port = (what: string, v: string | undefined): number => {
       if (v === undefined || !/^[0-9]{1,5}$/.test(v) || Number(v) > 65535 || Number(v) === 0)
-        throw new CliError(`${at}: ${what} "${v ?? ""}" is not a port number (1-65535)`);
+        throw new ScenarioError(`${what} "${v ?? ""}" is not a port number (1-65535)`, at);
       return Number(v);
     };
-    if ((row.from ?? "") === "") throw new CliError(`${at}: from is empty`);
-    if ((row.to ?? "") === "") throw new CliError(`${at}: to is empty`);
+    if ((row.from ?? "") === "") throw new ScenarioError(`from is empty`, at);
+    if ((row.to ?? "") === "") throw new ScenarioError(`to is empty`, at);
     probes.push({
       protocol: protocol,
       from: row.from!,
@@ -168,9 +172,6 @@ Examples:
           ? parseProbesTsv(readText(opts.probes, "--probes"), opts.probes)
           : autoProbes(cluster, scenario, { proxyConfig });
       result = await verifyProbes(backend, scenario, probes, progress);
-    } catch (e) {
-      if (e instanceof ScenarioError || e instanceof BackendError) throw new CliError(e.message);
-      throw e;
     } finally {
       progress.end();
     }

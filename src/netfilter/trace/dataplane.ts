@@ -24,6 +24,7 @@ import {
 } from "../../net/index.js";
 import type { IpsetKey, L4Protocol, RuleSet } from "../model.js";
 import type { Table as NftTable } from "../nftables/model.js";
+import { inputIssue, ValidationError } from "../../issue/validation-error.js";
 
 /**
  * A route of the main table, in `ip -j route`'s words: `dst` is "default" or a CIDR, with a
@@ -134,9 +135,10 @@ export interface NodeDataplane {
   readonly nftables?: readonly NftTable[];
 }
 
-export class DataplaneError extends Error {
+/** A node description (rule sets, interfaces, routes) that is not one: bad input. */
+export class DataplaneError extends ValidationError {
   constructor(message: string) {
-    super(message);
+    super([inputIssue("invalid", message)]);
     this.name = "DataplaneError";
   }
 }

@@ -3,10 +3,12 @@ import { formatIP, parseIP, type IPAddress } from "../../net/index.js";
 import { fastIPv4 } from "../matches/values.js";
 import type { L4Protocol, Packet } from "../model.js";
 import type { PacketSpec, TraceProtocol } from "./result.js";
+import { inputIssue, ValidationError, type IssueAt } from "../../issue/validation-error.js";
 
-export class TraceInputError extends Error {
-  constructor(message: string) {
-    super(message);
+/** A packet a user described that is not one (bad protocol, address or port): bad input. */
+export class TraceInputError extends ValidationError {
+  constructor(message: string, at?: IssueAt) {
+    super([inputIssue("invalid", message, at)]);
     this.name = "TraceInputError";
   }
 }

@@ -36,6 +36,7 @@ import {
   withPath,
   withProb,
 } from "./walk-state.js";
+import { OperationalError } from "../../issue/operational-error.js";
 
 export type ChainEnd = "ACCEPT" | "DROP" | "REJECT" | "RETURN" | "FALLTHROUGH";
 
@@ -52,9 +53,10 @@ export interface WalkEnv {
   readonly ctx: RuleContext;
 }
 
-export class TraceError extends Error {
+/** A trace that cannot finish (nesting, a jump to no chain, the branch budget): `trace-limit`. */
+export class TraceError extends OperationalError {
   constructor(message: string) {
-    super(message);
+    super("trace-limit", message);
     this.name = "TraceError";
   }
 }

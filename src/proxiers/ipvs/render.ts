@@ -19,6 +19,7 @@ import type { RuleSet } from "../../netfilter/model.js";
 import { formatIptablesRestore } from "../../netfilter/format/restore.js";
 import { buildIpvsIptables, ipvsNodeState } from "./iptables-rules.js";
 import { syncFamily, type IpvsFamilySync } from "./sync.js";
+import { OperationalError } from "../../issue/operational-error.js";
 
 export interface IpvsFamilyState extends IpvsFamilySync {
   /** The iptables-restore payload kube-proxy writes for this family, as data. */
@@ -52,9 +53,9 @@ export interface IpvsRender {
 }
 
 /** The node cannot run the IPVS proxier (kernel.ipvs: false). */
-export class IpvsUnavailableError extends Error {
+export class IpvsUnavailableError extends OperationalError {
   constructor(message: string) {
-    super(message);
+    super("ipvs-unavailable", message);
     this.name = "IpvsUnavailableError";
   }
 }
