@@ -234,7 +234,12 @@ function atCell<T>(where: Where, f: () => T): T {
     return f();
   } catch (e) {
     if (typeof where === "string" || !(e instanceof TraceInputError)) throw e;
-    return bad(where, e.issues[0]?.message ?? e.message);
+    // The tracer names the value (`protocol "gre": ...`); the column already says which.
+    const message = e.issues[0]?.message ?? e.message;
+    return bad(
+      where,
+      message.startsWith(`${where.column} `) ? message.slice(where.column.length + 1) : message,
+    );
   }
 }
 
