@@ -140,3 +140,5 @@ export {
   type IptablesCommand,
 } from "./proxiers/iptables/sync.js";
 export { formatIptablesSyncSequence } from "./proxiers/iptables/sync-format.js";
+export { OperationalError, type OperationalCode } from "./issue/operational-error.js";
+export type { IssueSource } from "./issue/issue.js";
