@@ -2,7 +2,7 @@
  * The options every command that reads manifests shares (`-f`, `--validation`,
  * `--feature-gates`) and the node options (`--node-env`, `--node`, `--proxy-config`), with the
  * functions that turn them into model objects. Warnings go to stderr; errors are thrown as
- * ValidationError or CliError for program.ts to print.
+ * ValidationError or CliError for render-errors.ts to print.
  */
 import { readText } from "./read-text.js";
 import { Option, type Command } from "commander";

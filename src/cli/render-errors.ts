@@ -45,14 +45,11 @@ export function issueLines(issues: readonly Issue[]): string[] {
   return issues.map(issueLine);
 }
 
-/** One line per issue, in source order (file, line, column), as a reader goes through a file. */
-export function issueLinesInSourceOrder(issues: readonly Issue[]): string[] {
-  return issueLines(
-    [...issues].sort(
-      (a, b) =>
-        (a.source?.line ?? 0) - (b.source?.line ?? 0) ||
-        (a.source?.col ?? 0) - (b.source?.col ?? 0),
-    ),
+/** Issues in source order (line, column), as a reader goes through a file. */
+export function inSourceOrder(issues: readonly Issue[]): Issue[] {
+  return [...issues].sort(
+    (a, b) =>
+      (a.source?.line ?? 0) - (b.source?.line ?? 0) || (a.source?.col ?? 0) - (b.source?.col ?? 0),
   );
 }
 

@@ -9,11 +9,11 @@ import type { IPFamily } from "../../net/index.js";
 import { formatIptablesSave } from "../../netfilter/format/save.js";
 import { parseIptables } from "../../netfilter/parse/iptables.js";
 import { ValidationError } from "../../issue/validation-error.js";
-import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
+import { CliError, EXIT_OK } from "../exit.js";
 import { readKeepingBytes } from "../read-text.js";
 import { decodeKeepingBytes, encodeKeepingBytes } from "../../util/byte-text.js";
 import type { CliIO } from "../program.js";
-import { issueLinesInSourceOrder } from "../render-errors.js";
+import { inSourceOrder } from "../render-errors.js";
 
 interface ParseOptions {
   readonly check?: boolean;
@@ -51,10 +51,9 @@ export function runParse(file: string, opts: ParseOptions, io: CliIO): number {
     }
     return EXIT_OK;
   } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
-    // In line order, whatever order the checks found them in; user text escaped.
-    for (const line of issueLinesInSourceOrder(e.issues)) io.stderr(`${line}\n`);
-    return EXIT_BAD_INPUT;
+    // In line order, whatever order the checks found them in (printed by render-errors.ts).
+    if (e instanceof ValidationError) throw new ValidationError(inSourceOrder(e.issues));
+    throw e;
   }
 }
 

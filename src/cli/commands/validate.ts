@@ -6,13 +6,14 @@
  */
 import type { Command } from "commander";
 import type { Cluster } from "../../model/cluster.js";
-import { displayFieldPath, formatIssue, ValidationError, type Issue } from "../../model/issue.js";
+import { displayFieldPath, ValidationError, type Issue } from "../../model/issue.js";
 import { loadCluster } from "../../model/load-files.js";
 import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "../exit.js";
 import { addManifestOptions, refuseEmpty, type ManifestOptions } from "../load.js";
 import { parseOutputFormat, renderData } from "../output.js";
 import type { CliIO } from "../program.js";
 import { startProgress } from "../progress.js";
+import { issueLines } from "../render-errors.js";
 
 interface ValidateOptions extends ManifestOptions {
   readonly output: string;
@@ -83,7 +84,7 @@ export function runValidate(opts: ValidateOptions, io: CliIO): number {
       ),
     );
   } else {
-    for (const i of issues) io.stderr(`${formatIssue(i)}\n`);
+    for (const line of issueLines(issues)) io.stderr(`${line}\n`);
     if (valid) io.stdout("ok\n");
   }
   return valid ? EXIT_OK : EXIT_BAD_INPUT;
