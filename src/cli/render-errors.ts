@@ -79,14 +79,12 @@ export interface RenderedError {
 
 /**
  * The text and exit code of an error a user should see, or undefined for a programmer's error.
- * A `ValidationError` subclass may add a line after its issues (`after`, the REPL's
- * "(nothing changed)").
+ * A `ValidationError` may add a line after its issues (`note`, the REPL's "(nothing changed)").
  */
 export function renderError(e: unknown): RenderedError | undefined {
   if (e instanceof ValidationError) {
-    const after = (e as { after?: unknown }).after;
     return {
-      lines: [...issueLines(e.issues), ...(typeof after === "string" ? [after] : [])],
+      lines: [...issueLines(e.issues), ...(e.note !== undefined ? [e.note] : [])],
       prefixed: true,
       exitCode: errorsOf(e.issues).length > 0 ? EXIT_BAD_INPUT : EXIT_OK,
     };

@@ -8,10 +8,13 @@ import { formatIssue, type Issue, type IssueCode, type IssueSource } from "./iss
 
 export class ValidationError extends Error {
   readonly issues: readonly Issue[];
-  constructor(issues: readonly Issue[]) {
-    super(issues.map(formatIssue).join("\n"));
+  /** A line printed after the issues (the REPL's "(nothing changed)"). */
+  readonly note?: string;
+  constructor(issues: readonly Issue[], note?: string) {
+    super([...issues.map(formatIssue), ...(note !== undefined ? [note] : [])].join("\n"));
     this.name = "ValidationError";
     this.issues = issues;
+    if (note !== undefined) this.note = note;
   }
 }
 

@@ -49,18 +49,13 @@ import {
 
 /**
  * A session command refused: its usage, an object that is not there, an edit or apply the API
- * server would refuse (its issues). Bad input, as issues; `after` is a line the REPL prints after
+ * server would refuse (its issues). Bad input, as issues; `note` is a line the REPL prints after
  * them ("(nothing changed)").
  */
 export class SessionError extends ValidationError {
-  readonly after?: string;
-  constructor(problem: string | readonly Issue[], after?: string) {
-    super(typeof problem === "string" ? [inputIssue("invalid", problem)] : problem);
+  constructor(problem: string | readonly Issue[], note?: string) {
+    super(typeof problem === "string" ? [inputIssue("invalid", problem)] : problem, note);
     this.name = "SessionError";
-    if (after !== undefined) {
-      this.after = after;
-      this.message = `${this.message}\n${after}`;
-    }
   }
 }
 
