@@ -300,6 +300,38 @@ describe("commands on bad input: one line per problem, exit 2, no stack", () => 
     );
   });
 
+  it("policy check --dns-map: a YAML error at its position, one line per bad entry", async () => {
+    const check = (map: string) =>
+      run([
+        "policy",
+        "check",
+        "-f",
+        "examples/sctp-test-plan/",
+        "--from",
+        "default/client",
+        "--to",
+        "default/server",
+        "--port",
+        "5000",
+        "--protocol",
+        "SCTP",
+        "--dns-map",
+        map,
+      ]);
+    const syntax = file("dns-syntax.yaml", "a: [1.2.3.4\nb: x\n");
+    const r1 = await check(syntax);
+    expect(r1.code).toBe(2);
+    expect(r1.err).toMatch(new RegExp(`^${syntax}:2:1: YAML syntax error: [^\\n]+\\n$`));
+    const entries = file("dns-entries.yaml", "a: [x, 1.2.3.4]\nb: y\n");
+    const r2 = await check(entries);
+    expect(r2).toMatchObject({
+      code: 2,
+      err:
+        `kube-netsim: --dns-map ${entries}: a[0]: not an IP address: "x"\n` +
+        `kube-netsim: --dns-map ${entries}: b: not an IP address: "y"\n`,
+    });
+  });
+
   it("a REPL edit that is not one", async () => {
     const out = await drive(["set svc default/sctp-echo spec.type", "label svc default/sctp-echo"]);
     expect(out).toContain('error: "spec.type" is not field.path=value\n');

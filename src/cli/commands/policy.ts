@@ -6,10 +6,15 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, YAMLError } from "yaml";
 import { makeCluster, objectKey, type Cluster } from "../../model/cluster.js";
 import { positionOf } from "../../model/field-positions.js";
-import { formatObjectRef, formatFieldPath } from "../../model/issue.js";
+import {
+  formatObjectRef,
+  formatFieldPath,
+  inputIssue,
+  ValidationError,
+} from "../../model/issue.js";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/port.js";
 import { evaluatePolicy, toCompiled } from "../../policy/evaluate.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
@@ -75,17 +80,26 @@ function addPolicyFlags(cmd: Command): Command {
 /** Reads `--dns-map`: a YAML mapping `name: [ip, ...]`; problems are bad input. */
 function readDnsMap(file: string): DnsMap {
   let value: unknown;
+  const text = readText(file, "--dns-map");
   try {
-    value = parseYaml(readText(file, "--dns-map"));
+    value = parseYaml(text);
   } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError(
-      `--dns-map ${file}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
-    );
+    if (!(e instanceof YAMLError)) throw e;
+    // The YAML error at its position; its message without yaml's own " at line L, column C".
+    const at = e.linePos?.[0];
+    const message = `YAML syntax error: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`;
+    throw new ValidationError([
+      inputIssue("yaml-syntax", message, {
+        source: { file, line: at?.line ?? 1, ...(at !== undefined ? { col: at.col } : {}) },
+      }),
+    ]);
   }
   const { map, problems } = parseDnsMap(value);
+  // One problem a line (the map's own words name the entry: `name[0]: not an IP address`).
   if (problems.length > 0)
-    throw new CliError(problems.map((p) => `--dns-map ${file}: ${p}`).join("\n"));
+    throw new ValidationError(
+      problems.map((p) => inputIssue("invalid", `--dns-map ${file}: ${p}`)),
+    );
   return map;
 }
 
