@@ -4,6 +4,8 @@ export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;
 /** Bad input or usage. */
 export const EXIT_BAD_INPUT = 2;
+/** A programmer's error, printed with its stack (sysexits' EX_SOFTWARE). */
+export const EXIT_INTERNAL = 70;
 
 /**
  * A user-facing error: printed as its message alone, never with a stack trace, on one line

@@ -24,15 +24,12 @@ import type { Cluster } from "../model/cluster.js";
 import { errorsOf, escapeControl, formatIssue, type Issue } from "../issue/issue.js";
 import { OperationalError } from "../issue/operational-error.js";
 import { ValidationError } from "../issue/validation-error.js";
-import { CliError, EXIT_BAD_INPUT, EXIT_OK } from "./exit.js";
+import { CliError, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK } from "./exit.js";
 import type { ManifestOptions } from "./load.js";
 import type { CliIO } from "./program.js";
 
 /** What a program's error lines begin with when they hold no position. */
 export const PROGRAM_PREFIX = "kube-netsim: ";
-
-/** Exit code of a programmer's error (sysexits' EX_SOFTWARE). */
-export const EXIT_INTERNAL = 70;
 
 /** One issue as a line: its position first when it has one, else the program's name. */
 export function issueLine(issue: Issue): string {
@@ -68,11 +65,11 @@ export function warningLine(message: string): string {
   return `${PROGRAM_PREFIX}warning: ${escapeControl(message)}`;
 }
 
-/** An error as the lines to print (without the program prefix) and the exit code. */
+/** An error as the lines to print and the exit code. */
 export interface RenderedError {
-  /** Issue lines (each as `issueLine` prints it) or one message line. */
+  /** Issue lines (each as `issueLine` prints it), or a message (the CliError's lines). */
   readonly lines: readonly string[];
-  /** Lines that are not issues get the program prefix on the first of them only. */
+  /** The lines begin as they print (issue lines); else the first gets the program prefix. */
   readonly prefixed: boolean;
   readonly exitCode: number;
 }
