@@ -135,12 +135,17 @@ export function observeTruthGrid(
   const verdict = (from: string, to: string): boolean => {
     const v = matrixVerdict(m, from, to, expected.port, expected.protocol);
     if (v === "unknown")
-      throw new Error(
-        `${from} -> ${to}: the verdict depends on unresolved domainNames (pass a DNS map to the policy options)`,
-      );
+      throw new ValidationError([
+        inputIssue(
+          "invalid",
+          `${from} -> ${to}: the verdict depends on unresolved domainNames (pass a DNS map to the policy options)`,
+        ),
+      ]);
     if (v !== undefined) return v;
     const unknown = m.pods.includes(from) ? to : from;
-    throw new Error(`pod ${unknown} is not in the cluster (pods: ${m.pods.join(", ")})`);
+    throw new ValidationError([
+      inputIssue("not-found", `pod ${unknown} is not in the cluster (pods: ${m.pods.join(", ")})`),
+    ]);
   };
   const cells = expected.from.map((f) => expected.to.map((t) => verdict(f, t)));
   return { ...expected, cells };

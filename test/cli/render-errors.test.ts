@@ -24,6 +24,8 @@ import { TruthTableSyntaxError } from "../../src/jest/truth-table.js";
 import { DataplaneError } from "../../src/netfilter/trace/dataplane.js";
 import { TraceInputError } from "../../src/netfilter/trace/packet-spec.js";
 import { TraceError } from "../../src/netfilter/trace/walk.js";
+import { NftEvaluator } from "../../src/netfilter/nftables/evaluate.js";
+import { parseNftables } from "../../src/netfilter/nftables/parse/file.js";
 import { parseIptables } from "../../src/netfilter/parse/iptables.js";
 import { IpvsUnavailableError } from "../../src/proxiers/ipvs/render.js";
 import { EditError } from "../../src/repl/edits.js";
@@ -161,6 +163,39 @@ describe("one renderer for every error family", () => {
       const family = e instanceof ValidationError || e instanceof OperationalError;
       expect([name, family]).toEqual([name, true]);
     }
+  });
+
+  it("an nftables ruleset whose jumps loop is a trace-limit failure, not a crash", () => {
+    const t = parseNftables(
+      `add table ip t
+add chain ip t b { type filter hook input priority 0 ; policy accept ; }
+add chain ip t x
+add chain ip t y
+add rule ip t b jump x
+add rule ip t x jump y
+add rule ip t y jump x`,
+      "loop.nft",
+    ).tables[0]!;
+    const ev = new NftEvaluator(t, { isLocal: () => false });
+    let thrown: unknown;
+    try {
+      ev.runBase("b", {
+        family: "ip",
+        protocol: "tcp",
+        src: "10.0.0.1",
+        dst: "10.0.0.2",
+        sport: 40000,
+        dport: 80,
+        mark: 0,
+        ctState: "new",
+        ctStatus: [],
+      });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(OperationalError);
+    expect((thrown as OperationalError).code).toBe("trace-limit");
+    expect(reported(thrown).err).toMatch(/^kube-netsim: chain [xy]: jumps nest deeper than \d+\n$/);
   });
 
   it("operational errors carry a code", () => {

@@ -7,6 +7,7 @@
  * `reject` end evaluation like the kernel's NF_ACCEPT/NF_DROP they return. Statements this
  * model does not know cannot occur: the Statement union is closed.
  */
+import { OperationalError } from "../../issue/operational-error.js";
 import { assertNever } from "../../util/assert-never.js";
 import { matchAtom, type NftPacket } from "./match-atom.js";
 import type {
@@ -95,9 +96,15 @@ export class NftEvaluator {
   }
 
   private runChain(name: string, start: Partial, depth: number): Partial[] {
-    if (depth > MAX_DEPTH) throw new Error(`chain ${name}: jumps nest deeper than ${MAX_DEPTH}`);
+    // A ruleset given as text (a node's state) may loop or name no chain: the trace gives up.
+    if (depth > MAX_DEPTH)
+      throw new OperationalError(
+        "trace-limit",
+        `chain ${name}: jumps nest deeper than ${MAX_DEPTH}`,
+      );
     const chain = this.chains.get(name);
-    if (chain === undefined) throw new Error(`jump to missing chain ${name}`);
+    if (chain === undefined)
+      throw new OperationalError("trace-limit", `jump to missing chain ${name}`);
     return this.runRules(name, 0, start, depth);
   }
 
