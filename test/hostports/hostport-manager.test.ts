@@ -1,9 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import {
-  HostportError,
-  HostportManager,
-  type PodPortMapping,
-} from "../../src/hostports/index.js";
+import { HostportError, HostportManager, type PodPortMapping } from "../../src/hostports/index.js";
 
 const pod = (
   name: string,
