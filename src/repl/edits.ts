@@ -30,20 +30,27 @@ function replaceWith(objects: readonly SessionObject[], values: readonly PlainRe
   };
 }
 
-/** `spec.ports[0].port`, `spec.ports.0.port`, `metadata.labels["app.kubernetes.io/name"]`. */
+/**
+ * `spec.ports[0].port`, `spec.ports.0.port`, `metadata.labels["app.kubernetes.io/name"]`: a
+ * name, then `.name` or `[index]` or `["key"]` steps. A dot must lead to a name, so `spec..port`,
+ * `.spec` and `spec.` are not paths (they would silently mean `spec.port` and `spec`).
+ */
 export function parseFieldPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
-  const re = /([^.[\]]+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]|(\.)/gy;
+  const re = /(\.)?([^.[\]]+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]/gy;
   let m: RegExpExecArray | null;
   let last = 0;
   while ((m = re.exec(path)) !== null) {
     last = re.lastIndex;
-    if (m[5] !== undefined) continue;
-    if (m[1] !== undefined) out.push(/^\d+$/.test(m[1]) ? Number(m[1]) : m[1]);
-    else if (m[2] !== undefined) out.push(Number(m[2]));
-    else out.push(m[3] ?? m[4] ?? "");
+    const name = m[2];
+    if (name !== undefined) {
+      // The first step is a bare name; every later name step follows a dot.
+      if ((m[1] !== undefined) !== out.length > 0) break;
+      out.push(/^\d+$/.test(name) ? Number(name) : name);
+    } else if (m[3] !== undefined) out.push(Number(m[3]));
+    else out.push(m[4] ?? m[5] ?? "");
   }
-  if (last !== path.length || out.length === 0)
+  if (m !== null || last !== path.length || out.length === 0)
     throw new EditError(`"${path}" is not a field path (e.g. spec.ports[0].port)`);
   return out;
 }
