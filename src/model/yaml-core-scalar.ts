@@ -72,6 +72,10 @@ const WORDS: ReadonlyMap<string, CoreScalar> = new Map<string, CoreScalar>([
 export function plainScalarValue(data: string): CoreScalar | undefined {
   // Ports, counts: the most common numbers skip the tag table (the core int tag, decimal).
   if (SHORT_DECIMAL.test(data)) return Number(data);
+  // Only the null and bool words start with a letter (the numbers start with a digit, a sign
+  // or a dot): names (`node-a`, `ns1`, `nodePort`) skip the tags.
+  const c = data.charCodeAt(0) | 0x20;
+  if (c >= 0x61 && c <= 0x7a) return WORDS.get(data) ?? data;
   const word = WORDS.get(data);
   if (word !== undefined) return word;
   const tag = coreTagOf(data);

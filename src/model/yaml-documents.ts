@@ -32,6 +32,7 @@ import { LineStarts } from "./line-starts.js";
 import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-depth.js";
 import { documentStarts } from "./yaml-document-bounds.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
+import { StringCache } from "./yaml-string-cache.js";
 import { DECLINED, readSubsetDocument } from "./yaml-subset.js";
 import { isRecord, type PlainRecord } from "../util/plain.js";
 
@@ -115,11 +116,12 @@ function readEachDocument(input: ManifestInput): DecodedDocument[] | undefined {
   const starts = documentStarts(input.text);
   if (starts === undefined) return undefined;
   const lines = new LineStarts(input.text);
+  const strings = new StringCache(input.text);
   const out: DecodedDocument[] = [];
   for (let k = 0; k < starts.length; k++) {
     const from = starts[k]!;
     const to = starts[k + 1] ?? input.text.length;
-    const value = readSubsetDocument(input.text, from, to);
+    const value = readSubsetDocument(input.text, from, to, strings);
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, from, to, lines);
       if (declined === undefined) return undefined;

@@ -24,6 +24,7 @@
  * property against `yaml`'s own `toJS()`).
  */
 import { plainScalarValue } from "./yaml-core-scalar.js";
+import { StringCache } from "./yaml-string-cache.js";
 
 /** The answer of a reader that is not sure. */
 export const DECLINED: unique symbol = Symbol("declined");
@@ -101,10 +102,18 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 const HEX_ESCAPE_LENGTH: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
 
-/** The value of the document in `text[from, to)` (null when it is empty), or DECLINED. */
-export function readSubsetDocument(text: string, from: number, to: number): unknown {
+/**
+ * The value of the document in `text[from, to)` (null when it is empty), or DECLINED. `strings`
+ * (of the same text) is shared by the documents of a file.
+ */
+export function readSubsetDocument(
+  text: string,
+  from: number,
+  to: number,
+  strings: StringCache = new StringCache(text),
+): unknown {
   try {
-    return new SubsetReader(text, from, to).document();
+    return new SubsetReader(text, from, to, strings).document();
   } catch (e) {
     if (e === DECLINE) return DECLINED;
     throw e;
@@ -124,8 +133,10 @@ class SubsetReader {
     private readonly s: string,
     from: number,
     private readonly end: number,
+    private readonly strings: StringCache,
   ) {
     this.pos = from;
+    this.strings = strings;
   }
 
   document(): unknown {
@@ -299,7 +310,7 @@ class SubsetReader {
     const end = this.plainEnd(k, true);
     if (end === -1 || this.code(end) !== COLON || end - k > MAX_KEY_LENGTH) throw DECLINE;
     this.after = end + 1;
-    const text = this.s.slice(k, end);
+    const text = this.strings.slice(k, end);
     if (!mayBeNonString(this.s.charCodeAt(k))) return text;
     const v = plainScalarValue(text);
     // A null key is "" in `yaml`'s toJS() and "null" on the loader's slow path: left to it.
@@ -346,7 +357,7 @@ class SubsetReader {
 
   /** The value of the plain scalar `text[i, end)`. */
   private plain(i: number, end: number): unknown {
-    const text = this.s.slice(i, end);
+    const text = this.strings.slice(i, end);
     if (!mayBeNonString(this.s.charCodeAt(i))) return text;
     const v = plainScalarValue(text);
     if (v === undefined) throw DECLINE;
