@@ -75,9 +75,8 @@ export function plainScalarValue(data: string): CoreScalar | undefined {
   // Only the null and bool words start with a letter (the numbers start with a digit, a sign
   // or a dot): names (`node-a`, `ns1`, `nodePort`) skip the tags.
   const c = data.charCodeAt(0) | 0x20;
-  if (c >= 0x61 && c <= 0x7a) return WORDS.get(data) ?? data;
-  const word = WORDS.get(data);
-  if (word !== undefined) return word;
+  if (WORDS.has(data)) return WORDS.get(data)!;
+  if (c >= 0x61 && c <= 0x7a) return data;
   const tag = coreTagOf(data);
   return tag === undefined ? data : resolveCoreTag(tag, data);
 }
