@@ -3,15 +3,17 @@
  * position of every field. `kind: List` is flattened into its items. YAML 1.2 core schema, the
  * same scalars JSON has.
  *
- * Two paths give the same objects. The fast one (yaml-fast.ts) decodes a whole file without
- * positions; each document's positions are computed when first read (see deferred.ts), by
- * reading that document again on the slow path. The slow path walks the `yaml` AST by hand
- * rather than with `toJS()`, recording each value's position as it is built; it reads every file
- * the fast path declines (syntax errors, anchors and aliases, tags…). Aliases are resolved with
+ * Three paths give the same objects. A file is split into its documents, and each is read by
+ * the subset reader (yaml-subset.ts), or where it declines, by js-yaml (yaml-fast.ts), or where
+ * that declines too, by the `yaml` path on that document alone; a document with something to
+ * report there (a syntax error…) sends the whole file down the whole-file paths (js-yaml, then
+ * `yaml`), which report it as they always did. The fast paths compute no position: each
+ * document's positions are computed when first read (see deferred.ts), by reading that
+ * document again on the `yaml` path. The `yaml` path walks the `yaml` AST by hand rather than
+ * with `toJS()`, recording each value's position as it is built. Aliases are resolved with
  * a size budget so a "billion laughs" document is an error, not a hang, and an alias inside the
  * node it names is an error, not an endless expansion. Nesting deeper than MAX_YAML_DEPTH is
- * refused before anything is built.
- */
+ * refused before anything is built. */
 import {
   isAlias,
   isMap,

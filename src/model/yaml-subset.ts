@@ -246,7 +246,8 @@ class SubsetReader {
       return this.keyColon(this.after) !== -1;
     }
     if (c === LBRACKET || c === LBRACE) return false;
-    return this.plainEnd(i, true) !== -1 && this.code(this.plainEnd(i, true)) === COLON;
+    const end = this.plainEnd(i, true);
+    return end !== -1 && this.code(end) === COLON;
   }
 
   /** After a quoted key ending at `i`: the offset past its `:` separator, or -1. */
