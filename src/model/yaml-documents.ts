@@ -117,13 +117,18 @@ interface DecodedDocument {
 function readEachDocument(input: ManifestInput): DecodedDocument[] | undefined {
   const starts = documentStarts(input.text);
   if (starts === undefined) return undefined;
+  // CR LF is one line break, as LF is (YAML 1.2.2 §5.4): the subset reader reads a copy with LF
+  // only; positions and declined documents use the text as written. Both split alike.
+  const lf = input.text.includes("\r\n") ? input.text.replaceAll("\r\n", "\n") : input.text;
+  const lfStarts = lf === input.text ? starts : documentStarts(lf);
+  if (lfStarts?.length !== starts.length) return undefined;
   const lines = new LineStarts(input.text);
-  const strings = new StringCache(input.text);
+  const strings = new StringCache(lf);
   const out: DecodedDocument[] = [];
   for (let k = 0; k < starts.length; k++) {
     const from = starts[k]!;
     const to = starts[k + 1] ?? input.text.length;
-    const value = readSubsetDocument(input.text, from, to, strings);
+    const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, from, to, lines);
       if (declined === undefined) return undefined;
