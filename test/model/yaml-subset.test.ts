@@ -57,6 +57,11 @@ const PLAIN = [
   "x{y}",
   "-x",
   "café",
+  "x\u2028y",
+  "\u00a0x",
+  "x\u00a0",
+  "\u{1f600}",
+  "x\u0085y",
 ];
 
 /** Plain scalars a writer would not leave plain (used at random all the same). */
