@@ -36,6 +36,7 @@ import { documentStarts } from "./yaml-document-bounds.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
 import { StringCache } from "./yaml-string-cache.js";
 import { DECLINED, readSubsetDocument } from "./yaml-subset.js";
+import { assertNever } from "../util/assert-never.js";
 import { isRecord, type PlainRecord } from "../util/plain.js";
 
 export interface ManifestInput {
@@ -96,9 +97,22 @@ export function readManifests(
 }
 
 function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
-  const docs = readEachDocument(input);
-  if (docs === undefined) readWholeFile(input, objects, issues);
-  else for (const d of docs) addDocument(input.file, d.value, d.positions, objects, issues);
+  const each = readEachDocument(input);
+  switch (each.kind) {
+    case "read":
+      for (const d of each.documents)
+        addDocument(input.file, d.value, d.positions, objects, issues);
+      return;
+    case "whole-file":
+      readWholeFile(input, objects, issues);
+      return;
+    case "report":
+      // js-yaml would decline (it is tested to decline whatever `yaml` reports): skip it.
+      readYaml(input, objects, issues);
+      return;
+    default:
+      assertNever(each);
+  }
 }
 
 /** A decoded document's value (never null) and its field positions. */
@@ -108,20 +122,28 @@ interface DecodedDocument {
 }
 
 /**
- * The documents of a file, each read on its own: by the subset reader (yaml-subset.ts), or,
- * where it declines, by the whole-file paths run on that document's text alone. Undefined when
- * the file must be read as a whole: it cannot be split (yaml-document-bounds.ts), or a document
- * has something to report (a syntax error, its nesting…), which the whole-file path reports
- * exactly as it always does.
+ * What reading a file document by document gives: its documents; or "whole-file" where it
+ * cannot be split (yaml-document-bounds.ts); or "report" where a document has something to
+ * report (a syntax error, its nesting…), which the `yaml` path reads the whole file for, to
+ * report it exactly as it always has.
  */
-function readEachDocument(input: ManifestInput): DecodedDocument[] | undefined {
+type EachDocument =
+  | { readonly kind: "read"; readonly documents: DecodedDocument[] }
+  | { readonly kind: "whole-file" }
+  | { readonly kind: "report" };
+
+/**
+ * The documents of a file, each read on its own: by the subset reader (yaml-subset.ts), or,
+ * where it declines, by the whole-file paths run on that document's text alone.
+ */
+function readEachDocument(input: ManifestInput): EachDocument {
   const starts = documentStarts(input.text);
-  if (starts === undefined) return undefined;
+  if (starts === undefined) return { kind: "whole-file" };
   // CR LF is one line break, as LF is (YAML 1.2.2 §5.4): the subset reader reads a copy with LF
   // only; positions and declined documents use the text as written. Both split alike.
   const lf = input.text.includes("\r\n") ? input.text.replaceAll("\r\n", "\n") : input.text;
   const lfStarts = lf === input.text ? starts : documentStarts(lf);
-  if (lfStarts?.length !== starts.length) return undefined;
+  if (lfStarts?.length !== starts.length) return { kind: "whole-file" };
   const lines = new LineStarts(input.text);
   const strings = new StringCache(lf);
   const out: DecodedDocument[] = [];
@@ -131,30 +153,31 @@ function readEachDocument(input: ManifestInput): DecodedDocument[] | undefined {
     const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, from, to, lines);
-      if (declined === undefined) return undefined;
-      out.push(...declined);
+      if (declined.kind !== "read") return declined;
+      out.push(...declined.documents);
     } else if (value !== null)
       out.push({ value, positions: deferred(() => documentPositions(input, from, to, lines)) });
   }
-  return out;
+  return { kind: "read", documents: out };
 }
 
-/** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`; undefined on trouble. */
+/** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`. */
 function readDeclinedDocument(
   input: ManifestInput,
   from: number,
   to: number,
   lines: LineStarts,
-): DecodedDocument[] | undefined {
+): EachDocument {
   const text = input.text.slice(from, to);
   const fast = decodeFast(text, MAX_YAML_DEPTH);
   if (fast !== undefined) {
     const values = fast.values.filter((v) => v !== null && v !== undefined);
-    if (values.length > 1) return undefined;
-    return values.map((value) => ({
+    if (values.length > 1) return { kind: "whole-file" };
+    const documents = values.map((value) => ({
       value,
       positions: deferred(() => documentPositions(input, from, to, lines)),
     }));
+    return { kind: "read", documents };
   }
   const documents: DecodedDocument[] = [];
   let troubled = false;
@@ -162,7 +185,7 @@ function readDeclinedDocument(
     document: (d) => documents.push(d),
     issue: () => (troubled = true),
   });
-  return troubled ? undefined : documents;
+  return troubled ? { kind: "report" } : { kind: "read", documents };
 }
 
 /** The whole file at once: js-yaml without positions, or `yaml` with them. */
