@@ -80,6 +80,25 @@ function mayBeNonString(c: number): boolean {
 }
 const MAY_BE_NON_STRING = new Set([..."+-.~nNtTfF"].map((c) => c.charCodeAt(0)));
 
+/**
+ * Whether `c` may follow a leading `-` in a plain scalar (§7.3.3 ns-plain-first): not a blank,
+ * line end, flow indicator or `:` (stricter than the spec, which allows some of these in block
+ * context).
+ */
+function plainAfterDash(c: number): boolean {
+  return !(
+    c === SPACE ||
+    c === NL ||
+    c === COLON ||
+    c === COMMA ||
+    c === LBRACKET ||
+    c === RBRACKET ||
+    c === LBRACE ||
+    c === RBRACE ||
+    c === HASH
+  );
+}
+
 /** Escapes of double-quoted scalars (§5.7) that stand for one character. */
 const ESCAPES: Readonly<Record<string, string>> = {
   "0": "\0",
@@ -349,7 +368,7 @@ class SubsetReader {
     const c = this.code(i);
     if (c === SQUOTE || c === DQUOTE) return this.quoted(i);
     if (c === LBRACKET || c === LBRACE) return this.flow(i, depth);
-    if (c === DASH && this.isEntry(i)) throw DECLINE;
+    if (c === DASH && !plainAfterDash(this.code(i + 1))) throw DECLINE;
     const end = this.plainEnd(i, false);
     if (end === -1) throw DECLINE;
     this.after = end;
@@ -470,7 +489,9 @@ class SubsetReader {
     if (c === SQUOTE || c === DQUOTE) return this.quoted(i);
     if (c === LBRACKET || c === LBRACE) return this.flow(i, depth);
     if (NOT_PLAIN_FIRST.has(c) || c === NL || c === SPACE) throw DECLINE;
-    if (c === DASH && this.code(i + 1) === SPACE) throw DECLINE;
+    // `-` starts a plain scalar only before a character that may follow in one (`-1`, `-x`);
+    // `[-]` is a block sequence indicator in a flow collection to `yaml`: an error.
+    if (c === DASH && !plainAfterDash(this.code(i + 1))) throw DECLINE;
     // A flow plain scalar (§7.3.3, flow context): up to `,`, `]`, `}` or `: `.
     const s = this.s;
     let j = i;
