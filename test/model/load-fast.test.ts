@@ -238,6 +238,15 @@ describe("loader fast path", () => {
     expect(reported).toBeGreaterThan(120);
   });
 
+  test("merge keys and __proto__ are left to the yaml path", () => {
+    for (const text of [
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n<<: {b: 1}\n",
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, <<: {b: 1}}\n",
+      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  __proto__: {b: 1}\n",
+    ])
+      expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
+  });
+
   test("a document only the yaml path reads, among fast ones: the same positions", () => {
     const text = `apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: &m {name: b}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: c, bogus: 1}\n`;
     expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
