@@ -2,7 +2,8 @@
  * Loading, as a user runs it: `kube-netsim validate -f FILE` (the built CLI, a process of its
  * own) on N Services × 10 endpoints (one Service and one EndpointSlice document each; 10,000
  * is ~12 MB in 20,000 documents), against a baseline in the same run: a node process that only
- * parses the same file with js-yaml (the fast parser the loader uses). Prints CPU time, wall
+ * parses the same file with js-yaml (the fastest YAML parser on npm; the loader's subset reader
+ * reads what it can without it, see docs/model.md). Prints CPU time, wall
  * time and peak RSS of each (median of 3 runs), the ratio, and peak RSS over the file size.
  * A second row loads the same file with one invalid field in its last document: the price of a
  * positioned error.

@@ -48,7 +48,7 @@ import { CLUSTER_SCOPED_KINDS } from "./kinds.js";
 import { crossObjectWarnings } from "./validation/cross-object.js";
 import { checkShape, validateObject } from "./validation/validate-object.js";
 import type { FieldIssue } from "./validation/field-issue.js";
-import { readManifests, type ManifestInput } from "./yaml-documents.js";
+import { readManifests, type ManifestInput, type ReadManifests } from "./yaml-documents.js";
 import { asRecord, type PlainRecord } from "../util/plain.js";
 
 export type ValidationMode = "strict" | "warn";
@@ -142,9 +142,13 @@ export interface LoadedObject {
 }
 
 export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions = {}): Cluster {
+  return clusterFromManifests(readManifests(inputs), opts);
+}
+
+/** parseCluster after decoding (the tests give it the output of each decoding path). */
+export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}): Cluster {
   const mode = opts.validation ?? "strict";
   const ctx = { featureGates: opts.featureGates ?? {} };
-  const read = readManifests(inputs);
   const issues: Issue[] = [...read.issues];
   const loaded: LoadedObject[] = [];
   const seen = new Map<string, SourcePosition>();

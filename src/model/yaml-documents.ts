@@ -3,15 +3,17 @@
  * position of every field. `kind: List` is flattened into its items. YAML 1.2 core schema, the
  * same scalars JSON has.
  *
- * Two paths give the same objects. The fast one (yaml-fast.ts) decodes a whole file without
- * positions; each document's positions are computed when first read (see deferred.ts), by
- * reading that document again on the slow path. The slow path walks the `yaml` AST by hand
- * rather than with `toJS()`, recording each value's position as it is built; it reads every file
- * the fast path declines (syntax errors, anchors and aliases, tags…). Aliases are resolved with
+ * Three paths give the same objects. A file is split into its documents, and each is read by
+ * the subset reader (yaml-subset.ts), or where it declines, by js-yaml (yaml-fast.ts), or where
+ * that declines too, by the `yaml` path on that document alone; a document with something to
+ * report there (a syntax error…) sends the whole file down the whole-file paths (js-yaml, then
+ * `yaml`), which report it as they always did. The fast paths compute no position: each
+ * document's positions are computed when first read (see deferred.ts), by reading that
+ * document again on the `yaml` path. The `yaml` path walks the `yaml` AST by hand rather than
+ * with `toJS()`, recording each value's position as it is built. Aliases are resolved with
  * a size budget so a "billion laughs" document is an error, not a hang, and an alias inside the
  * node it names is an error, not an endless expansion. Nesting deeper than MAX_YAML_DEPTH is
- * refused before anything is built.
- */
+ * refused before anything is built. */
 import {
   isAlias,
   isMap,
@@ -30,7 +32,11 @@ import { formatFieldPath, type Issue, type SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
 import { LineStarts } from "./line-starts.js";
 import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-depth.js";
+import { documentStarts } from "./yaml-document-bounds.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
+import { StringCache } from "./yaml-string-cache.js";
+import { DECLINED, readSubsetDocument } from "./yaml-subset.js";
+import { assertNever } from "../util/assert-never.js";
 import { isRecord, type PlainRecord } from "../util/plain.js";
 
 export interface ManifestInput {
@@ -66,20 +72,135 @@ class AliasCycle extends Error {
   }
 }
 
-export function readManifests(inputs: readonly ManifestInput[]): {
-  objects: RawObject[];
-  issues: Issue[];
-} {
+/** The objects of some manifest texts and the problems found decoding them. */
+export interface ReadManifests {
+  readonly objects: RawObject[];
+  readonly issues: Issue[];
+}
+
+/**
+ * Which decoders may read a text: "fast" (the default) tries the fast ones first; "yaml" reads
+ * everything on the `yaml` path, the reference the fast ones are tested against.
+ */
+export type Decoders = "fast" | "yaml";
+
+export function readManifests(
+  inputs: readonly ManifestInput[],
+  decoders: Decoders = "fast",
+): ReadManifests {
   const objects: RawObject[] = [];
   const issues: Issue[] = [];
-  for (const input of inputs) readOne(input, objects, issues);
+  for (const input of inputs)
+    if (decoders === "yaml") readYaml(input, objects, issues);
+    else readOne(input, objects, issues);
   return { objects, issues };
 }
 
 function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+  const each = readEachDocument(input);
+  switch (each.kind) {
+    case "read":
+      for (const d of each.documents)
+        addDocument(input.file, d.value, d.positions, objects, issues);
+      return;
+    case "whole-file":
+      readWholeFile(input, objects, issues);
+      return;
+    case "report":
+      // js-yaml would decline (it is tested to decline whatever `yaml` reports): skip it.
+      readYaml(input, objects, issues);
+      return;
+    default:
+      assertNever(each);
+  }
+}
+
+/** A decoded document's value (never null) and its field positions. */
+interface DecodedDocument {
+  readonly value: unknown;
+  readonly positions: FieldPositions;
+}
+
+/**
+ * What reading a file document by document gives: its documents; or "whole-file" where it
+ * cannot be split (yaml-document-bounds.ts); or "report" where a document has something to
+ * report (a syntax error, its nesting…), which the `yaml` path reads the whole file for, to
+ * report it exactly as it always has.
+ */
+type EachDocument =
+  | { readonly kind: "read"; readonly documents: DecodedDocument[] }
+  | { readonly kind: "whole-file" }
+  | { readonly kind: "report" };
+
+/**
+ * The documents of a file, each read on its own: by the subset reader (yaml-subset.ts), or,
+ * where it declines, by the whole-file paths run on that document's text alone.
+ */
+function readEachDocument(input: ManifestInput): EachDocument {
+  const starts = documentStarts(input.text);
+  if (starts === undefined) return { kind: "whole-file" };
+  // CR LF is one line break, as LF is (YAML 1.2.2 §5.4): the subset reader reads a copy with LF
+  // only; positions and declined documents use the text as written. Both split alike.
+  const lf = input.text.includes("\r\n") ? input.text.replaceAll("\r\n", "\n") : input.text;
+  const lfStarts = lf === input.text ? starts : documentStarts(lf);
+  if (lfStarts?.length !== starts.length) return { kind: "whole-file" };
+  const lines = new LineStarts(input.text);
+  const strings = new StringCache(lf);
+  const out: DecodedDocument[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    const from = starts[k]!;
+    const to = starts[k + 1] ?? input.text.length;
+    const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
+    if (value === DECLINED) {
+      const declined = readDeclinedDocument(input, from, to, lines);
+      if (declined.kind !== "read") return declined;
+      out.push(...declined.documents);
+    } else if (value !== null)
+      out.push({ value, positions: deferred(() => documentPositions(input, from, to, lines)) });
+  }
+  return { kind: "read", documents: out };
+}
+
+/** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`. */
+function readDeclinedDocument(
+  input: ManifestInput,
+  from: number,
+  to: number,
+  lines: LineStarts,
+): EachDocument {
+  const text = input.text.slice(from, to);
+  const fast = decodeFast(text, MAX_YAML_DEPTH);
+  if (fast !== undefined) {
+    const values = fast.values.filter((v) => v !== null && v !== undefined);
+    if (values.length > 1) return { kind: "whole-file" };
+    const documents = values.map((value) => ({
+      value,
+      positions: deferred(() => documentPositions(input, from, to, lines)),
+    }));
+    return { kind: "read", documents };
+  }
+  const documents: DecodedDocument[] = [];
+  let troubled = false;
+  readSlowDocuments({ file: input.file, text }, lines.position(from).line - 1, {
+    document: (d) => documents.push(d),
+    issue: () => (troubled = true),
+  });
+  return troubled ? { kind: "report" } : { kind: "read", documents };
+}
+
+/** The whole file at once: js-yaml without positions, or `yaml` with them. */
+function readWholeFile(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
   const fast = decodeFast(input.text, MAX_YAML_DEPTH);
   if (fast !== undefined) readFast(input, fast, objects, issues);
-  else readSlow(input, objects, issues);
+  else readYaml(input, objects, issues);
+}
+
+/** The whole file on the `yaml` path. */
+function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+  readSlowDocuments(input, 0, {
+    document: (d) => addDocument(input.file, d.value, d.positions, objects, issues),
+    issue: (i) => issues.push(i),
+  });
 }
 
 function readFast(
@@ -91,25 +212,25 @@ function readFast(
   const lines = new LineStarts(input.text);
   fast.values.forEach((value, k) => {
     if (value === null || value === undefined) return;
-    const positions = deferred(() => documentPositions(input, fast.starts, k, lines));
+    // From the line its top-level node starts on up to the next document's.
+    const from = lines.lineStart(fast.starts[k]!);
+    const next = fast.starts[k + 1];
+    const to = next === undefined ? input.text.length : lines.lineStart(next);
+    const positions = deferred(() => documentPositions(input, from, to, lines));
     addDocument(input.file, value, positions, objects, issues);
   });
 }
 
 /**
- * The positions of document `k`, read again on the slow path from the line its top-level node
- * starts on up to the next document's: the same text gives the same positions, shifted by the
- * lines before it.
+ * The positions of the document in `input.text[from, to)` (from a line start), read again on
+ * the slow path: the same text gives the same positions, shifted by the lines before it.
  */
 function documentPositions(
   input: ManifestInput,
-  starts: readonly number[],
-  k: number,
+  from: number,
+  to: number,
   lines: LineStarts,
 ): Positions {
-  const from = lines.lineStart(starts[k]!);
-  const next = starts[k + 1];
-  const to = next === undefined ? input.text.length : lines.lineStart(next);
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(input.text.slice(from, to > from ? to : undefined), {
     lineCounter,
@@ -132,16 +253,26 @@ function documentPositions(
   return positions;
 }
 
-function readSlow(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+/** What the `yaml` path finds, in the order of the text. */
+interface SlowSink {
+  document(d: DecodedDocument): void;
+  issue(i: Issue): void;
+}
+
+/**
+ * The `yaml` path: every document of `input.text` with its positions (lines shifted by
+ * `lineShift`, where the text is a part of a file), and the problems found.
+ */
+function readSlowDocuments(input: ManifestInput, lineShift: number, sink: SlowSink): void {
   const lineCounter = new LineCounter();
   const pos = (offset: number): SourcePosition => {
     const lp = lineCounter.linePos(offset);
-    return { file: input.file, line: lp.line, col: lp.col };
+    return { file: input.file, line: lp.line + lineShift, col: lp.col };
   };
   const deep = tooDeepAt(input.text);
   if (deep !== undefined) {
     const lp = new LineStarts(input.text).position(deep);
-    issues.push(tooDeepIssue({ file: input.file, ...lp }));
+    sink.issue(tooDeepIssue({ file: input.file, line: lp.line + lineShift, col: lp.col }));
     return;
   }
   let docs: ReturnType<typeof parseAllDocuments>;
@@ -154,14 +285,14 @@ function readSlow(input: ManifestInput, objects: RawObject[], issues: Issue[]): 
   } catch (e) {
     // Nesting the depth scan could not see (it stops at the first syntax error).
     if (!(e instanceof RangeError)) throw e;
-    issues.push(tooDeepIssue({ file: input.file, line: 1, col: 1 }));
+    sink.issue(tooDeepIssue({ file: input.file, line: 1 + lineShift, col: 1 }));
     return;
   }
   const list = Array.isArray(docs) ? docs : [];
   for (const doc of list) {
     if (doc.errors.length > 0) {
       for (const err of doc.errors)
-        issues.push({
+        sink.issue({
           code: "yaml-syntax",
           severity: "error",
           message: `YAML syntax error: ${firstLine(err.message)}`,
@@ -178,11 +309,11 @@ function readSlow(input: ManifestInput, objects: RawObject[], issues: Issue[]): 
     } catch (e) {
       const issue = conversionIssue(e, pos, doc.contents.range?.[0] ?? 0);
       if (issue === undefined) throw e;
-      issues.push(issue);
+      sink.issue(issue);
       continue;
     }
     if (value === null || value === undefined) continue;
-    addDocument(input.file, value, positions, objects, issues);
+    sink.document({ value, positions });
   }
 }
 

@@ -12,7 +12,8 @@
  * test/model/load-fast.test.ts checks the agreement as a property.
  */
 import { FAILSAFE_SCHEMA, loadAll, Type, type LoadOptions } from "js-yaml";
-import { isScalar, Schema, type ScalarTag } from "yaml";
+import type { ScalarTag } from "yaml";
+import { coreTagOf, resolveCoreTag } from "./yaml-core-scalar.js";
 
 /** Characters that may open an anchor, alias, tag, complex key or reserved indicator. */
 const INDICATORS = /[&*!?@`]/g;
@@ -68,28 +69,6 @@ function multiLineFlowInBlock(text: string): boolean {
   return depth > 0;
 }
 
-/** The `yaml` core schema's implicit scalar tags, in the order the composer tries them. */
-const CORE_SCALAR_TAGS: readonly ScalarTag[] = new Schema({}).tags.filter(
-  (t): t is ScalarTag => t.default === true && "test" in t && t.test !== undefined,
-);
-
-/**
- * The tags a plain scalar may match, by its first character: no core tag matches a scalar that
- * starts otherwise (most keys and names), so those skip the eight regular expressions. Nor does
- * any match a scalar with two dots (a float has at most one): IP addresses skip them too.
- */
-function candidateTags(data: string): readonly ScalarTag[] {
-  if (data === "") return CORE_SCALAR_TAGS;
-  const c = data.charCodeAt(0);
-  if (!((c >= 0x30 && c <= 0x39) || "+-.~nNtTfF".includes(data[0]!))) return NONE;
-  const dot = data.indexOf(".");
-  return dot !== -1 && data.indexOf(".", dot + 1) !== -1 ? NONE : CORE_SCALAR_TAGS;
-}
-const NONE: readonly ScalarTag[] = [];
-
-/** What `yaml` passes a tag's `resolve` by default (ints as numbers). */
-const RESOLVE_OPTIONS = { intAsBigInt: false } as const;
-
 class Declined extends Error {}
 
 /** The tag `resolve` found for the scalar `construct` is about to build (js-yaml calls them in turn). */
@@ -99,22 +78,15 @@ const corePlainScalar = new Type("tag:kube-netsim.dev,2026:core-plain", {
   kind: "scalar",
   resolve: (data: unknown): boolean => {
     if (typeof data !== "string") return false;
-    matched = candidateTags(data).find((t) => t.test!.test(data));
+    matched = coreTagOf(data);
     return matched !== undefined;
   },
   construct: (data: string): unknown => {
     const tag = matched;
     if (tag === undefined) throw new Declined();
-    const r = tag.resolve(
-      data,
-      () => {
-        throw new Declined();
-      },
-      RESOLVE_OPTIONS,
-    );
-    const v: unknown = isScalar(r) ? r.value : r;
-    if (typeof v === "bigint") return Number(v);
-    return typeof v === "number" || typeof v === "string" || typeof v === "boolean" ? v : null;
+    const v = resolveCoreTag(tag, data);
+    if (v === undefined) throw new Declined();
+    return v;
   },
 });
 
