@@ -14,7 +14,7 @@ import { compileTarget, matchDestinationPort } from "../registry.js";
 import type { TargetApply } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { ruleRecords } from "./recent.js";
-import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
+import { compileRuleCondition, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
 
@@ -43,6 +43,11 @@ export interface CompiledChain {
   readonly index?: DestinationIndex;
   /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
   readonly matchers?: readonly RuleMatcher[];
+  /**
+   * Per rule, the probability it holds with for every packet, or -1 when it reads the packet
+   * (indexed mode only): the walk reads the number instead of calling the matcher.
+   */
+  readonly constants?: Float64Array;
   /** Compiled targets (indexed mode only; undefined for a jump or no target). */
   readonly appliers?: readonly (TargetApply | undefined)[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
@@ -165,6 +170,7 @@ export function firstAtOrAfter(list: readonly number[], start: number): number {
 function compileChain(table: TableName, chain: Chain, indexed: boolean): CompiledChain {
   const labels = chain.rules.map((_, i) => `${table}/${chain.name}#${i + 1}`);
   const index = indexed ? buildDestinationIndex(chain.rules) : undefined;
+  const conditions = indexed ? chain.rules.map(compileRuleCondition) : undefined;
   return {
     table,
     name: chain.name,
@@ -174,7 +180,8 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     ...(index !== undefined ? { index } : {}),
     ...(indexed
       ? {
-          matchers: chain.rules.map(compileRuleMatcher),
+          matchers: conditions!.map((c) => c.matcher),
+          constants: Float64Array.from(conditions!, (c) => c.constant ?? -1),
           appliers: chain.rules.map((r) =>
             r.target === undefined || r.target.kind === "jump"
               ? undefined

@@ -32,6 +32,15 @@ import {
   type CompiledChain,
   type CompiledRuleSet,
 } from "./chain-index.js";
+import {
+  APPLY,
+  denseRuleSet,
+  GOTO,
+  JUMP,
+  MISSING,
+  NO_TARGET,
+  type DenseRuleSet,
+} from "./dense-rules.js";
 import { context, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
@@ -172,7 +181,8 @@ function planChains(
 
 /** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
 interface Frame {
-  readonly chain: CompiledChain;
+  /** The chain's number (dense-rules.ts). */
+  readonly chain: number;
   readonly next: number;
   /** The chain's nesting depth (a `-g` adds depth without a frame, as in walk.ts). */
   readonly depth: number;
@@ -227,6 +237,8 @@ class Walker {
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
+  /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
+  private readonly d: DenseRuleSet | undefined;
 
   constructor(
     readonly r: HookRunner,
@@ -236,6 +248,7 @@ class Walker {
   ) {
     this.pkt = packetWith(start, {});
     this.chains = planChains(compiled, plan);
+    this.d = compiled === undefined ? undefined : denseRuleSet(compiled);
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -303,13 +316,13 @@ class Walker {
     // Only a share not yet walked can reach this step again (the plan only goes forward): with
     // no split open, a record would never be read (a packet without a split records nothing).
     if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
-      return this.rules(chain, 0, undefined, 0, pc);
+      return this.rules(this.number(chain), 0, undefined, 0, pc);
     const entry: MemoEntry = { from: this.save(), effect: null };
     if (memo === undefined) this.memo[pc] = [entry];
     else memo.push(entry);
     const recording: Recording = { entry, prob: this.prob, open: true };
     this.recording[pc] = recording;
-    this.rules(chain, 0, undefined, 0, pc);
+    this.rules(this.number(chain), 0, undefined, 0, pc);
     recording.open = false;
   }
 
@@ -381,12 +394,16 @@ class Walker {
     return this.chains[pc]!;
   }
 
+  private number(chain: CompiledChain): number {
+    return this.d!.numbers.get(chain)!;
+  }
+
   /**
-   * Runs `chain` from rule `start` for the current branch, and everything after it: the
-   * chains in `frames` when it returns, then the rest of the plan from `pc`.
+   * Runs chain number `chain` from rule `start` for the current branch, and everything after
+   * it: the chains in `frames` when it returns, then the rest of the plan from `pc`.
    */
   private rules(
-    chain: CompiledChain,
+    chain: number,
     start: number,
     frames: Frame | undefined,
     depth: number,
@@ -400,28 +417,40 @@ class Walker {
   }
 
   private rulesFrom(
-    chain: CompiledChain,
+    chain: number,
     start: number,
     frames: Frame | undefined,
     depth: number,
     pc: number,
   ): void {
-    if (depth > MAX_DEPTH)
-      throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+    const d = this.d!;
+    if (depth > MAX_DEPTH) {
+      const c = d.chains[chain]!;
+      throw new TraceError(`${c.table}/${c.name}: chains nest deeper than ${MAX_DEPTH}`);
+    }
     const ctx = this.ctx(pc);
     const pkt = this.pkt;
-    const candidates = candidateRules(chain, pkt.dst, pkt.dport);
-    const matchers = chain.matchers!;
-    const count = candidates === undefined ? chain.rules.length : candidates.length;
+    const first = d.spans[3 * chain]!;
+    // Only an indexed chain's object is loaded (its destination index).
+    const candidates =
+      d.spans[3 * chain + 2] === 0
+        ? undefined
+        : candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+    const constants = d.constants;
+    const matchers = d.matchers;
+    const ops = d.ops;
+    const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
-      const i = candidates === undefined ? k : candidates[k]!;
+      const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
-      const p = matchers[i]!(pkt, ctx);
+      // A rule that reads no packet field (a statistic share) is a number, not a call.
+      const fixed = constants[at]!;
+      const p = fixed >= 0 ? fixed : matchers[at]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
-      const acts = chain.kinds[i] !== undefined;
+      const acts = ops[2 * at] !== NO_TARGET;
       if (p < 1) {
         // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
         if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
@@ -429,14 +458,14 @@ class Walker {
         const saved = this.save();
         this.prob = prob * p;
         this.openSplits++;
-        if (!acts || this.apply(chain, i, frames, depth, pc))
-          this.rules(chain, i + 1, frames, depth, pc);
+        if (!acts || this.apply(chain, at - first, frames, depth, pc))
+          this.rules(chain, at - first + 1, frames, depth, pc);
         this.openSplits--;
         this.restore(saved);
         this.prob = prob * (1 - p);
         continue;
       }
-      if (acts && !this.apply(chain, i, frames, depth, pc)) return;
+      if (acts && !this.apply(chain, at - first, frames, depth, pc)) return;
     }
     this.back(frames, pc);
   }
@@ -448,28 +477,31 @@ class Walker {
   }
 
   /**
-   * Applies rule `i`'s target. True: the branch goes on with the next rule of `chain`; false:
-   * the branch was followed to its end.
+   * Applies rule `i` of chain number `chain`. True: the branch goes on with the chain's next
+   * rule; false: the branch was followed to its end.
    */
   private apply(
-    chain: CompiledChain,
+    chain: number,
     i: number,
     frames: Frame | undefined,
     depth: number,
     pc: number,
   ): boolean {
-    const kind = chain.kinds[i]!;
-    this.path.push(chain.labels[i]!);
-    // Jumps (most rules a service packet takes) without loading the rule: kinds is dense.
-    if (kind === "jump" || kind === "goto") {
-      const sub = chain.jumpTargets[i];
-      if (sub === undefined) throw missingChain(chain, i);
+    const d = this.d!;
+    const at = d.spans[3 * chain]! + i;
+    const op = d.ops[2 * at]!;
+    this.path.push(d.labels[at]!);
+    // Jumps (most rules a service packet takes) without loading the rule or the chain.
+    if (op === JUMP || op === GOTO) {
+      const sub = d.ops[2 * at + 1]!;
+      if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
-      const resume = kind === "goto" ? frames : { chain, next: i + 1, depth, parent: frames };
+      const resume = op === GOTO ? frames : { chain, next: i + 1, depth, parent: frames };
       this.rules(sub, 0, resume, depth + 1, pc);
       return false;
     }
-    const effect = chain.appliers![i]!(this.pkt, this.ctx(pc));
+    if (op !== APPLY) return true;
+    const effect = d.appliers[at]!(this.pkt, this.ctx(pc));
     switch (effect.kind) {
       case "verdict":
         if (effect.verdict === "RETURN") this.back(frames, pc);

@@ -11,13 +11,20 @@
 import { maskValue4, maskValue6, type CIDR, type IPAddress } from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
-import { ALWAYS } from "../matches/extension.js";
+import { ALWAYS, constantOf } from "../matches/extension.js";
 import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
 import { compileMatch, evaluateMatch, matchProtocol } from "../registry.js";
 import { matchFlowReads } from "./flow-reads.js";
 
 /** 0: no match; 1: match; 0 < p < 1: matches with probability p. */
 export type RuleMatcher = (packet: Packet, ctx: EvalContext) => number;
+
+/** A rule's compiled condition, and the number it always gives when it reads no packet field. */
+export interface CompiledCondition {
+  readonly matcher: RuleMatcher;
+  /** Defined when the rule holds with this probability for every packet (statistic, none). */
+  readonly constant: number | undefined;
+}
 
 type Check = (packet: Packet, ctx: EvalContext) => number;
 
@@ -72,8 +79,9 @@ function protocolCheck(canonical: string, negated: boolean): Check {
   return (p) => (ok.includes(p.protocol) ? 1 : 0);
 }
 
+/** A match outcome as a compiled check gives it (in [0, 1], as `compile`'s contract says). */
 function probabilityOf(o: MatchOutcome): number {
-  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : clamp(o.probability);
 }
 
 /**
@@ -109,6 +117,15 @@ function protocolImplied(rule: Rule): boolean {
 
 /** The compiled form of `ruleHolds(rule, packet, ctx, evaluateMatch)`. */
 export function compileRuleMatcher(rule: Rule): RuleMatcher {
+  return compileRuleCondition(rule).matcher;
+}
+
+/**
+ * `compileRuleMatcher`, and the rule's probability when no check reads the packet: the walk
+ * then reads the number instead of calling the matcher (a service's statistic rules, a rule
+ * with no condition).
+ */
+export function compileRuleCondition(rule: Rule): CompiledCondition {
   const checks: Check[] = [];
   const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
   if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
@@ -132,16 +149,26 @@ export function compileRuleMatcher(rule: Rule): RuleMatcher {
   }
   // Standard options first, then the matches in order: the first failing one decides (a
   // failing match after a statistic one still fails the rule, as in ruleHolds).
-  const standard = checks.length;
+  let fixed = checks.length === 0;
+  let product = 1;
   for (const m of rule.matches) {
     const c = matchCheck(m);
-    if (c !== undefined) checks.push(c);
+    if (c === undefined) continue;
+    const constant = constantOf(c);
+    if (constant === undefined) fixed = false;
+    else product *= constant;
+    checks.push(c);
   }
+  return { matcher: checksMatcher(checks), constant: fixed ? clamp(product) : undefined };
+}
+
+/**
+ * The checks in order as one matcher. Every check gives a number in [0, 1] (a compiled match by
+ * its contract, the others by construction), so a lone check is the matcher as it is.
+ */
+function checksMatcher(checks: readonly Check[]): RuleMatcher {
   if (checks.length === 0) return () => 1;
-  if (checks.length === 1) {
-    const only = checks[0]!;
-    return standard === 1 ? only : (p, ctx) => clamp(only(p, ctx));
-  }
+  if (checks.length === 1) return checks[0]!;
   if (checks.length === 2) {
     const [a, b] = checks as [Check, Check];
     return (p, ctx) => {
