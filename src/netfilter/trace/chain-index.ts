@@ -14,7 +14,7 @@ import { compileTarget, matchDestinationPort } from "../registry.js";
 import type { TargetApply } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { ruleRecords } from "./recent.js";
-import { compileRuleCondition, type RuleMatcher } from "./rule-compile.js";
+import { compileRuleCondition, type CompiledCondition, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
 
@@ -43,11 +43,8 @@ export interface CompiledChain {
   readonly index?: DestinationIndex;
   /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
   readonly matchers?: readonly RuleMatcher[];
-  /**
-   * Per rule, the probability it holds with for every packet, or -1 when it reads the packet
-   * (indexed mode only): the walk reads the number instead of calling the matcher.
-   */
-  readonly constants?: Float64Array;
+  /** The compiled conditions in parts, for the fast walk's flat layout (indexed mode only). */
+  readonly conditions?: readonly CompiledCondition[];
   /** Compiled targets (indexed mode only; undefined for a jump or no target). */
   readonly appliers?: readonly (TargetApply | undefined)[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
@@ -181,7 +178,7 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     ...(indexed
       ? {
           matchers: conditions!.map((c) => c.matcher),
-          constants: Float64Array.from(conditions!, (c) => c.constant ?? -1),
+          conditions: conditions!,
           appliers: chain.rules.map((r) =>
             r.target === undefined || r.target.kind === "jump"
               ? undefined

@@ -15,14 +15,19 @@ import type { TargetApply } from "../targets/extension.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
-/** What a rule does when it matches (`ops[2 * at]`). */
+/** What a rule does when it matches (`ops[4 * at] & TARGET_BITS`). */
 export const NO_TARGET = 0;
 export const JUMP = 1;
 export const GOTO = 2;
 /** A target extension: `appliers[at]`. */
 export const APPLY = 3;
+export const TARGET_BITS = 3;
+/** In `ops[4 * at]`: the rule has an IPv4 `-s` test (network, mask at `4 * at + 2`, `+ 3`). */
+export const SOURCE = 4;
+/** In `ops[4 * at]`: that test is negated. */
+export const SOURCE_NEGATED = 8;
 
-/** `ops[2 * at + 1]` of a jump whose chain does not exist. */
+/** `ops[4 * at + 1]` of a jump whose chain does not exist. */
 export const MISSING = -1;
 
 export interface DenseRuleSet {
@@ -30,10 +35,18 @@ export interface DenseRuleSet {
   readonly chains: readonly CompiledChain[];
   /** Per chain number: its first rule's position, its rule count, 1 if it has an index. */
   readonly spans: Int32Array;
-  /** Per rule position: what it does (NO_TARGET, JUMP, GOTO, APPLY), and the jump's chain. */
+  /**
+   * Per rule position, four numbers: what it does (NO_TARGET, JUMP, GOTO, APPLY) with the
+   * SOURCE bits, the jump's chain, the `-s` network and mask (`rule-compile.ts`'s
+   * `ipv4SourceHolds` tests them without a call).
+   */
   readonly ops: Int32Array;
-  /** Per rule position: the probability it holds with for every packet, or -1 (call the matcher). */
+  /**
+   * Per rule position: the probability the rest of its condition (without the `-s` of `ops`)
+   * holds with for every packet, or -1: call `matchers[at]`.
+   */
   readonly constants: Float64Array;
+  /** The rest of each rule's condition (`CompiledCondition.rest`). */
   readonly matchers: readonly RuleMatcher[];
   readonly appliers: readonly (TargetApply | undefined)[];
   /** `table/CHAIN#n` per rule position. */
@@ -58,7 +71,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       rules += chain.rules.length;
     }
   const spans = new Int32Array(chains.length * 3);
-  const ops = new Int32Array(rules * 2);
+  const ops = new Int32Array(rules * 4);
   const constants = new Float64Array(rules);
   const matchers: RuleMatcher[] = [];
   const appliers: (TargetApply | undefined)[] = [];
@@ -71,11 +84,17 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     for (let i = 0; i < chain.rules.length; i++, at++) {
       const kind = chain.kinds[i];
       const sub = chain.jumpTargets[i];
-      ops[2 * at] =
+      const c = chain.conditions![i]!;
+      const what =
         kind === undefined ? NO_TARGET : kind === "jump" ? JUMP : kind === "goto" ? GOTO : APPLY;
-      ops[2 * at + 1] = sub === undefined ? MISSING : numbers.get(sub)!;
-      constants[at] = chain.constants![i]!;
-      matchers.push(chain.matchers![i]!);
+      const source =
+        c.source === undefined ? 0 : c.source.negated ? SOURCE | SOURCE_NEGATED : SOURCE;
+      ops[4 * at] = what | source;
+      ops[4 * at + 1] = sub === undefined ? MISSING : numbers.get(sub)!;
+      ops[4 * at + 2] = c.source?.network ?? 0;
+      ops[4 * at + 3] = c.source?.mask ?? 0;
+      constants[at] = c.restConstant ?? -1;
+      matchers.push(c.rest);
       appliers.push(chain.appliers![i]);
       labels.push(chain.labels[i]!);
     }

@@ -39,8 +39,12 @@ import {
   JUMP,
   MISSING,
   NO_TARGET,
+  SOURCE,
+  SOURCE_NEGATED,
+  TARGET_BITS,
   type DenseRuleSet,
 } from "./dense-rules.js";
+import { ipv4SourceHolds } from "./rule-compile.js";
 import { context, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
@@ -154,29 +158,37 @@ const LOCAL: Plan = plan([
   { kind: "final", delivery: "local" },
 ]);
 
-const NO_CHAINS: readonly undefined[] = [];
-const remoteChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
-const localChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
+/** A plan's tables in a rule set: looked up once per rule set, not per packet. */
+interface PlanLayout {
+  /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
+  readonly chains: readonly (CompiledChain | undefined)[];
+  /** Their chain numbers in `dense` (-1: none). */
+  readonly numbers: readonly number[];
+  /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
+  readonly dense: DenseRuleSet | undefined;
+}
+
+const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], dense: undefined };
+const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
+const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
 /**
  * The built-in chains of a plan's table steps, looked up once per rule set: every branch of
  * every packet goes through them (two map lookups per step otherwise).
  */
-function planChains(
-  compiled: CompiledRuleSet | undefined,
-  plan: Plan,
-): readonly (CompiledChain | undefined)[] {
-  if (compiled === undefined) return NO_CHAINS;
-  const cache = plan === REMOTE ? remoteChains : localChains;
-  let chains = cache.get(compiled);
-  if (chains === undefined)
-    cache.set(
-      compiled,
-      (chains = plan.map((ins) =>
-        ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
-      )),
+function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayout {
+  if (compiled === undefined) return NO_LAYOUT;
+  const cache = plan === REMOTE ? remoteLayouts : localLayouts;
+  let layout = cache.get(compiled);
+  if (layout === undefined) {
+    const dense = denseRuleSet(compiled);
+    const chains = plan.map((ins) =>
+      ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
     );
-  return chains;
+    const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
+    cache.set(compiled, (layout = { chains, numbers, dense }));
+  }
+  return layout;
 }
 
 /** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
@@ -237,6 +249,8 @@ class Walker {
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
+  /** Their chain numbers. */
+  private readonly numbers: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   private readonly d: DenseRuleSet | undefined;
 
@@ -247,8 +261,10 @@ class Walker {
     start: Packet,
   ) {
     this.pkt = packetWith(start, {});
-    this.chains = planChains(compiled, plan);
-    this.d = compiled === undefined ? undefined : denseRuleSet(compiled);
+    const layout = planLayout(compiled, plan);
+    this.chains = layout.chains;
+    this.numbers = layout.numbers;
+    this.d = layout.dense;
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -316,13 +332,13 @@ class Walker {
     // Only a share not yet walked can reach this step again (the plan only goes forward): with
     // no split open, a record would never be read (a packet without a split records nothing).
     if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
-      return this.rules(this.number(chain), 0, undefined, 0, pc);
+      return this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
     const entry: MemoEntry = { from: this.save(), effect: null };
     if (memo === undefined) this.memo[pc] = [entry];
     else memo.push(entry);
     const recording: Recording = { entry, prob: this.prob, open: true };
     this.recording[pc] = recording;
-    this.rules(this.number(chain), 0, undefined, 0, pc);
+    this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
     recording.open = false;
   }
 
@@ -394,10 +410,6 @@ class Walker {
     return this.chains[pc]!;
   }
 
-  private number(chain: CompiledChain): number {
-    return this.d!.numbers.get(chain)!;
-  }
-
   /**
    * Runs chain number `chain` from rule `start` for the current branch, and everything after
    * it: the chains in `frames` when it returns, then the rest of the plan from `pc`.
@@ -410,19 +422,9 @@ class Walker {
     pc: number,
   ): void {
     // Every jump and return of the branch is a call deeper (continuation passing): past this,
-    // the breadth-first walk (walk.ts), which loops instead, takes the packet.
+    // the breadth-first walk (walk.ts), which loops instead, takes the packet. (A throw ends
+    // the whole walk, so the count need not be restored then.)
     if (++this.nesting > MAX_NESTING) throw new TraceError(GAVE_UP);
-    this.rulesFrom(chain, start, frames, depth, pc);
-    this.nesting--;
-  }
-
-  private rulesFrom(
-    chain: number,
-    start: number,
-    frames: Frame | undefined,
-    depth: number,
-    pc: number,
-  ): void {
     const d = this.d!;
     if (depth > MAX_DEPTH) {
       const c = d.chains[chain]!;
@@ -444,13 +446,26 @@ class Walker {
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
-      // A rule that reads no packet field (a statistic share) is a number, not a call.
+      const word = ops[4 * at]!;
+      // The IPv4 `-s` from the flat layout, then the rest of the condition; a rest that reads
+      // no packet field (a statistic share) is a number, not a call.
+      if (
+        (word & SOURCE) !== 0 &&
+        !ipv4SourceHolds(
+          pkt,
+          ctx,
+          ops[4 * at + 2]! >>> 0,
+          ops[4 * at + 3]!,
+          (word & SOURCE_NEGATED) !== 0,
+        )
+      )
+        continue;
       const fixed = constants[at]!;
       const p = fixed >= 0 ? fixed : matchers[at]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
-      const acts = ops[2 * at] !== NO_TARGET;
+      const acts = (word & TARGET_BITS) !== NO_TARGET;
       if (p < 1) {
         // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
         if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
@@ -465,9 +480,13 @@ class Walker {
         this.prob = prob * (1 - p);
         continue;
       }
-      if (acts && !this.apply(chain, at - first, frames, depth, pc)) return;
+      if (acts && !this.apply(chain, at - first, frames, depth, pc)) {
+        this.nesting--;
+        return;
+      }
     }
     this.back(frames, pc);
+    this.nesting--;
   }
 
   /** The current chain returned (RETURN, or no rule left). */
@@ -489,11 +508,11 @@ class Walker {
   ): boolean {
     const d = this.d!;
     const at = d.spans[3 * chain]! + i;
-    const op = d.ops[2 * at]!;
+    const op = d.ops[4 * at]! & TARGET_BITS;
     this.path.push(d.labels[at]!);
     // Jumps (most rules a service packet takes) without loading the rule or the chain.
     if (op === JUMP || op === GOTO) {
-      const sub = d.ops[2 * at + 1]!;
+      const sub = d.ops[4 * at + 1]!;
       if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
       const resume = op === GOTO ? frames : { chain, next: i + 1, depth, parent: frames };
