@@ -218,7 +218,8 @@ interface Group {
   readonly dport: number;
   /** Plan position of the branch the outcome is printed from. */
   rank: number;
-  parts: OutcomeParts;
+  /** Its own object: the probability is written in once the group's shares are summed. */
+  parts: Mutable<OutcomeParts>;
 }
 
 class Walker {
@@ -629,7 +630,7 @@ class Walker {
       }
     }
     if (g < 0 || this.groups[g]!.rank > pc) {
-      const parts: OutcomeParts = {
+      const parts: Mutable<OutcomeParts> = {
         verdict,
         probability: 0,
         delivery,
@@ -758,9 +759,10 @@ export function fastWalk(
   const printer = new Printer();
   const tuple = originalTuple(printer, start);
   const built: BuiltOutcome[] = [];
-  w.groups.forEach((g, k) =>
-    built.push(outcomeOf({ ...g.parts, probability: sums[k]! }, proto, tuple, printer)),
-  );
+  w.groups.forEach((g, k) => {
+    g.parts.probability = sums[k]!;
+    built.push(outcomeOf(g.parts, proto, tuple, printer));
+  });
   // A split counts as expensive whatever the count: every share is walked to its end.
   return { built: built.sort(compareOutcomes), cost: w.finals.length > 3 ? Infinity : w.evaluated };
 }
