@@ -99,6 +99,24 @@ export type MatchCheck = (packet: Packet, ctx: EvalContext) => number;
 /** The compiled form of a match that always holds (a comment). */
 export const ALWAYS: MatchCheck = () => 1;
 
+/** A compiled match that holds with the same probability for every packet. */
+interface ConstantCheck extends MatchCheck {
+  readonly constant: number;
+}
+
+/**
+ * The compiled form of a match whose outcome depends on the rule alone (`statistic --mode
+ * random`): the walk reads the number instead of calling the check for every packet.
+ */
+export function constantCheck(probability: number): MatchCheck {
+  return Object.assign((): number => probability, { constant: probability });
+}
+
+/** The probability a compiled match holds with whatever the packet, when it is fixed. */
+export function constantOf(check: MatchCheck): number | undefined {
+  return check === ALWAYS ? 1 : (check as Partial<ConstantCheck>).constant;
+}
+
 export const MATCH: MatchOutcome = { kind: "match" };
 export const NO_MATCH: MatchOutcome = { kind: "no-match" };
 

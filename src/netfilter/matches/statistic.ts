@@ -6,7 +6,15 @@
  * save form prints it back with `%.11f`. `nth` is a per-rule packet counter: over a cycle of N
  * packets exactly one matches, which is what `evaluate` reports (a branch of 1/N).
  */
-import { fail, MATCH, NEG_ARG, NO_MATCH, single, type MatchExtension } from "./extension.js";
+import {
+  constantCheck,
+  fail,
+  MATCH,
+  NEG_ARG,
+  NO_MATCH,
+  single,
+  type MatchExtension,
+} from "./extension.js";
 import type { MatchOutcome } from "../model.js";
 import { parseCDouble, parseUint } from "./values.js";
 
@@ -115,8 +123,7 @@ export const statisticMatch: MatchExtension<StatisticMatch> = {
   compile(m) {
     // The outcome depends on the rule alone: decided once.
     const h = holdsWith(m);
-    const p = h <= 0 ? 0 : h >= 1 ? 1 : h;
-    return () => p;
+    return constantCheck(h <= 0 ? 0 : h >= 1 ? 1 : h);
   },
   evaluate: (m) => branch(holdsWith(m)),
 };

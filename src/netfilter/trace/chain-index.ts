@@ -14,7 +14,7 @@ import { compileTarget, matchDestinationPort } from "../registry.js";
 import type { TargetApply } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { ruleRecords } from "./recent.js";
-import { compileRuleMatcher, type RuleMatcher } from "./rule-compile.js";
+import { compileRuleCondition, type CompiledCondition, type RuleMatcher } from "./rule-compile.js";
 
 export type IndexKey = number | string;
 
@@ -43,6 +43,8 @@ export interface CompiledChain {
   readonly index?: DestinationIndex;
   /** Compiled rule conditions (indexed mode only; the naive walk evaluates the rules as written). */
   readonly matchers?: readonly RuleMatcher[];
+  /** The compiled conditions in parts, for the fast walk's flat layout (indexed mode only). */
+  readonly conditions?: readonly CompiledCondition[];
   /** Compiled targets (indexed mode only; undefined for a jump or no target). */
   readonly appliers?: readonly (TargetApply | undefined)[];
   /** Whether each rule has a `recent --set/--update` side effect to record. */
@@ -165,6 +167,7 @@ export function firstAtOrAfter(list: readonly number[], start: number): number {
 function compileChain(table: TableName, chain: Chain, indexed: boolean): CompiledChain {
   const labels = chain.rules.map((_, i) => `${table}/${chain.name}#${i + 1}`);
   const index = indexed ? buildDestinationIndex(chain.rules) : undefined;
+  const conditions = indexed ? chain.rules.map(compileRuleCondition) : undefined;
   return {
     table,
     name: chain.name,
@@ -174,7 +177,8 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     ...(index !== undefined ? { index } : {}),
     ...(indexed
       ? {
-          matchers: chain.rules.map(compileRuleMatcher),
+          matchers: conditions!.map((c) => c.matcher),
+          conditions: conditions!,
           appliers: chain.rules.map((r) =>
             r.target === undefined || r.target.kind === "jump"
               ? undefined

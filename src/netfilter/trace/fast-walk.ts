@@ -32,6 +32,19 @@ import {
   type CompiledChain,
   type CompiledRuleSet,
 } from "./chain-index.js";
+import {
+  APPLY,
+  denseRuleSet,
+  GOTO,
+  JUMP,
+  MISSING,
+  NO_TARGET,
+  SOURCE,
+  SOURCE_NEGATED,
+  TARGET_BITS,
+  type DenseRuleSet,
+} from "./dense-rules.js";
+import { ipv4SourceHolds } from "./rule-compile.js";
 import { context, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
@@ -145,34 +158,43 @@ const LOCAL: Plan = plan([
   { kind: "final", delivery: "local" },
 ]);
 
-const NO_CHAINS: readonly undefined[] = [];
-const remoteChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
-const localChains = new WeakMap<CompiledRuleSet, readonly (CompiledChain | undefined)[]>();
+/** A plan's tables in a rule set: looked up once per rule set, not per packet. */
+interface PlanLayout {
+  /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
+  readonly chains: readonly (CompiledChain | undefined)[];
+  /** Their chain numbers in `dense` (-1: none). */
+  readonly numbers: readonly number[];
+  /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
+  readonly dense: DenseRuleSet | undefined;
+}
+
+const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], dense: undefined };
+const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
+const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
 /**
  * The built-in chains of a plan's table steps, looked up once per rule set: every branch of
  * every packet goes through them (two map lookups per step otherwise).
  */
-function planChains(
-  compiled: CompiledRuleSet | undefined,
-  plan: Plan,
-): readonly (CompiledChain | undefined)[] {
-  if (compiled === undefined) return NO_CHAINS;
-  const cache = plan === REMOTE ? remoteChains : localChains;
-  let chains = cache.get(compiled);
-  if (chains === undefined)
-    cache.set(
-      compiled,
-      (chains = plan.map((ins) =>
-        ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
-      )),
+function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayout {
+  if (compiled === undefined) return NO_LAYOUT;
+  const cache = plan === REMOTE ? remoteLayouts : localLayouts;
+  let layout = cache.get(compiled);
+  if (layout === undefined) {
+    const dense = denseRuleSet(compiled);
+    const chains = plan.map((ins) =>
+      ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
     );
-  return chains;
+    const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
+    cache.set(compiled, (layout = { chains, numbers, dense }));
+  }
+  return layout;
 }
 
 /** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
 interface Frame {
-  readonly chain: CompiledChain;
+  /** The chain's number (dense-rules.ts). */
+  readonly chain: number;
   readonly next: number;
   /** The chain's nesting depth (a `-g` adds depth without a frame, as in walk.ts). */
   readonly depth: number;
@@ -196,7 +218,8 @@ interface Group {
   readonly dport: number;
   /** Plan position of the branch the outcome is printed from. */
   rank: number;
-  parts: OutcomeParts;
+  /** Its own object: the probability is written in once the group's shares are summed. */
+  parts: Mutable<OutcomeParts>;
 }
 
 class Walker {
@@ -227,6 +250,10 @@ class Walker {
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
+  /** Their chain numbers. */
+  private readonly numbers: readonly number[];
+  /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
+  private readonly d: DenseRuleSet | undefined;
 
   constructor(
     readonly r: HookRunner,
@@ -235,7 +262,10 @@ class Walker {
     start: Packet,
   ) {
     this.pkt = packetWith(start, {});
-    this.chains = planChains(compiled, plan);
+    const layout = planLayout(compiled, plan);
+    this.chains = layout.chains;
+    this.numbers = layout.numbers;
+    this.d = layout.dense;
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -303,13 +333,13 @@ class Walker {
     // Only a share not yet walked can reach this step again (the plan only goes forward): with
     // no split open, a record would never be read (a packet without a split records nothing).
     if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
-      return this.rules(chain, 0, undefined, 0, pc);
+      return this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
     const entry: MemoEntry = { from: this.save(), effect: null };
     if (memo === undefined) this.memo[pc] = [entry];
     else memo.push(entry);
     const recording: Recording = { entry, prob: this.prob, open: true };
     this.recording[pc] = recording;
-    this.rules(chain, 0, undefined, 0, pc);
+    this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
     recording.open = false;
   }
 
@@ -382,46 +412,61 @@ class Walker {
   }
 
   /**
-   * Runs `chain` from rule `start` for the current branch, and everything after it: the
-   * chains in `frames` when it returns, then the rest of the plan from `pc`.
+   * Runs chain number `chain` from rule `start` for the current branch, and everything after
+   * it: the chains in `frames` when it returns, then the rest of the plan from `pc`.
    */
   private rules(
-    chain: CompiledChain,
+    chain: number,
     start: number,
     frames: Frame | undefined,
     depth: number,
     pc: number,
   ): void {
     // Every jump and return of the branch is a call deeper (continuation passing): past this,
-    // the breadth-first walk (walk.ts), which loops instead, takes the packet.
+    // the breadth-first walk (walk.ts), which loops instead, takes the packet. (A throw ends
+    // the whole walk, so the count need not be restored then.)
     if (++this.nesting > MAX_NESTING) throw new TraceError(GAVE_UP);
-    this.rulesFrom(chain, start, frames, depth, pc);
-    this.nesting--;
-  }
-
-  private rulesFrom(
-    chain: CompiledChain,
-    start: number,
-    frames: Frame | undefined,
-    depth: number,
-    pc: number,
-  ): void {
-    if (depth > MAX_DEPTH)
-      throw new TraceError(`${chain.table}/${chain.name}: chains nest deeper than ${MAX_DEPTH}`);
+    const d = this.d!;
+    if (depth > MAX_DEPTH) {
+      const c = d.chains[chain]!;
+      throw new TraceError(`${c.table}/${c.name}: chains nest deeper than ${MAX_DEPTH}`);
+    }
     const ctx = this.ctx(pc);
     const pkt = this.pkt;
-    const candidates = candidateRules(chain, pkt.dst, pkt.dport);
-    const matchers = chain.matchers!;
-    const count = candidates === undefined ? chain.rules.length : candidates.length;
+    const first = d.spans[3 * chain]!;
+    // Only an indexed chain's object is loaded (its destination index).
+    const candidates =
+      d.spans[3 * chain + 2] === 0
+        ? undefined
+        : candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+    const constants = d.constants;
+    const matchers = d.matchers;
+    const ops = d.ops;
+    const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
-      const i = candidates === undefined ? k : candidates[k]!;
+      const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
-      const p = matchers[i]!(pkt, ctx);
+      const word = ops[4 * at]!;
+      // The IPv4 `-s` from the flat layout, then the rest of the condition; a rest that reads
+      // no packet field (a statistic share) is a number, not a call.
+      if (
+        (word & SOURCE) !== 0 &&
+        !ipv4SourceHolds(
+          pkt,
+          ctx,
+          ops[4 * at + 2]! >>> 0,
+          ops[4 * at + 3]!,
+          (word & SOURCE_NEGATED) !== 0,
+        )
+      )
+        continue;
+      const fixed = constants[at]!;
+      const p = fixed >= 0 ? fixed : matchers[at]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
-      const acts = chain.kinds[i] !== undefined;
+      const acts = (word & TARGET_BITS) !== NO_TARGET;
       if (p < 1) {
         // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
         if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
@@ -429,16 +474,20 @@ class Walker {
         const saved = this.save();
         this.prob = prob * p;
         this.openSplits++;
-        if (!acts || this.apply(chain, i, frames, depth, pc))
-          this.rules(chain, i + 1, frames, depth, pc);
+        if (!acts || this.apply(chain, at - first, frames, depth, pc))
+          this.rules(chain, at - first + 1, frames, depth, pc);
         this.openSplits--;
         this.restore(saved);
         this.prob = prob * (1 - p);
         continue;
       }
-      if (acts && !this.apply(chain, i, frames, depth, pc)) return;
+      if (acts && !this.apply(chain, at - first, frames, depth, pc)) {
+        this.nesting--;
+        return;
+      }
     }
     this.back(frames, pc);
+    this.nesting--;
   }
 
   /** The current chain returned (RETURN, or no rule left). */
@@ -448,28 +497,31 @@ class Walker {
   }
 
   /**
-   * Applies rule `i`'s target. True: the branch goes on with the next rule of `chain`; false:
-   * the branch was followed to its end.
+   * Applies rule `i` of chain number `chain`. True: the branch goes on with the chain's next
+   * rule; false: the branch was followed to its end.
    */
   private apply(
-    chain: CompiledChain,
+    chain: number,
     i: number,
     frames: Frame | undefined,
     depth: number,
     pc: number,
   ): boolean {
-    const kind = chain.kinds[i]!;
-    this.path.push(chain.labels[i]!);
-    // Jumps (most rules a service packet takes) without loading the rule: kinds is dense.
-    if (kind === "jump" || kind === "goto") {
-      const sub = chain.jumpTargets[i];
-      if (sub === undefined) throw missingChain(chain, i);
+    const d = this.d!;
+    const at = d.spans[3 * chain]! + i;
+    const op = d.ops[4 * at]! & TARGET_BITS;
+    this.path.push(d.labels[at]!);
+    // Jumps (most rules a service packet takes) without loading the rule or the chain.
+    if (op === JUMP || op === GOTO) {
+      const sub = d.ops[4 * at + 1]!;
+      if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
-      const resume = kind === "goto" ? frames : { chain, next: i + 1, depth, parent: frames };
+      const resume = op === GOTO ? frames : { chain, next: i + 1, depth, parent: frames };
       this.rules(sub, 0, resume, depth + 1, pc);
       return false;
     }
-    const effect = chain.appliers![i]!(this.pkt, this.ctx(pc));
+    if (op !== APPLY) return true;
+    const effect = d.appliers[at]!(this.pkt, this.ctx(pc));
     switch (effect.kind) {
       case "verdict":
         if (effect.verdict === "RETURN") this.back(frames, pc);
@@ -578,7 +630,7 @@ class Walker {
       }
     }
     if (g < 0 || this.groups[g]!.rank > pc) {
-      const parts: OutcomeParts = {
+      const parts: Mutable<OutcomeParts> = {
         verdict,
         probability: 0,
         delivery,
@@ -707,9 +759,10 @@ export function fastWalk(
   const printer = new Printer();
   const tuple = originalTuple(printer, start);
   const built: BuiltOutcome[] = [];
-  w.groups.forEach((g, k) =>
-    built.push(outcomeOf({ ...g.parts, probability: sums[k]! }, proto, tuple, printer)),
-  );
+  w.groups.forEach((g, k) => {
+    g.parts.probability = sums[k]!;
+    built.push(outcomeOf(g.parts, proto, tuple, printer));
+  });
   // A split counts as expensive whatever the count: every share is walked to its end.
   return { built: built.sort(compareOutcomes), cost: w.finals.length > 3 ? Infinity : w.evaluated };
 }

@@ -352,17 +352,17 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
       lastSport = sport;
       lastSource = joinHostPort(src, sport);
     }
-    const outcome = outcomeRecord(
+    const outcome = outcomeRecord({
       verdict,
-      toText !== "" ? destination : undefined,
+      destination: toText !== "" ? destination : undefined,
       masquerade,
       probability,
       path,
-      markText,
-      masquerade ? lastSource : undefined,
-      sourcePorts !== "" ? sourcePorts : undefined,
+      mark: markText,
+      source: masquerade ? lastSource : undefined,
+      sourcePorts: sourcePorts !== "" ? sourcePorts : undefined,
       delivery,
-      tracked
+      conntrack: tracked
         ? {
             proto,
             family: packet.family,
@@ -373,7 +373,7 @@ function rebuild(entry: Entry, packet: Packet, srcText: string, dstText: string)
             mark,
           }
         : undefined,
-    );
+    });
     outcomes.push(outcome);
     explanations.push(snatAt < 0 ? steps : withSnat(steps, snatAt, original, outcome));
   }

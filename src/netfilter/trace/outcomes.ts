@@ -113,49 +113,58 @@ export function outcomeOf(
   const steps: TraceStep[] = [...parts.steps, { kind: "verdict", verdict, where: parts.delivery }];
   const dst = printer.ip(parts.dst);
   const src = printer.source(parts.src);
-  const outcome = outcomeRecord(
+  const outcome = outcomeRecord({
     verdict,
-    parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
-    parts.snat,
-    parts.probability,
-    parts.path,
-    printer.mark(parts.mark),
-    parts.snat ? joinHostPort(src, parts.sport) : undefined,
-    parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
-    parts.delivery,
-    parts.stopped || parts.untracked
-      ? undefined
-      : {
-          proto,
-          family: parts.family,
-          original,
-          reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
-          dnat: parts.dnat,
-          snat: parts.snat,
-          mark: parts.mark,
-        },
-  );
+    destination: parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
+    masquerade: parts.snat,
+    probability: parts.probability,
+    path: parts.path,
+    mark: printer.mark(parts.mark),
+    source: parts.snat ? joinHostPort(src, parts.sport) : undefined,
+    sourcePorts: parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
+    delivery: parts.delivery,
+    conntrack:
+      parts.stopped || parts.untracked
+        ? undefined
+        : {
+            proto,
+            family: parts.family,
+            original,
+            reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
+            dnat: parts.dnat,
+            snat: parts.snat,
+            mark: parts.mark,
+          },
+  });
   return { outcome, steps, parts };
 }
 
 /**
- * An outcome with its properties in the JSON contract's order (the printed output depends on
- * it); an absent one is undefined here. The usual shapes are written as literals: an object
- * grown property by property keeps the later ones in a separate store, reallocated as it
- * grows, and an outcome is made for every trace, flow cache hits included.
+ * An outcome's properties, every one present: an absent optional one is undefined here. One
+ * object rather than ten positional parameters (the three optional strings are easily swapped).
  */
-export function outcomeRecord(
-  verdict: TraceVerdict,
-  destination: string | undefined,
-  masquerade: boolean,
-  probability: number,
-  path: readonly string[],
-  mark: string,
-  source: string | undefined,
-  sourcePorts: string | undefined,
-  delivery: Delivery,
-  conntrack: ConntrackEntry | undefined,
-): TraceOutcome {
+export interface OutcomeFields {
+  readonly verdict: TraceVerdict;
+  readonly destination: string | undefined;
+  readonly masquerade: boolean;
+  readonly probability: number;
+  readonly path: readonly string[];
+  readonly mark: string;
+  readonly source: string | undefined;
+  readonly sourcePorts: string | undefined;
+  readonly delivery: Delivery;
+  readonly conntrack: ConntrackEntry | undefined;
+}
+
+/**
+ * An outcome with its properties in the JSON contract's order (the printed output depends on
+ * it), without the undefined ones. The usual shapes are written as literals: an object grown
+ * property by property keeps the later ones in a separate store, reallocated as it grows, and
+ * an outcome is made for every trace, flow cache hits included.
+ */
+export function outcomeRecord(f: OutcomeFields): TraceOutcome {
+  const { verdict, destination, masquerade, probability, path, mark, source, sourcePorts } = f;
+  const { delivery, conntrack } = f;
   if (conntrack !== undefined && (source !== undefined || sourcePorts === undefined)) {
     if (destination !== undefined) {
       if (source === undefined)
@@ -201,46 +210,24 @@ export function outcomeRecord(
       conntrack,
     };
   }
-  return grownOutcome(
-    verdict,
-    destination,
-    masquerade,
-    probability,
-    path,
-    mark,
-    source,
-    sourcePorts,
-    delivery,
-    conntrack,
-  );
+  return grownOutcome(f);
 }
 
 /**
  * The same outcome grown property by property in the contract's order: the general path, and
  * the reference `outcomeRecord`'s literals are tested against.
  */
-export function grownOutcome(
-  verdict: TraceVerdict,
-  destination: string | undefined,
-  masquerade: boolean,
-  probability: number,
-  path: readonly string[],
-  mark: string,
-  source: string | undefined,
-  sourcePorts: string | undefined,
-  delivery: Delivery,
-  conntrack: ConntrackEntry | undefined,
-): TraceOutcome {
-  const outcome = { verdict } as Mutable<TraceOutcome>;
-  if (destination !== undefined) outcome.destination = destination;
-  outcome.masquerade = masquerade;
-  outcome.probability = probability;
-  outcome.path = path;
-  outcome.mark = mark;
-  if (source !== undefined) outcome.source = source;
-  if (sourcePorts !== undefined) outcome.sourcePorts = sourcePorts;
-  outcome.delivery = delivery;
-  if (conntrack !== undefined) outcome.conntrack = conntrack;
+export function grownOutcome(f: OutcomeFields): TraceOutcome {
+  const outcome = { verdict: f.verdict } as Mutable<TraceOutcome>;
+  if (f.destination !== undefined) outcome.destination = f.destination;
+  outcome.masquerade = f.masquerade;
+  outcome.probability = f.probability;
+  outcome.path = f.path;
+  outcome.mark = f.mark;
+  if (f.source !== undefined) outcome.source = f.source;
+  if (f.sourcePorts !== undefined) outcome.sourcePorts = f.sourcePorts;
+  outcome.delivery = f.delivery;
+  if (f.conntrack !== undefined) outcome.conntrack = f.conntrack;
   return outcome;
 }
 

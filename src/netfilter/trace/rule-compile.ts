@@ -11,13 +11,52 @@
 import { maskValue4, maskValue6, type CIDR, type IPAddress } from "../../net/index.js";
 import { packetHasProtocol } from "../matches/protocol.js";
 import { interfaceMatches } from "../matches/standard.js";
-import { ALWAYS } from "../matches/extension.js";
+import { ALWAYS, constantOf } from "../matches/extension.js";
 import type { EvalContext, L4Protocol, Match, MatchOutcome, Packet, Rule } from "../model.js";
 import { compileMatch, evaluateMatch, matchProtocol } from "../registry.js";
 import { matchFlowReads } from "./flow-reads.js";
 
 /** 0: no match; 1: match; 0 < p < 1: matches with probability p. */
 export type RuleMatcher = (packet: Packet, ctx: EvalContext) => number;
+
+/** A rule's compiled condition, and the number it always gives when it reads no packet field. */
+export interface CompiledCondition {
+  readonly matcher: RuleMatcher;
+  /** Defined when the rule holds with this probability for every packet (statistic, none). */
+  readonly constant: number | undefined;
+  /**
+   * The rule's `-s` when it is an IPv4 prefix, as numbers for `ipv4SourceHolds` (the fast
+   * walk's flat layout tests it without a call), and the rest of the condition without it.
+   */
+  readonly source: Ipv4Source | undefined;
+  readonly rest: RuleMatcher;
+  readonly restConstant: number | undefined;
+}
+
+/** An IPv4 `-s` prefix: `network` and `mask` as unsigned 32-bit values. */
+export interface Ipv4Source {
+  readonly network: number;
+  readonly mask: number;
+  readonly negated: boolean;
+}
+
+/**
+ * Whether a packet passes an IPv4 `-s` test (as standardOptionsHold: a packet of the other
+ * family never does, negated or not), telling a recorded trace which source bits it consulted
+ * (flow-reads.ts).
+ */
+export function ipv4SourceHolds(
+  p: Packet,
+  ctx: EvalContext,
+  network: number,
+  mask: number,
+  negated: boolean,
+): boolean {
+  if (p.family !== "IPv4") return false;
+  const a = p.src;
+  if (ctx.flow !== undefined) ctx.flow.srcPrefix(a, network, Math.clz32(~mask));
+  return (a.family === "IPv4" && (a.value & mask) >>> 0 === network) !== negated;
+}
 
 type Check = (packet: Packet, ctx: EvalContext) => number;
 
@@ -29,18 +68,8 @@ function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check 
   if (cidr.family === "IPv4") {
     const mask = maskValue4(cidr.prefix);
     const net = cidr.network.value as number;
-    // The address test written into each closure (no nested call: these run for most rules).
-    const prefix = cidr.prefix;
     return side === "src"
-      ? (p, ctx) => {
-          const a = p.src;
-          // A recorded trace is told which source bits this test consulted (flow-reads.ts).
-          if (ctx.flow !== undefined && p.family === "IPv4") ctx.flow.srcPrefix(a, net, prefix);
-          return p.family !== "IPv4" ||
-            (a.family === "IPv4" && (a.value & mask) >>> 0 === net) === negated
-            ? 0
-            : 1;
-        }
+      ? (p, ctx) => (ipv4SourceHolds(p, ctx, net, mask, negated) ? 1 : 0)
       : (p) => {
           const a = p.dst;
           return p.family !== "IPv4" ||
@@ -72,8 +101,9 @@ function protocolCheck(canonical: string, negated: boolean): Check {
   return (p) => (ok.includes(p.protocol) ? 1 : 0);
 }
 
+/** A match outcome as a compiled check gives it (in [0, 1], as `compile`'s contract says). */
 function probabilityOf(o: MatchOutcome): number {
-  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+  return o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : clamp(o.probability);
 }
 
 /**
@@ -109,9 +139,26 @@ function protocolImplied(rule: Rule): boolean {
 
 /** The compiled form of `ruleHolds(rule, packet, ctx, evaluateMatch)`. */
 export function compileRuleMatcher(rule: Rule): RuleMatcher {
+  return compileRuleCondition(rule).matcher;
+}
+
+/**
+ * `compileRuleMatcher`, and the rule's probability when no check reads the packet: the walk
+ * then reads the number instead of calling the matcher (a service's statistic rules, a rule
+ * with no condition).
+ */
+export function compileRuleCondition(rule: Rule): CompiledCondition {
   const checks: Check[] = [];
   const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
   if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
+  const ipv4Source: Ipv4Source | undefined =
+    source !== undefined && source.value.family === "IPv4"
+      ? {
+          network: source.value.network.value as number,
+          mask: maskValue4(source.value.prefix),
+          negated: source.negated,
+        }
+      : undefined;
   if (destination !== undefined)
     checks.push(addressCheck(destination.value, destination.negated, "dst"));
   // A match that repeats the protocol test: one closure fewer. A service's rules are out of
@@ -133,15 +180,44 @@ export function compileRuleMatcher(rule: Rule): RuleMatcher {
   // Standard options first, then the matches in order: the first failing one decides (a
   // failing match after a statistic one still fails the rule, as in ruleHolds).
   const standard = checks.length;
+  let matchesFixed = true;
+  let product = 1;
   for (const m of rule.matches) {
     const c = matchCheck(m);
-    if (c !== undefined) checks.push(c);
+    if (c === undefined) continue;
+    const constant = constantOf(c);
+    if (constant === undefined) matchesFixed = false;
+    else product *= constant;
+    checks.push(c);
   }
+  const fixed = (standardChecks: number): number | undefined =>
+    matchesFixed && standardChecks === 0 ? clamp(product) : undefined;
+  const matcher = checksMatcher(checks);
+  if (ipv4Source === undefined)
+    return {
+      matcher,
+      constant: fixed(standard),
+      source: undefined,
+      rest: matcher,
+      restConstant: fixed(standard),
+    };
+  // The rest: without the IPv4 `-s` (checks[0]).
+  return {
+    matcher,
+    constant: fixed(standard),
+    source: ipv4Source,
+    rest: checksMatcher(checks.slice(1)),
+    restConstant: fixed(standard - 1),
+  };
+}
+
+/**
+ * The checks in order as one matcher. Every check gives a number in [0, 1] (a compiled match by
+ * its contract, the others by construction), so a lone check is the matcher as it is.
+ */
+function checksMatcher(checks: readonly Check[]): RuleMatcher {
   if (checks.length === 0) return () => 1;
-  if (checks.length === 1) {
-    const only = checks[0]!;
-    return standard === 1 ? only : (p, ctx) => clamp(only(p, ctx));
-  }
+  if (checks.length === 1) return checks[0]!;
   if (checks.length === 2) {
     const [a, b] = checks as [Check, Check];
     return (p, ctx) => {

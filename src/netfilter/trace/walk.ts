@@ -245,7 +245,13 @@ function walkChain(
       if (p < 1) {
         (budget.splitters ??= new Set()).add(chain.labels[i]!);
         const prob = state.prob;
-        applyRule(env, chain, i, state, prob * p, p, child(b.key, 0), sink);
+        applyRule(
+          env,
+          chain,
+          i,
+          { state, prob: prob * p, probability: p, key: child(b.key, 0) },
+          sink,
+        );
         let notTaken = withProb(state, prob * (1 - p));
         if (env.explain)
           notTaken = step(env, notTaken, {
@@ -258,7 +264,13 @@ function walkChain(
         sink.next.push({ state: notTaken, key: child(b.key, 1) });
         continue;
       }
-      applyRule(env, chain, i, state, state.prob, undefined, b.key, sink);
+      applyRule(
+        env,
+        chain,
+        i,
+        { state, prob: state.prob, probability: undefined, key: b.key },
+        sink,
+      );
     }
     k++;
     if (!changed) continue;
@@ -351,8 +363,17 @@ function merged(list: readonly Branch[]): Branch[] {
   return kept;
 }
 
+/** A branch taking a rule: its state, its probability after the rule, the rule's own share. */
+interface Taking {
+  readonly state: WalkState;
+  readonly prob: number;
+  /** The statistic share of a split (the explanation shows it); undefined: no split. */
+  readonly probability: number | undefined;
+  readonly key: Key | undefined;
+}
+
 /**
- * Applies matched rule `i`'s target to `state0` with probability `prob` (its own, or the
+ * Applies matched rule `i`'s target to the branch `taking` (probability `prob`: its own, or the
  * taken share of a split): the branch goes on at the next rule (`sink.next`), into the called
  * chain (`sink.jumpers`), or ends here (`sink.out`).
  */
@@ -360,12 +381,10 @@ function applyRule(
   env: WalkEnv,
   chain: CompiledChain,
   i: number,
-  state0: WalkState,
-  prob: number,
-  probability: number | undefined,
-  key: Key | undefined,
+  taking: Taking,
   sink: RuleSink,
 ): void {
+  const { state: state0, prob, probability, key } = taking;
   const rule = chain.rules[i]!;
   let state = state0;
   const updates = chain.recentSets[i] === true ? recentUpdatesOf(rule, state.pkt) : NO_UPDATES;

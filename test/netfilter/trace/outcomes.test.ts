@@ -5,7 +5,11 @@
  */
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
-import { grownOutcome as grown, outcomeRecord } from "../../../src/netfilter/trace/outcomes.js";
+import {
+  grownOutcome as grown,
+  outcomeRecord,
+  type OutcomeFields,
+} from "../../../src/netfilter/trace/outcomes.js";
 import type {
   ConntrackEntry,
   Delivery,
@@ -32,25 +36,25 @@ const conntrack: fc.Arbitrary<ConntrackEntry> = fc.record({
   mark: fc.nat(),
 });
 
-const args = fc.tuple(
-  fc.constantFrom<TraceVerdict>("DNAT", "ACCEPT", "NONE", "DROP", "REJECT"),
-  fc.option(fc.string(), { nil: undefined }),
-  fc.boolean(),
-  fc.double({ min: 0, max: 1, noNaN: true }),
-  fc.array(fc.string(), { maxLength: 4 }),
-  fc.string(),
-  fc.option(fc.string(), { nil: undefined }),
-  fc.option(fc.string(), { nil: undefined }),
-  fc.constantFrom<Delivery>("local", "forward", "stopped", "ipvs"),
-  fc.option(conntrack, { nil: undefined }),
-);
+const fields: fc.Arbitrary<OutcomeFields> = fc.record({
+  verdict: fc.constantFrom<TraceVerdict>("DNAT", "ACCEPT", "NONE", "DROP", "REJECT"),
+  destination: fc.option(fc.string(), { nil: undefined }),
+  masquerade: fc.boolean(),
+  probability: fc.double({ min: 0, max: 1, noNaN: true }),
+  path: fc.array(fc.string(), { maxLength: 4 }),
+  mark: fc.string(),
+  source: fc.option(fc.string(), { nil: undefined }),
+  sourcePorts: fc.option(fc.string(), { nil: undefined }),
+  delivery: fc.constantFrom<Delivery>("local", "forward", "stopped", "ipvs"),
+  conntrack: fc.option(conntrack, { nil: undefined }),
+});
 
 describe("outcomeRecord", () => {
-  it.prop([args], { numRuns: 200 })(
+  it.prop([fields], { numRuns: 200 })(
     "is the outcome grown property by property, keys in the same order",
-    (a) => {
-      const fast = outcomeRecord(...a);
-      const general = grown(...a);
+    (f) => {
+      const fast = outcomeRecord(f);
+      const general = grown(f);
       expect(fast).toStrictEqual(general);
       expect(Object.keys(fast)).toEqual(Object.keys(general));
       expect(JSON.stringify(fast)).toBe(JSON.stringify(general));

@@ -3,7 +3,10 @@ import { fc, it } from "@fast-check/jest";
 import { parseIptables } from "../../../src/netfilter/index.js";
 import type { Packet } from "../../../src/netfilter/model.js";
 import { evaluateMatch } from "../../../src/netfilter/registry.js";
-import { compileRuleMatcher } from "../../../src/netfilter/trace/rule-compile.js";
+import {
+  compileRuleCondition,
+  compileRuleMatcher,
+} from "../../../src/netfilter/trace/rule-compile.js";
 import { ruleHolds } from "../../../src/netfilter/trace/rule-match.js";
 import { parseIP } from "../../../src/net/index.js";
 
@@ -128,6 +131,42 @@ describe("compiled rule matchers", () => {
       const o = ruleHolds(rule, p, ctx, evaluateMatch);
       const expected = o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
       expect(compileRuleMatcher(rule)(p, ctx)).toBe(expected);
+    },
+  );
+
+  /** Rules of comments and statistic shares, with or without a condition that reads the packet. */
+  const sharesText = fc
+    .record({
+      comment: fc.boolean(),
+      shares: fc.array(
+        fc.tuple(neg, fc.constantFrom("0.5000000000", "0.1000000000", "1.0000000000", "0.0")),
+        { maxLength: 2 },
+      ),
+      proto: fc.boolean(),
+    })
+    .map((o) => {
+      const w = ["-A C"];
+      if (o.proto) w.push("-p tcp");
+      if (o.comment) w.push('-m comment --comment "svc -> ep"');
+      for (const [n, p] of o.shares) w.push(`-m statistic --mode random ${n}--probability ${p}`);
+      w.push("-j ACCEPT");
+      return { text: w.join(" "), readsPacket: o.proto };
+    });
+
+  it.prop([sharesText, packet], { numRuns: 200 })(
+    "give a fixed probability exactly for rules that read no packet field, and the same number",
+    ({ text, readsPacket }, p) => {
+      const rs = parseIptables(`*filter\n:C - [0:0]\n${text}\nCOMMIT\n`, {
+        file: "t.rules",
+        family: "IPv4",
+      });
+      const rule = rs.tables[0]!.chains.find((c) => c.name === "C")!.rules[0]!;
+      const o = ruleHolds(rule, p, ctx, evaluateMatch);
+      const expected = o.kind === "match" ? 1 : o.kind === "no-match" ? 0 : o.probability;
+      const { matcher, constant } = compileRuleCondition(rule);
+      expect(constant === undefined).toBe(readsPacket);
+      expect(matcher(p, ctx)).toBe(expected);
+      if (constant !== undefined) expect(constant).toBe(expected);
     },
   );
 });
