@@ -8,7 +8,7 @@
  *   npx tsx bench/ipvs.ts --quick   # 100 → 400 services
  */
 import { performance } from "node:perf_hooks";
-import { buildNodeDataplane } from "../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../src/node/node-dataplane.js";
 import { makeCluster, type Cluster } from "../src/model/cluster.js";
 import type { EndpointSlice, Service } from "../src/model/kinds.js";
 import type { NodeEnvironment } from "../src/model/node-environment.js";

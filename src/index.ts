@@ -77,7 +77,7 @@ export type {
 export {
   buildNodeDataplane,
   type NodeDataplaneOptions,
-} from "./backends/simulator/node-dataplane.js";
+} from "./node/node-dataplane.js";
 export { describeOutcome, describeStep } from "./netfilter/trace/explain.js";
 export { TraceError } from "./netfilter/trace/walk.js";
 export { TraceInputError } from "./netfilter/trace/packet-spec.js";

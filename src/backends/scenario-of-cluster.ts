@@ -16,8 +16,8 @@ import { renderIptables } from "../proxiers/iptables/render-iptables.js";
 import { DUMMY_DEVICE } from "../proxiers/ipvs/index.js";
 import { renderNftables } from "../proxiers/nftables/render-nftables.js";
 import type { AttachedPod, Scenario } from "./backend.js";
-import { ipvsDataplaneInput } from "./simulator/ipvs-dataplane.js";
-import { withNodeHostports } from "./simulator/node-dataplane.js";
+import { ipvsDataplaneInput } from "../node/ipvs-dataplane.js";
+import { withNodeHostports } from "../node/node-dataplane.js";
 
 export interface ScenarioOptions {
   readonly proxyConfig: KubeProxyConfiguration;

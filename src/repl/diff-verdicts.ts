@@ -6,7 +6,7 @@
 import type { MatrixCell } from "../policy/matrix.js";
 import type { Cluster } from "../model/cluster.js";
 import { computePolicyMatrix, matrixRows } from "../policy/matrix.js";
-import { buildNodeDataplane } from "../backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../node/node-dataplane.js";
 import { trace, type PacketSpec, type TraceOutcome } from "../netfilter/trace/index.js";
 import { packetKey, servicePackets } from "../report/probes.js";
 import type { NodeSettings } from "./diff-rules.js";

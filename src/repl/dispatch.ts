@@ -9,7 +9,6 @@ import { resolveCli, type CliCommandSpec, type CliIO, type RunCommand } from "./
 import { formatSessionHelp, SESSION_COMMANDS, sessionCommand } from "./command-table.js";
 import { commandNames } from "./complete.js";
 import { Session, SessionError } from "./session.js";
-import { replErrorText } from "../cli/render-errors.js";
 import { optionValue, optionValues, positionals, splitWords } from "./words.js";
 
 export interface DispatchEnv {
@@ -17,6 +16,12 @@ export interface DispatchEnv {
   readonly cli: readonly CliCommandSpec[];
   readonly run: RunCommand;
   readonly io: CliIO;
+  /**
+   * How the CLI prints an error a user should see (`error: ` and its lines), or undefined for a
+   * programmer's error: passed in by the CLI (src/cli/render-errors.ts) so that the REPL prints
+   * session errors as commands print theirs without importing the CLI.
+   */
+  readonly errorText: (e: unknown) => string | undefined;
   /** The text typed after an `apply -f -` line (see `readsTypedText`). */
   readonly typed?: string;
 }
@@ -186,8 +191,8 @@ export async function dispatch(line: string, env: DispatchEnv): Promise<string> 
     try {
       return session(words, line.trim(), env.session, env.typed);
     } catch (e) {
-      // Printed as the CLI prints errors (src/cli/render-errors.ts), after `error: `.
-      const text = replErrorText(e);
+      // Printed as the CLI prints errors, after `error: `.
+      const text = env.errorText(e);
       if (text !== undefined) return text;
       throw e;
     }

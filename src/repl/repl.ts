@@ -26,6 +26,8 @@ export interface ReplOptions {
   readonly settings: (cluster: Cluster) => NodeSettings | { readonly error: string };
   readonly cli: readonly CliCommandSpec[];
   readonly run: RunCommand;
+  /** How the CLI prints a user's error (see DispatchEnv.errorText). */
+  readonly errorText: (e: unknown) => string | undefined;
   readonly readStdin?: () => string;
   /** Where line history is kept; undefined: nowhere. */
   readonly historyFile?: string;
@@ -70,7 +72,9 @@ export function startRepl(opts: ReplOptions): Promise<void> {
     eval: (cmd, _context, _file, callback) => {
       // Piped input delivers lines before the previous one finished: run them in order.
       queue = queue
-        .then(() => dispatch(cmd, { session, cli: opts.cli, run: opts.run, io }))
+        .then(() =>
+          dispatch(cmd, { session, cli: opts.cli, run: opts.run, errorText: opts.errorText, io }),
+        )
         .then((text) => {
           write(text);
           callback(null, undefined);
@@ -90,7 +94,16 @@ export function startRepl(opts: ReplOptions): Promise<void> {
     typing = undefined;
     const typed = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
     queue = queue
-      .then(() => dispatch(line, { session, cli: opts.cli, run: opts.run, io, typed }))
+      .then(() =>
+        dispatch(line, {
+          session,
+          cli: opts.cli,
+          run: opts.run,
+          errorText: opts.errorText,
+          io,
+          typed,
+        }),
+      )
       .then(write)
       .catch((e: unknown) => {
         write(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -6,7 +6,7 @@
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
 import type { KubeProxyConfiguration } from "../model/proxy-config.js";
-import { buildNodeDataplane } from "../backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../node/node-dataplane.js";
 import { renderIptables } from "../proxiers/iptables/render-iptables.js";
 import { renderIpvs } from "../proxiers/ipvs/index.js";
 import { trace } from "../netfilter/trace/index.js";

@@ -1,5 +1,5 @@
 /** Tracing one packet through both proxiers' dataplanes (test helper). */
-import { buildNodeDataplane } from "../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../src/node/node-dataplane.js";
 import type { Cluster } from "../../src/model/cluster.js";
 import { trace, type NodeDataplane, type TraceResult } from "../../src/netfilter/trace/index.js";
 import type { Observed } from "./differences.js";

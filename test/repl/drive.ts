@@ -7,6 +7,7 @@ import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
 import { readFileSync } from "node:fs";
 import { buildProgram, runCli } from "../../src/cli/program.js";
 import { cliSpecs } from "../../src/cli/commands/repl.js";
+import { replErrorText } from "../../src/cli/render-errors.js";
 import { startRepl } from "../../src/repl/repl.js";
 import type { SessionOptions } from "../../src/repl/session.js";
 
@@ -46,6 +47,7 @@ export async function drive(
     settings: () => (node === undefined ? { error: "no node given" } : { node, proxyConfig }),
     cli: cliSpecs(buildProgram(io)),
     run: runCli,
+    errorText: replErrorText,
     ...(editFile !== undefined ? { editFile } : {}),
   });
   for (const line of lines) input.write(`${line}\n`);

@@ -5,6 +5,7 @@ import type { CliCommandSpec } from "../../repl/cli-spec.js";
 import type { NodeSettings } from "../../repl/diff-rules.js";
 import { historyPath, startRepl } from "../../repl/repl.js";
 import { CliError } from "../exit.js";
+import { replErrorText } from "../render-errors.js";
 import {
   addManifestOptions,
   addNodeOptions,
@@ -120,6 +121,7 @@ Example:
         settings,
         cli: cliSpecs(program),
         run,
+        errorText: replErrorText,
         readStdin: io.readStdin,
         historyFile: historyPath(),
       });

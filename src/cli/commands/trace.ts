@@ -9,7 +9,7 @@
  */
 import { readText } from "../read-text.js";
 import { Option, type Command } from "commander";
-import { buildNodeDataplane } from "../../backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../node/node-dataplane.js";
 import { traceNftUpstreamStyle } from "../../netfilter/nftables/upstream-trace.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";

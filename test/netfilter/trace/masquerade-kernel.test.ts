@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { describe, expect } from "@jest/globals";
 import { fc } from "@fast-check/jest";
 import { withNetns, type Netns } from "../../../src/backends/netns.js";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { parseCluster } from "../../../src/model/index.js";
 import { parseNodeEnvironment } from "../../../src/model/load-node-environment.js";
 import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";

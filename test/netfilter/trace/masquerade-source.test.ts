@@ -5,7 +5,7 @@
  * The three reproductions of the issue (kernel answers recorded there), then the choice itself.
  */
 import { describe, expect, test } from "@jest/globals";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { parseCluster } from "../../../src/model/index.js";
 import { parseNodeEnvironment } from "../../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../../src/model/load-proxy-config.js";

@@ -9,7 +9,7 @@ import {
 } from "../../../src/proxiers/iptables/render.js";
 import type { RestoreOptions } from "../../../src/proxiers/iptables/render-restore.js";
 import { FAKE_CONFIG, FAKE_NODE } from "./helpers.js";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";
 import type { PacketSpec } from "../../../src/netfilter/trace/result.js";
 

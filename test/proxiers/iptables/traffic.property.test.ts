@@ -4,7 +4,7 @@
  */
 import { describe, expect } from "@jest/globals";
 import { fc, test } from "@fast-check/jest";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import type { ServicePort } from "kubernetes-types/core/v1.js";
 import type { EndpointSlice, Service } from "../../../src/model/kinds.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";

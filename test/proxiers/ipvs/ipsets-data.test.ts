@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatIpsetSave, parseIpsetSave } from "../../../src/netfilter/ipset/index.js";
 import { renderIpvs } from "../../../src/proxiers/ipvs/index.js";
-import { ipvsDataplaneInput } from "../../../src/backends/simulator/ipvs-dataplane.js";
+import { ipvsDataplaneInput } from "../../../src/node/ipvs-dataplane.js";
 import { scenarioOfCluster } from "../../../src/backends/scenario-of-cluster.js";
 import { scenarioData } from "../../../src/backends/scenario-data.js";
 import {

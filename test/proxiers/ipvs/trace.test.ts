@@ -6,7 +6,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { loadCluster, parseCluster } from "../../../src/model/index.js";
 import { parseNodeEnvironment } from "../../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../../src/model/load-proxy-config.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { trace } from "../../../src/netfilter/trace/index.js";
 import { observe, show } from "../../differential/observe.js";
 import {

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";
 import type { PacketSpec } from "../../../src/netfilter/trace/result.js";
 import { caseDirs, loadCase, readFlows } from "./helpers.js";

@@ -5,7 +5,7 @@
  * written as YAML (examples/sctp-policy, rebuilt in code).
  */
 import { describe, expect, test } from "@jest/globals";
-import { buildNodeDataplane } from "../../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { loadCluster } from "../../../src/model/load-files.js";
 import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";
 import { policyMatrix } from "../../../src/policy/matrix.js";

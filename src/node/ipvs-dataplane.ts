@@ -4,16 +4,16 @@
  * holding every bound VIP (which is what makes VIPs local addresses in IPVS mode), and the IPVS
  * table as the tracer's IPVS hook.
  */
-import type { Cluster } from "../../model/cluster.js";
-import type { NodeEnvironment } from "../../model/node-environment.js";
-import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
-import type { RuleSet } from "../../netfilter/model.js";
-import { ipvsHook } from "../../netfilter/ipvs/index.js";
-import { ipsetContains, type Ipset } from "../../netfilter/ipset/index.js";
-import type { IpsetKey, IpsetKeyPart } from "../../netfilter/model.js";
-import type { IpsetMembership } from "../../netfilter/trace/dataplane.js";
-import type { NodeDataplaneInput } from "../../netfilter/trace/dataplane.js";
-import { DUMMY_DEVICE, renderIpvs, type IpvsRender } from "../../proxiers/ipvs/index.js";
+import type { Cluster } from "../model/cluster.js";
+import type { NodeEnvironment } from "../model/node-environment.js";
+import type { KubeProxyConfiguration } from "../model/proxy-config.js";
+import type { RuleSet } from "../netfilter/model.js";
+import { ipvsHook } from "../netfilter/ipvs/index.js";
+import { ipsetContains, type Ipset } from "../netfilter/ipset/index.js";
+import type { IpsetKey, IpsetKeyPart } from "../netfilter/model.js";
+import type { IpsetMembership } from "../netfilter/trace/dataplane.js";
+import type { NodeDataplaneInput } from "../netfilter/trace/dataplane.js";
+import { DUMMY_DEVICE, renderIpvs, type IpvsRender } from "../proxiers/ipvs/index.js";
 
 export interface IpvsDataplaneParts {
   readonly render: IpvsRender;

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildNodeDataplane } from "../../src/backends/simulator/node-dataplane.js";
+import { buildNodeDataplane } from "../../src/node/node-dataplane.js";
 import { parseCluster } from "../../src/model/load.js";
 import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";

@@ -3,18 +3,14 @@
  * the proxier's rule sets (one per family, built-in chain jumps included), plus the node's
  * interfaces and nfacct objects. The IPVS and hostports areas add their state here.
  */
-import type { Cluster } from "../../model/cluster.js";
-import type { NodeEnvironment } from "../../model/node-environment.js";
-import type { KubeProxyConfiguration } from "../../model/proxy-config.js";
-import { renderIptables } from "../../proxiers/iptables/render-iptables.js";
-import { renderNftables } from "../../proxiers/nftables/render-nftables.js";
-import { buildDataplane, type NodeDataplane } from "../../netfilter/trace/dataplane.js";
-import type { RuleSet } from "../../netfilter/model.js";
-import {
-  hostportRulesForNode,
-  withHostportRules,
-  type HostportImpl,
-} from "../../hostports/index.js";
+import type { Cluster } from "../model/cluster.js";
+import type { NodeEnvironment } from "../model/node-environment.js";
+import type { KubeProxyConfiguration } from "../model/proxy-config.js";
+import { renderIptables } from "../proxiers/iptables/render-iptables.js";
+import { renderNftables } from "../proxiers/nftables/render-nftables.js";
+import { buildDataplane, type NodeDataplane } from "../netfilter/trace/dataplane.js";
+import type { RuleSet } from "../netfilter/model.js";
+import { hostportRulesForNode, withHostportRules, type HostportImpl } from "../hostports/index.js";
 import { ipvsDataplaneInput } from "./ipvs-dataplane.js";
 
 export interface NodeDataplaneOptions {
