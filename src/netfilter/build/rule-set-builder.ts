@@ -24,11 +24,9 @@ import {
 } from "../model.js";
 import { replayRule, RuleBuilder } from "./rule-builder.js";
 import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
+import { Utf8Chunks } from "./utf8-chunks.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
-
-/** Rules per batch of restore lines (~40 KB; 2048 measured no faster). */
-const BATCH = 512;
 
 interface ChainDraft {
   readonly name: string;
@@ -43,18 +41,17 @@ export class TableBuilder {
   readonly #chains = new Map<string, ChainDraft>();
   /** Declared chains in declaration order. */
   readonly #declared: ChainDraft[] = [];
-  /**
-   * The rules' restore lines, in the order written: whole batches joined into one flat string
-   * each (no string per rule kept alive), and the lines of the batch being filled.
-   */
-  readonly #batches: string[] = [];
-  readonly #batch: string[] = [];
-  /** Per rule written: its chain (an index in #drafts), and where its clauses end in #log. */
+  /** The declaration lines (`:NAME - [0:0]`), in order. */
+  readonly #declarations: Utf8Chunks;
+  /** The rules' restore lines, in the order written (utf8-chunks.ts: no string per line kept). */
+  readonly #lines: Utf8Chunks;
+  /** Per rule written: its chain (an index in #drafts), where its clauses end in #log and its line in #lines. */
   readonly #ruleChains: number[] = [];
   readonly #ends: number[] = [];
+  readonly #lineEnds: number[] = [];
   readonly #drafts: ChainDraft[] = [];
-  /** The clauses of every rule (rule-builder.ts). */
-  readonly #log: unknown[] = [];
+  /** The clauses of every rule (rule-builder.ts); none kept for a text-only table. */
+  readonly #log: unknown[] | undefined;
   readonly #rule: RuleBuilder;
   #current: ChainDraft | undefined;
   #built: Table | undefined;
@@ -62,9 +59,13 @@ export class TableBuilder {
   constructor(
     readonly name: TableName,
     private readonly values: SharedRuleValues,
+    clauses = true,
   ) {
+    this.#log = clauses ? [] : undefined;
     for (const b of BUILTIN_CHAINS[name]) this.#chain(b, true);
-    this.#rule = new RuleBuilder(values, this.#log, (line) => this.#add(line));
+    this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
+    this.#lines = new Utf8Chunks(`a rule in ${name}`);
+    this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
   }
 
   /**
@@ -77,6 +78,11 @@ export class TableBuilder {
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
     c.declared = this.#declared.length;
     this.#declared.push(c);
+    const d = this.#declarations;
+    d.write(":");
+    d.write(name);
+    d.write(" - [0:0]");
+    d.newline();
   }
 
   has(name: string): boolean {
@@ -96,28 +102,26 @@ export class TableBuilder {
     return c;
   }
 
-  #add(line: string): void {
-    // One line per rule (iptables-restore reads lines; the batches are split at newlines).
-    if (line.includes("\n")) throw new Error(`a rule in ${this.name} holds a newline: ${line}`);
-    const batch = this.#batch;
-    batch.push(line);
-    if (batch.length === BATCH) {
-      this.#batches.push(batch.join("\n"));
-      batch.length = 0;
-    }
+  #add(): void {
     this.#ruleChains.push((this.#current as ChainDraft).index);
-    this.#ends.push(this.#log.length);
+    if (this.#log !== undefined) this.#ends.push(this.#log.length);
+    this.#lineEnds.push(this.#lines.length);
   }
 
-  /** The restore lines of the rules, in order, as batches (each lines joined by newlines). */
-  #ruleBatches(): string[] {
-    const b = this.#batch;
-    return b.length === 0 ? this.#batches : [...this.#batches, b.join("\n")];
+  /** Bytes of the finished rules' lines (an unfinished rule's words come after them). */
+  get #linesLength(): number {
+    const n = this.#lineEnds.length;
+    return n === 0 ? 0 : (this.#lineEnds[n - 1] as number);
   }
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
   get lineCount(): number {
     return this.#declared.length + this.#ruleChains.length + 2;
+  }
+
+  /** Every character written so far is ASCII. */
+  get ascii(): boolean {
+    return this.#declarations.ascii && this.#lines.ascii;
   }
 
   #checkDeclared(): void {
@@ -126,13 +130,23 @@ export class TableBuilder {
         throw new Error(`rules for chain ${c.name}, never declared in ${this.name}`);
   }
 
-  /** Appends the table's iptables-restore lines to `out`, from the record (no rule objects). */
-  restoreLines(out: string[]): void {
+  /**
+   * Hands the table's iptables-restore text to `write` as UTF-8 bytes, in pieces, from the
+   * record (no rule objects): `*TABLE`, declarations, rules, `COMMIT`, each line ending in a
+   * newline. The pieces are views of the record: use them before writing more rules.
+   */
+  writeRestore(write: (bytes: Uint8Array) => void): void {
     this.#checkDeclared();
-    out.push(`*${this.name}`);
-    for (const c of this.#declared) out.push(`:${c.name} - [0:0]`);
-    for (const b of this.#ruleBatches()) out.push(b);
-    out.push("COMMIT");
+    write(Buffer.from(`*${this.name}\n`, "utf8"));
+    for (const p of this.#declarations.pieces()) write(p);
+    let left = this.#linesLength;
+    for (const p of this.#lines.pieces()) {
+      if (left === 0) break;
+      const piece = p.length <= left ? p : p.subarray(0, left);
+      write(piece);
+      left -= piece.length;
+    }
+    write(COMMIT);
   }
 
   /** The table, its first line at `line`: built-in chains, then user chains as declared. */
@@ -141,6 +155,9 @@ export class TableBuilder {
       if (this.#built.line !== line) throw new Error(`table ${this.name} built at two lines`);
       return this.#built;
     }
+    const log = this.#log;
+    if (log === undefined)
+      throw new Error(`table ${this.name} was written as text only: it has no typed rules`);
     this.#checkDeclared();
     const firstRule = line + 1 + this.#declared.length;
     let at = 0;
@@ -150,18 +167,19 @@ export class TableBuilder {
       (r as { line: number }).line = firstRule + at;
       (rules[chain.index] as Rule[]).push(r);
     });
-    const log = this.#log;
+    const lineOf = this.#lineReader();
+    const ascii = this.#lines.ascii;
     let from = 0;
-    for (const batch of this.#ruleBatches()) {
-      for (const text of batch.split("\n")) {
-        chain = this.#drafts[this.#ruleChains[at] as number] as ChainDraft;
-        // `-A CHAIN WORDS`: the words are the rule's `written`.
-        const prefix = 4 + chain.name.length;
-        const to = this.#ends[at] as number;
-        replayRule(log, from, to, typed.reset(text.length > prefix ? text.slice(prefix) : ""));
-        from = to;
-        at++;
-      }
+    let lineFrom = 0;
+    for (const n = this.#ruleChains.length; at < n; at++) {
+      chain = this.#drafts[this.#ruleChains[at] as number] as ChainDraft;
+      const to = this.#ends[at] as number;
+      const lineTo = this.#lineEnds[at] as number;
+      // `-A CHAIN WORDS\n`: the words are the rule's `written`.
+      const words = lineFrom + 4 + (ascii ? chain.name.length : Buffer.byteLength(chain.name));
+      replayRule(log, from, to, typed.reset(lineTo - 1 > words ? lineOf(words, lineTo - 1) : ""));
+      from = to;
+      lineFrom = lineTo;
     }
     const chains: Chain[] = [];
     for (const c of this.#chains.values())
@@ -177,21 +195,47 @@ export class TableBuilder {
     this.#built = { name: this.name, chains, line };
     return this.#built;
   }
+
+  /** Reads the rule text between two byte offsets (decoded once; per line only beyond ASCII). */
+  #lineReader(): (from: number, to: number) => string {
+    const lines = this.#lines;
+    if (lines.ascii) {
+      const text = lines.text();
+      return (from, to) => text.slice(from, to);
+    }
+    const bytes = Buffer.concat(lines.pieces(), lines.length);
+    return (from, to) => bytes.toString("utf8", from, to);
+  }
 }
+
+const COMMIT = Buffer.from("COMMIT\n", "utf8");
 
 export class RuleSetBuilder {
   readonly #tables: TableBuilder[] = [];
   readonly #values: SharedRuleValues;
 
-  constructor(readonly family: IPFamily) {
+  /**
+   * @param opts.clauses false: keep only the restore text (`restore`, `writeRestore`), not the
+   *   clauses the typed rules are made from (`build` refuses); a caller that only prints saves
+   *   their memory and time.
+   */
+  constructor(
+    readonly family: IPFamily,
+    private readonly opts: { readonly clauses?: boolean } = {},
+  ) {
     this.#values = new SharedRuleValues(family);
+  }
+
+  /** The clauses are kept: `build` can make the typed rule set. */
+  get typed(): boolean {
+    return this.opts.clauses !== false;
   }
 
   /** The builder of `name`; tables come in the restore text in the order first asked for. */
   table(name: TableName): TableBuilder {
     let t = this.#tables.find((x) => x.name === name);
     if (t === undefined) {
-      t = new TableBuilder(name, this.#values);
+      t = new TableBuilder(name, this.#values, this.typed);
       this.#tables.push(t);
     }
     return t;
@@ -199,11 +243,18 @@ export class RuleSetBuilder {
 
   /** kube-proxy's restore text of what was written (no typed rules are made). */
   restore(): string {
-    const lines: string[] = [];
-    for (const t of this.#tables) t.restoreLines(lines);
-    // One join: the text is copied once (the trailing "" ends it with a newline).
-    lines.push("");
-    return lines.join("\n");
+    const pieces: Uint8Array[] = [];
+    this.writeRestore((p) => pieces.push(p));
+    const ascii = this.#tables.every((t) => t.ascii);
+    return Buffer.concat(pieces).toString(ascii ? "latin1" : "utf8");
+  }
+
+  /**
+   * The restore text as UTF-8 bytes, handed to `write` in pieces (the CLI writes them to stdout
+   * as they come: the text is never made one string). Use each piece before writing more rules.
+   */
+  writeRestore(write: (bytes: Uint8Array) => void): void {
+    for (const t of this.#tables) t.writeRestore(write);
   }
 
   #built: RuleSet | undefined;
