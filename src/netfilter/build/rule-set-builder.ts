@@ -28,32 +28,34 @@ import { Utf8Chunks } from "./utf8-chunks.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
-interface ChainDraft {
-  readonly name: string;
-  /** Index in the table's chains, in the order first named. */
-  readonly index: number;
-  readonly builtin: boolean;
-  /** Index among the declarations; -1 while undeclared (a built-in chain stays so). */
-  declared: number;
+/** What a table knows of a chain it has seen. */
+const enum Seen {
+  Builtin,
+  Declared,
+  /** Rules appended, no declaration yet. */
+  Appended,
 }
 
 export class TableBuilder {
-  readonly #chains = new Map<string, ChainDraft>();
+  /** Every chain named so far (a number each: no object per chain). */
+  readonly #seen = new Map<string, Seen>();
   /** Declared chains in declaration order. */
-  readonly #declared: ChainDraft[] = [];
+  readonly #declared: string[] = [];
   /** The declaration lines (`:NAME - [0:0]`), in order. */
   readonly #declarations: Utf8Chunks;
-  /** The rules' restore lines, in the order written (utf8-chunks.ts: no string per line kept). */
+  /**
+   * The rules' restore lines (`-A CHAIN WORDS`), in the order written (utf8-chunks.ts: no
+   * string per line kept); a rule's chain and words are read back from its line when built.
+   */
   readonly #lines: Utf8Chunks;
-  /** Per rule written: its chain (an index in #drafts), where its clauses end in #log and its line in #lines. */
-  readonly #ruleChains: number[] = [];
+  /** Bytes of the finished rules' lines (an unfinished rule's words come after them). */
+  #linesLength = 0;
+  #rules = 0;
+  /** Where each rule's clauses end in #log. */
   readonly #ends: number[] = [];
-  readonly #lineEnds: number[] = [];
-  readonly #drafts: ChainDraft[] = [];
   /** The clauses of every rule (rule-builder.ts); none kept for a text-only table. */
   readonly #log: unknown[] | undefined;
   readonly #rule: RuleBuilder;
-  #current: ChainDraft | undefined;
   #built: Table | undefined;
 
   constructor(
@@ -62,7 +64,7 @@ export class TableBuilder {
     clauses = true,
   ) {
     this.#log = clauses ? [] : undefined;
-    for (const b of BUILTIN_CHAINS[name]) this.#chain(b, true);
+    for (const b of BUILTIN_CHAINS[name]) this.#seen.set(b, Seen.Builtin);
     this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
     this.#lines = new Utf8Chunks(`a rule in ${name}`);
     this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
@@ -73,11 +75,11 @@ export class TableBuilder {
    * the first rule, so a rule may be appended before its chain's declaration is made.
    */
   declare(name: string): void {
-    const c = this.#chains.get(name) ?? this.#chain(name, false);
-    if (c.builtin || c.declared !== -1)
+    const seen = this.#seen.get(name);
+    if (seen === Seen.Builtin || seen === Seen.Declared)
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
-    c.declared = this.#declared.length;
-    this.#declared.push(c);
+    this.#seen.set(name, Seen.Declared);
+    this.#declared.push(name);
     const d = this.#declarations;
     d.write(":");
     d.write(name);
@@ -86,37 +88,28 @@ export class TableBuilder {
   }
 
   has(name: string): boolean {
-    return this.#chains.has(name);
+    return this.#seen.has(name);
   }
 
   /** `-A CHAIN …`: the builder of the rule appended to `chain` (built in, or declared by `build`). */
   append(chain: string): RuleBuilder {
-    this.#current = this.#chains.get(chain) ?? this.#chain(chain, false);
+    if (!this.#seen.has(chain)) {
+      // A chain name is one restore word (iptables-restore splits a line at spaces).
+      if (chain === "" || chain.includes(" ")) throw new Error(`invalid chain name "${chain}"`);
+      this.#seen.set(chain, Seen.Appended);
+    }
     return this.#rule.reset(chain);
   }
 
-  #chain(name: string, builtin: boolean): ChainDraft {
-    const c = { name, index: this.#drafts.length, builtin, declared: -1 };
-    this.#chains.set(name, c);
-    this.#drafts.push(c);
-    return c;
-  }
-
   #add(): void {
-    this.#ruleChains.push((this.#current as ChainDraft).index);
+    this.#rules++;
+    this.#linesLength = this.#lines.length;
     if (this.#log !== undefined) this.#ends.push(this.#log.length);
-    this.#lineEnds.push(this.#lines.length);
-  }
-
-  /** Bytes of the finished rules' lines (an unfinished rule's words come after them). */
-  get #linesLength(): number {
-    const n = this.#lineEnds.length;
-    return n === 0 ? 0 : (this.#lineEnds[n - 1] as number);
   }
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
   get lineCount(): number {
-    return this.#declared.length + this.#ruleChains.length + 2;
+    return this.#declared.length + this.#rules + 2;
   }
 
   /** Every character written so far is ASCII. */
@@ -125,9 +118,9 @@ export class TableBuilder {
   }
 
   #checkDeclared(): void {
-    for (const c of this.#chains.values())
-      if (!c.builtin && c.declared === -1)
-        throw new Error(`rules for chain ${c.name}, never declared in ${this.name}`);
+    for (const [name, seen] of this.#seen)
+      if (seen === Seen.Appended)
+        throw new Error(`rules for chain ${name}, never declared in ${this.name}`);
   }
 
   /**
@@ -159,52 +152,44 @@ export class TableBuilder {
     if (log === undefined)
       throw new Error(`table ${this.name} was written as text only: it has no typed rules`);
     this.#checkDeclared();
+    const rules = new Map<string, Rule[]>();
+    for (const [name, seen] of this.#seen) if (seen === Seen.Builtin) rules.set(name, []);
+    for (const name of this.#declared) rules.set(name, []);
     const firstRule = line + 1 + this.#declared.length;
     let at = 0;
-    const rules = this.#drafts.map((): Rule[] => []);
-    let chain = this.#drafts[0] as ChainDraft;
+    let chain: Rule[] = [];
     const typed = new TypedRuleBuilder(this.values, (r) => {
       (r as { line: number }).line = firstRule + at;
-      (rules[chain.index] as Rule[]).push(r);
+      chain.push(r);
     });
-    const lineOf = this.#lineReader();
-    const ascii = this.#lines.ascii;
+    // One rule per line: `-A CHAIN WORDS`, the words being the rule's `written`.
+    const text = this.#lines.text(this.#linesLength);
     let from = 0;
     let lineFrom = 0;
-    for (const n = this.#ruleChains.length; at < n; at++) {
-      chain = this.#drafts[this.#ruleChains[at] as number] as ChainDraft;
+    for (; at < this.#rules; at++) {
+      const lineTo = text.indexOf("\n", lineFrom);
+      const space = text.indexOf(" ", lineFrom + 3);
+      const nameEnd = space === -1 || space > lineTo ? lineTo : space;
+      chain = rules.get(text.slice(lineFrom + 3, nameEnd)) as Rule[];
       const to = this.#ends[at] as number;
-      const lineTo = this.#lineEnds[at] as number;
-      // `-A CHAIN WORDS\n`: the words are the rule's `written`.
-      const words = lineFrom + 4 + (ascii ? chain.name.length : Buffer.byteLength(chain.name));
-      replayRule(log, from, to, typed.reset(lineTo - 1 > words ? lineOf(words, lineTo - 1) : ""));
+      replayRule(
+        log,
+        from,
+        to,
+        typed.reset(nameEnd < lineTo ? text.slice(nameEnd + 1, lineTo) : ""),
+      );
       from = to;
-      lineFrom = lineTo;
+      lineFrom = lineTo + 1;
     }
     const chains: Chain[] = [];
-    for (const c of this.#chains.values())
-      if (c.builtin)
-        chains.push({ name: c.name, rules: rules[c.index] as Rule[], policy: "ACCEPT" });
-    for (const c of this.#declared)
-      chains.push({
-        name: c.name,
-        counters: ZERO,
-        rules: rules[c.index] as Rule[],
-        line: line + 1 + c.declared,
-      });
+    for (const [name, seen] of this.#seen)
+      if (seen === Seen.Builtin)
+        chains.push({ name, rules: rules.get(name) as Rule[], policy: "ACCEPT" });
+    this.#declared.forEach((name, i) =>
+      chains.push({ name, counters: ZERO, rules: rules.get(name) as Rule[], line: line + 1 + i }),
+    );
     this.#built = { name: this.name, chains, line };
     return this.#built;
-  }
-
-  /** Reads the rule text between two byte offsets (decoded once; per line only beyond ASCII). */
-  #lineReader(): (from: number, to: number) => string {
-    const lines = this.#lines;
-    if (lines.ascii) {
-      const text = lines.text();
-      return (from, to) => text.slice(from, to);
-    }
-    const bytes = Buffer.concat(lines.pieces(), lines.length);
-    return (from, to) => bytes.toString("utf8", from, to);
   }
 }
 

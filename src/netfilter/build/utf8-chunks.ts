@@ -104,10 +104,9 @@ export class Utf8Chunks {
     return this.#at === 0 ? [...this.#full] : [...this.#full, this.#chunk.subarray(0, this.#at)];
   }
 
-  /** The text written (decoded once; a byte offset is a character offset when `ascii`). */
-  text(): string {
-    const pieces = this.pieces();
-    const all = Buffer.concat(pieces, this.length);
+  /** The text of the first `length` bytes written (all of them by default). */
+  text(length = this.length): string {
+    const all = Buffer.concat(this.pieces(), length);
     return all.toString(this.#ascii ? "latin1" : "utf8");
   }
 }
