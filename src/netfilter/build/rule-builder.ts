@@ -4,8 +4,9 @@
  *
  * A generator (kube-proxy's proxiers, the hostport components) calls the clauses in the order
  * the real component writes its arguments (`-m comment --comment … -m tcp -p tcp -d IP --dport
- * PORT -j CHAIN`). Each clause appends its words to the rule's restore line and its code and
- * arguments to the table's clause log (a flat array: no object per rule or per clause). The
+ * PORT -j CHAIN`). Each clause writes its words to the table's restore lines (UTF-8 bytes,
+ * utf8-chunks.ts: no string per word or line) and its code and arguments to the table's clause
+ * log (a flat array: no object per rule or per clause; no log at all for a text-only table). The
  * typed rule (`Rule`: standard options, matches, target) is made from the log by
  * typed-rule-builder.ts only when a rule set is read, so printing the restore text (the common
  * use: `render iptables`) builds no rule objects, and no text is ever parsed back. A large rule

@@ -4,8 +4,9 @@
  * generator interleaves them), `COMMIT`.
  *
  * A table keeps what its generator wrote compactly (rule-builder.ts: each rule's restore line
- * and its clauses in one flat log): `restore()` prints the generator's text from it byte for
- * byte, and `build()` makes the typed rule set from the same record, numbering its tables,
+ * as UTF-8 bytes and its clauses in one flat log): `restore()` / `writeRestore()` print the
+ * generator's text from it byte for byte, and `build()` makes the typed rule set from the same
+ * record (a text-only builder, `clauses: false`, keeps no log and cannot), numbering its tables,
  * declarations and rules with the lines they have in that text (`line`, as a parsed rule set
  * does). So format/restore.ts prints the same text from the built rule set, and parsing that
  * text gives the same rule set back; a caller that only prints pays for no rule objects.
