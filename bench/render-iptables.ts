@@ -3,12 +3,16 @@
  * Services × 10 endpoints from YAML (one Service and one EndpointSlice document each, every 4th
  * a NodePort; 10,000 is ~12 MB in 20,000 documents) for a NodeEnvironment, restore text written
  * to a file. The baseline, in the same run, is `iptables-restore --test` of that same text in a
- * scratch network namespace (skipped with the reason where it cannot run). Prints CPU time
+ * scratch network namespace (skipped with the reason where it cannot run); a second baseline
+ * column runs the other iptables variant on the same text (`iptables-legacy-restore --test`
+ * where the default `iptables-restore` is nf_tables, `iptables-nft-restore --test` where it is
+ * legacy), when installed, so both ratios are shown. Prints CPU time
  * (user + system; comparable on a busy machine, where wall time is not), wall time and peak RSS
  * of each (the CLI: median of 3 runs), and the CPU ratio. `--save` adds a row for
  * `--format save` (the canonical iptables-save form).
  *   npx tsx bench/render-iptables.ts [services...]   (default: 1000 10000)
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +27,12 @@ if (missing !== undefined) {
   process.exit(0);
 }
 const withSave = process.argv.includes("--save");
+/** The variant the default iptables-restore is not (`iptables-restore v1.8.9 (nf_tables)`). */
+const defaultVersion =
+  spawnSync("iptables-restore", ["--version"], { encoding: "utf8" }).stdout ?? "";
+const otherTool = defaultVersion.includes("nf_tables")
+  ? "iptables-legacy-restore"
+  : "iptables-nft-restore";
 const sizes = process.argv
   .slice(2)
   .filter((a) => !a.startsWith("--"))
@@ -32,21 +42,15 @@ const dir = mkdtempSync(join(tmpdir(), "kns-bench-render-"));
 const nodeEnv = join(dir, "node.yaml");
 writeFileSync(nodeEnv, NODE_ENV_YAML);
 
-/** `iptables-restore --test < file` in a scratch namespace, or why it cannot run. */
-function restoreTest(file: string): Run | string {
+/** `TOOL --test < file` (TOOL: iptables-restore by default) in a scratch namespace, or why it cannot run. */
+function restoreTest(file: string, tool = "iptables-restore"): Run | string {
   const reason = kernelSkipReason(["root", "ip", "iptables"]);
   if (reason !== undefined) return `skipped: ${reason}`;
+  if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0)
+    return `skipped: ${tool} not installed`;
   const ns = createNetns("kns-kpb");
   try {
-    const r = measure([
-      "ip",
-      "netns",
-      "exec",
-      ns.name,
-      "bash",
-      "-c",
-      `iptables-restore --test < ${file}`,
-    ]);
+    const r = measure(["ip", "netns", "exec", ns.name, "bash", "-c", `${tool} --test < ${file}`]);
     return r.status === 0 ? r : `failed: ${r.stderr.slice(0, 200)}`;
   } finally {
     deleteNetns(ns);
@@ -63,6 +67,8 @@ console.log(
     "restore_test_cpu_ms",
     "restore_test_peak_rss_mb",
     "cpu_ratio",
+    `${otherTool.replace("iptables-", "").replace("-restore", "")}_test_cpu_ms`,
+    `${otherTool.replace("iptables-", "").replace("-restore", "")}_cpu_ratio`,
   ].join("\t"),
 );
 try {
@@ -74,6 +80,7 @@ try {
     const r = medianOf(3, () => measure([...cli, ...args], out));
     if (r.status !== 0) throw new Error(`render iptables: exit ${r.status}\n${r.stderr}`);
     const base = restoreTest(out);
+    const other = restoreTest(out, otherTool);
     const row = (format: string, run: Run): string =>
       [
         n,
@@ -88,6 +95,9 @@ try {
               base.peakRssMb.toFixed(0),
               (run.cpuMs / base.cpuMs).toFixed(3),
             ]),
+        ...(typeof other === "string"
+          ? [other, "-"]
+          : [other.cpuMs.toFixed(0), (run.cpuMs / other.cpuMs).toFixed(3)]),
       ].join("\t");
     console.log(row("restore", r));
     if (withSave) {

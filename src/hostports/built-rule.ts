@@ -6,6 +6,7 @@
 import type { IPFamily } from "../net/index.js";
 import { replayRule, RuleBuilder } from "../netfilter/build/rule-builder.js";
 import { SharedRuleValues, TypedRuleBuilder } from "../netfilter/build/typed-rule-builder.js";
+import { Utf8Chunks } from "../netfilter/build/utf8-chunks.js";
 import type { NatRule } from "./nat-table.js";
 
 /** The chain name only frames the words the builder writes; it is cut from `written`. */
@@ -15,12 +16,15 @@ const CHAIN = "X";
 export function buildRule(family: IPFamily, write: (b: RuleBuilder) => void): NatRule {
   const values = new SharedRuleValues(family);
   const log: unknown[] = [];
-  let line: string | undefined;
-  const b = new RuleBuilder(values, log, (l) => {
-    line = l;
+  const text = new Utf8Chunks("a hostport rule");
+  let finished = false;
+  const b = new RuleBuilder(values, log, text, () => {
+    finished = true;
   });
   write(b.reset(CHAIN));
-  if (line === undefined) throw new Error("hostport rule built without a target or end()");
+  if (!finished) throw new Error("hostport rule built without a target or end()");
+  // The one line written, without its newline.
+  const line = text.text().slice(0, -1);
   const prefix = `-A ${CHAIN} `;
   const written = line.startsWith(prefix) ? line.slice(prefix.length) : "";
   let built: NatRule | undefined;

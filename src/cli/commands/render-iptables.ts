@@ -120,6 +120,8 @@ Examples:
             node,
             proxyConfig,
             masqueradeMarkFormat: opts.markFormat,
+            // The restore text is all this prints: no typed rules are needed.
+            restoreOnly: opts.format === "restore",
           });
         } finally {
           progress.end();
@@ -143,6 +145,16 @@ Examples:
         return;
       }
       const many = families.length > 1;
+      const write = io.stdoutBytes;
+      if (opts.format === "restore" && write !== undefined) {
+        // Bytes as the builder keeps them: the text is never made one string (~31 MB for
+        // 10,000 services × 10 endpoints) and encoded again.
+        for (const f of families) {
+          if (many) write(Buffer.from(`# ${f.family}\n`, "utf8"));
+          f.writeRestore(write);
+        }
+        return;
+      }
       const parts = families.map(
         (f) => `${many ? `# ${f.family}\n` : ""}${opts.format === "restore" ? f.restore : f.save}`,
       );

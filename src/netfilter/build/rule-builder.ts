@@ -4,8 +4,9 @@
  *
  * A generator (kube-proxy's proxiers, the hostport components) calls the clauses in the order
  * the real component writes its arguments (`-m comment --comment … -m tcp -p tcp -d IP --dport
- * PORT -j CHAIN`). Each clause appends its words to the rule's restore line and its code and
- * arguments to the table's clause log (a flat array: no object per rule or per clause). The
+ * PORT -j CHAIN`). Each clause writes its words to the table's restore lines (UTF-8 bytes,
+ * utf8-chunks.ts: no string per word or line) and its code and arguments to the table's clause
+ * log (a flat array: no object per rule or per clause; no log at all for a text-only table). The
  * typed rule (`Rule`: standard options, matches, target) is made from the log by
  * typed-rule-builder.ts only when a rule set is read, so printing the restore text (the common
  * use: `render iptables`) builds no rule objects, and no text is ever parsed back. A large rule
@@ -22,6 +23,7 @@ import type { AddrType, CtState, Match } from "../model.js";
 import { fastIPv4, hex } from "../matches/values.js";
 import { assertNever } from "../../util/assert-never.js";
 import type { Target } from "../targets/index.js";
+import type { Utf8Chunks } from "./utf8-chunks.js";
 import type {
   PortModule,
   SharedRuleValues,
@@ -68,32 +70,35 @@ const Op = {
 } as const;
 type Op = (typeof Op)[keyof typeof Op];
 
-/** Receives each finished rule's restore line (`-A CHAIN WORDS`). */
-export type RuleSink = (line: string) => void;
+/** Told when a rule is finished (its words are written, ending with a newline). */
+export type RuleSink = () => void;
 
 export class RuleBuilder {
-  /**
-   * The rule's words so far, `-A CHAIN` first (reused: joined into one flat line at the end).
-   * Constant words are pushed on their own, so a rule allocates little more than its line.
-   */
-  readonly #words: string[] = [];
   /** The log's length before this rule: an unfinished rule's clauses are dropped. */
   #start = 0;
+  /** The text's length before this rule: an unfinished rule's words are dropped. */
+  #textStart = 0;
   #protocol: string | undefined;
   #portModule = false;
 
   constructor(
     private readonly values: SharedRuleValues,
-    /** The table's clause log. */
-    private readonly log: unknown[],
+    /** The table's clause log (none when the table keeps text only). */
+    private readonly log: unknown[] | undefined,
+    /**
+     * The table's rule lines: each clause writes its words there as it is called (each word
+     * after a space), so a rule allocates no string of its own.
+     */
+    private readonly text: Utf8Chunks,
     private readonly finish: RuleSink,
   ) {}
 
   /** Starts a new rule in `chain` (called by the table). */
   reset(chain: string): this {
-    this.#words.length = 0;
-    this.#words.push("-A", chain);
-    this.log.length = this.#start;
+    this.text.truncate(this.#textStart);
+    this.text.write("-A ");
+    this.text.write(chain);
+    if (this.log !== undefined) this.log.length = this.#start;
     this.#protocol = undefined;
     this.#portModule = false;
     return this;
@@ -101,30 +106,35 @@ export class RuleBuilder {
 
   /** Any match, with the words that write it (`-m MODULE …`). */
   match(m: Match, words: string): this {
-    this.#words.push(words);
-    this.log.push(Op.Match, m);
+    this.#word(words);
+    this.log?.push(Op.Match, m);
     return this;
   }
 
   /** `-m comment --comment TEXT` (quoted when it holds a space). */
   comment(text: string): this {
-    this.#words.push("-m", "comment", "--comment", quoteArg(text));
-    this.log.push(Op.Comment, text);
+    const quoted = text.includes(" ");
+    this.text.write(quoted ? ' -m comment --comment "' : " -m comment --comment ");
+    this.text.write(text);
+    if (quoted) this.text.write('"');
+    this.log?.push(Op.Comment, text);
     return this;
   }
 
   /** `-m tcp` (or udp, sctp): the module, whose port options may follow later words. */
   portModule(module: PortModule): this {
-    this.#words.push("-m", module);
-    this.log.push(Op.PortModule, module);
+    this.text.write(" -m ");
+    this.text.write(module);
+    this.log?.push(Op.PortModule, module);
     this.#portModule = true;
     return this;
   }
 
   /** `-p PROTOCOL`. */
   protocol(name: string): this {
-    this.#words.push("-p", name);
-    this.log.push(Op.Protocol, name);
+    this.text.write(" -p ");
+    this.text.write(name);
+    this.log?.push(Op.Protocol, name);
     this.#protocol = name;
     return this;
   }
@@ -137,18 +147,18 @@ export class RuleBuilder {
   /** `[!] -s ADDRESS[/PREFIX]`. */
   source(address: string, negated = false): this {
     this.#address(address, negated, "-s");
-    if (negated) this.#words.push("!");
-    this.#words.push("-s", address);
-    this.log.push(Op.Source, address, negated);
+    this.text.write(negated ? " ! -s " : " -s ");
+    this.text.write(address);
+    this.log?.push(Op.Source, address, negated);
     return this;
   }
 
   /** `[!] -d ADDRESS[/PREFIX]`. */
   destination(address: string, negated = false): this {
     this.#address(address, negated, "-d");
-    if (negated) this.#words.push("!");
-    this.#words.push("-d", address);
-    this.log.push(Op.Destination, address, negated);
+    this.text.write(negated ? " ! -d " : " -d ");
+    this.text.write(address);
+    this.log?.push(Op.Destination, address, negated);
     return this;
   }
 
@@ -160,17 +170,17 @@ export class RuleBuilder {
 
   /** `[!] -i NAME` (`NAME+`: every interface whose name starts with NAME). */
   inInterface(name: string, negated = false): this {
-    if (negated) this.#words.push("!");
-    this.#words.push("-i", name);
-    this.log.push(Op.InInterface, name, negated);
+    this.text.write(negated ? " ! -i " : " -i ");
+    this.text.write(name);
+    this.log?.push(Op.InInterface, name, negated);
     return this;
   }
 
   /** `[!] -o NAME`. */
   outInterface(name: string, negated = false): this {
-    if (negated) this.#words.push("!");
-    this.#words.push("-o", name);
-    this.log.push(Op.OutInterface, name, negated);
+    this.text.write(negated ? " ! -o " : " -o ");
+    this.text.write(name);
+    this.log?.push(Op.OutInterface, name, negated);
     return this;
   }
 
@@ -182,72 +192,77 @@ export class RuleBuilder {
         throw new Error("a port option needs -m tcp/udp/sctp or -p tcp/udp/sctp first");
       this.#portModule = true;
     }
-    this.#words.push("--dport", String(port));
-    this.log.push(Op.Dport, port);
+    this.text.write(" --dport ");
+    this.text.write(String(port));
+    this.log?.push(Op.Dport, port);
     return this;
   }
 
   /** `-m mark [!] --mark VALUE/MASK`, with the value and mask spelled as the writer does. */
   markMatch(value: number, mask: number, spelled: string, negated = false): this {
-    this.#words.push(`-m mark ${negated ? "! " : ""}--mark ${spelled}`);
-    this.log.push(Op.MarkMatch, value, mask, negated);
+    this.text.write(negated ? " -m mark ! --mark " : " -m mark --mark ");
+    this.text.write(spelled);
+    this.log?.push(Op.MarkMatch, value, mask, negated);
     return this;
   }
 
   /** `-m addrtype [!] --src-type TYPE` / `--dst-type TYPE`. */
   addrtype(side: "src" | "dst", type: AddrType, negated = false): this {
-    this.#words.push(`-m addrtype ${negated ? "! " : ""}--${side}-type ${type}`);
-    this.log.push(Op.Addrtype, side, type, negated);
+    this.#word(`-m addrtype ${negated ? "! " : ""}--${side}-type ${type}`);
+    this.log?.push(Op.Addrtype, side, type, negated);
     return this;
   }
 
   /** `-m conntrack [!] --ctstate S1,S2`. */
   ctstate(states: readonly CtState[], negated = false): this {
-    this.#words.push(`-m conntrack ${negated ? "! " : ""}--ctstate ${states.join(",")}`);
-    this.log.push(Op.Ctstate, states, negated);
+    this.#word(`-m conntrack ${negated ? "! " : ""}--ctstate ${states.join(",")}`);
+    this.log?.push(Op.Ctstate, states, negated);
     return this;
   }
 
   /** `-m statistic --mode random --probability P`, P as written. */
   probability(written: string): this {
-    this.#words.push("-m", "statistic", "--mode", "random", "--probability", written);
-    this.log.push(Op.Probability, written);
+    this.text.write(" -m statistic --mode random --probability ");
+    this.text.write(written);
+    this.log?.push(Op.Probability, written);
     return this;
   }
 
   /** `-m recent --name NAME --set`. */
   recentSet(name: string): this {
-    this.#words.push(`-m recent --name ${name} --set`);
-    this.log.push(Op.RecentSet, name);
+    this.text.write(" -m recent --name ");
+    this.text.write(name);
+    this.text.write(" --set");
+    this.log?.push(Op.RecentSet, name);
     return this;
   }
 
   /** `-m recent --name NAME --rcheck --seconds S --reap`. */
   recentCheck(name: string, seconds: number): this {
-    this.#words.push(`-m recent --name ${name} --rcheck --seconds ${seconds} --reap`);
-    this.log.push(Op.RecentCheck, name, seconds);
+    this.#word(`-m recent --name ${name} --rcheck --seconds ${seconds} --reap`);
+    this.log?.push(Op.RecentCheck, name, seconds);
     return this;
   }
 
   /** `-m nfacct --nfacct-name NAME`. */
   nfacct(name: string): this {
-    this.#words.push(`-m nfacct --nfacct-name ${name}`);
-    this.log.push(Op.Nfacct, name);
+    this.#word(`-m nfacct --nfacct-name ${name}`);
+    this.log?.push(Op.Nfacct, name);
     return this;
   }
 
   /** `-m set [!] --match-set NAME FLAGS`. */
   set(name: string, flags: readonly ("src" | "dst")[], negated = false): this {
-    this.#words.push(`-m set ${negated ? "! " : ""}--match-set ${name} ${flags.join(",")}`);
-    this.log.push(Op.Set, name, flags, negated);
+    this.#word(`-m set ${negated ? "! " : ""}--match-set ${name} ${flags.join(",")}`);
+    this.log?.push(Op.Set, name, flags, negated);
     return this;
   }
 
   /** `-m ipvs --vaddr IP --vproto PROTOCOL --vport PORT`: the packet's IPVS virtual service. */
   ipvsVirtualService(ip: string, protocol: "tcp" | "udp" | "sctp", port: number): this {
     this.#address(ip, false, "--vaddr");
-    this.#words.push(`-m ipvs --vaddr ${ip} --vproto ${protocol} --vport ${port}`);
-    this.log.push(Op.IpvsVirtualService, ip, protocol, port);
+    this.#word(`-m ipvs --vaddr ${ip} --vproto ${protocol} --vport ${port}`);
+    this.log?.push(Op.IpvsVirtualService, ip, protocol, port);
     return this;
   }
 
@@ -255,64 +270,77 @@ export class RuleBuilder {
 
   /** `-j CHAIN` (a user chain). */
   jump(chain: string): void {
-    this.#words.push("-j", chain);
-    this.log.push(Op.Jump, chain);
+    this.text.write(" -j ");
+    this.text.write(chain);
+    this.log?.push(Op.Jump, chain);
     this.#end();
   }
 
   /** `-j ACCEPT` / `DROP` / `RETURN`. */
   verdict(v: Verdict): void {
-    this.#words.push("-j", v);
-    this.log.push(Op.Verdict, v);
+    this.text.write(" -j ");
+    this.text.write(v);
+    this.log?.push(Op.Verdict, v);
     this.#end();
   }
 
   /** `-j REJECT` (the family's default `--reject-with`). */
   reject(): void {
-    this.#words.push("-j REJECT");
-    this.log.push(Op.Reject);
+    this.text.write(" -j REJECT");
+    this.log?.push(Op.Reject);
     this.#end();
   }
 
   /** `-j DNAT --to-destination IP:PORT` (`[IP]:PORT` for IPv6). */
   dnat(ip: string, port: number): void {
     this.#address(ip, false, "--to-destination");
-    const host = this.values.family === "IPv6" ? `[${ip}]` : ip;
-    this.#words.push("-j", "DNAT", "--to-destination", `${host}:${port}`);
-    this.log.push(Op.Dnat, ip, port);
+    const v6 = this.values.family === "IPv6";
+    this.text.write(v6 ? " -j DNAT --to-destination [" : " -j DNAT --to-destination ");
+    this.text.write(ip);
+    this.text.write(v6 ? "]:" : ":");
+    this.text.write(String(port));
+    this.log?.push(Op.Dnat, ip, port);
     this.#end();
   }
 
   /** `-j MASQUERADE [--random-fully]`. */
   masquerade(randomFully: boolean): void {
-    this.#words.push(randomFully ? "-j MASQUERADE --random-fully" : "-j MASQUERADE");
-    this.log.push(Op.Masquerade, randomFully);
+    this.text.write(randomFully ? " -j MASQUERADE --random-fully" : " -j MASQUERADE");
+    this.log?.push(Op.Masquerade, randomFully);
     this.#end();
   }
 
   /** `-j MARK --or-mark V` / `--xor-mark V` (V spelled as the writer does). */
   mark(op: "or-mark" | "xor-mark", value: number, spelled = hex(value)): void {
-    this.#words.push(`-j MARK --${op} ${spelled}`);
-    this.log.push(Op.Mark, op, value);
+    this.#word(`-j MARK --${op} ${spelled}`);
+    this.log?.push(Op.Mark, op, value);
     this.#end();
   }
 
   /** Any other target, with the words that write it (`-j NAME …`). */
   target(t: Target, words: string): void {
-    this.#words.push(words);
-    this.log.push(Op.Target, t);
+    this.#word(words);
+    this.log?.push(Op.Target, t);
     this.#end();
   }
 
   /** A rule without a target (it only counts). */
   end(): void {
-    this.log.push(Op.End);
+    this.log?.push(Op.End);
     this.#end();
   }
 
+  /** One more word (or several, spaced), after a space. */
+  #word(words: string): void {
+    this.text.write(" ");
+    this.text.write(words);
+  }
+
   #end(): void {
-    this.#start = this.log.length;
-    this.finish(this.#words.join(" "));
+    if (this.log !== undefined) this.#start = this.log.length;
+    this.text.newline();
+    this.#textStart = this.text.length;
+    this.finish();
   }
 }
 

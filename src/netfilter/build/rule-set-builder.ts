@@ -4,8 +4,9 @@
  * generator interleaves them), `COMMIT`.
  *
  * A table keeps what its generator wrote compactly (rule-builder.ts: each rule's restore line
- * and its clauses in one flat log): `restore()` prints the generator's text from it byte for
- * byte, and `build()` makes the typed rule set from the same record, numbering its tables,
+ * as UTF-8 bytes and its clauses in one flat log): `restore()` / `writeRestore()` print the
+ * generator's text from it byte for byte, and `build()` makes the typed rule set from the same
+ * record (a text-only builder, `clauses: false`, keeps no log and cannot), numbering its tables,
  * declarations and rules with the lines they have in that text (`line`, as a parsed rule set
  * does). So format/restore.ts prints the same text from the built rule set, and parsing that
  * text gives the same rule set back; a caller that only prints pays for no rule objects.
@@ -24,47 +25,46 @@ import {
 } from "../model.js";
 import { replayRule, RuleBuilder } from "./rule-builder.js";
 import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
+import { Utf8Chunks } from "./utf8-chunks.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
-/** Rules per batch of restore lines (~40 KB; 2048 measured no faster). */
-const BATCH = 512;
-
-interface ChainDraft {
-  readonly name: string;
-  /** Index in the table's chains, in the order first named. */
-  readonly index: number;
-  readonly builtin: boolean;
-  /** Index among the declarations; -1 while undeclared (a built-in chain stays so). */
-  declared: number;
-}
-
 export class TableBuilder {
-  readonly #chains = new Map<string, ChainDraft>();
+  /** Every chain named so far: built in, declared or appended to (no object per chain). */
+  readonly #names: Set<string>;
+  /** Chains appended to and not (yet) declared. */
+  readonly #pending = new Set<string>();
   /** Declared chains in declaration order. */
-  readonly #declared: ChainDraft[] = [];
+  readonly #declared: string[] = [];
+  /** The chain declared last: its rules usually follow (no set look-up for them). */
+  #lastDeclared: string | undefined;
+  /** The declaration lines (`:NAME - [0:0]`), in order. */
+  readonly #declarations: Utf8Chunks;
   /**
-   * The rules' restore lines, in the order written: whole batches joined into one flat string
-   * each (no string per rule kept alive), and the lines of the batch being filled.
+   * The rules' restore lines (`-A CHAIN WORDS`), in the order written (utf8-chunks.ts: no
+   * string per line kept); a rule's chain and words are read back from its line when built.
    */
-  readonly #batches: string[] = [];
-  readonly #batch: string[] = [];
-  /** Per rule written: its chain (an index in #drafts), and where its clauses end in #log. */
-  readonly #ruleChains: number[] = [];
+  readonly #lines: Utf8Chunks;
+  /** Bytes of the finished rules' lines (an unfinished rule's words come after them). */
+  #linesLength = 0;
+  #rules = 0;
+  /** Where each rule's clauses end in #log. */
   readonly #ends: number[] = [];
-  readonly #drafts: ChainDraft[] = [];
-  /** The clauses of every rule (rule-builder.ts). */
-  readonly #log: unknown[] = [];
+  /** The clauses of every rule (rule-builder.ts); none kept for a text-only table. */
+  readonly #log: unknown[] | undefined;
   readonly #rule: RuleBuilder;
-  #current: ChainDraft | undefined;
   #built: Table | undefined;
 
   constructor(
     readonly name: TableName,
     private readonly values: SharedRuleValues,
+    clauses = true,
   ) {
-    for (const b of BUILTIN_CHAINS[name]) this.#chain(b, true);
-    this.#rule = new RuleBuilder(values, this.#log, (line) => this.#add(line));
+    this.#log = clauses ? [] : undefined;
+    this.#names = new Set(BUILTIN_CHAINS[name]);
+    this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
+    this.#lines = new Utf8Chunks(`a rule in ${name}`);
+    this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
   }
 
   /**
@@ -72,67 +72,75 @@ export class TableBuilder {
    * the first rule, so a rule may be appended before its chain's declaration is made.
    */
   declare(name: string): void {
-    const c = this.#chains.get(name) ?? this.#chain(name, false);
-    if (c.builtin || c.declared !== -1)
+    // One set operation for a new name (130,000 of them for 10,000 services × 10 endpoints);
+    // a name seen before may only be one appended to and not declared yet.
+    const names = this.#names;
+    const before = names.size;
+    names.add(name);
+    if (names.size === before && !this.#pending.delete(name))
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
-    c.declared = this.#declared.length;
-    this.#declared.push(c);
+    this.#declared.push(name);
+    this.#lastDeclared = name;
+    const d = this.#declarations;
+    d.write(":");
+    d.write(name);
+    d.write(" - [0:0]");
+    d.newline();
   }
 
   has(name: string): boolean {
-    return this.#chains.has(name);
+    return this.#names.has(name);
   }
 
   /** `-A CHAIN …`: the builder of the rule appended to `chain` (built in, or declared by `build`). */
   append(chain: string): RuleBuilder {
-    this.#current = this.#chains.get(chain) ?? this.#chain(chain, false);
+    if (chain !== this.#lastDeclared && !this.#names.has(chain)) {
+      // A chain name is one restore word (iptables-restore splits a line at spaces).
+      if (chain === "" || chain.includes(" ")) throw new Error(`invalid chain name "${chain}"`);
+      this.#names.add(chain);
+      this.#pending.add(chain);
+    }
     return this.#rule.reset(chain);
   }
 
-  #chain(name: string, builtin: boolean): ChainDraft {
-    const c = { name, index: this.#drafts.length, builtin, declared: -1 };
-    this.#chains.set(name, c);
-    this.#drafts.push(c);
-    return c;
-  }
-
-  #add(line: string): void {
-    // One line per rule (iptables-restore reads lines; the batches are split at newlines).
-    if (line.includes("\n")) throw new Error(`a rule in ${this.name} holds a newline: ${line}`);
-    const batch = this.#batch;
-    batch.push(line);
-    if (batch.length === BATCH) {
-      this.#batches.push(batch.join("\n"));
-      batch.length = 0;
-    }
-    this.#ruleChains.push((this.#current as ChainDraft).index);
-    this.#ends.push(this.#log.length);
-  }
-
-  /** The restore lines of the rules, in order, as batches (each lines joined by newlines). */
-  #ruleBatches(): string[] {
-    const b = this.#batch;
-    return b.length === 0 ? this.#batches : [...this.#batches, b.join("\n")];
+  #add(): void {
+    this.#rules++;
+    this.#linesLength = this.#lines.length;
+    if (this.#log !== undefined) this.#ends.push(this.#log.length);
   }
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
   get lineCount(): number {
-    return this.#declared.length + this.#ruleChains.length + 2;
+    return this.#declared.length + this.#rules + 2;
+  }
+
+  /** Every character written so far is ASCII. */
+  get ascii(): boolean {
+    return this.#declarations.ascii && this.#lines.ascii;
   }
 
   #checkDeclared(): void {
-    for (const c of this.#chains.values())
-      if (!c.builtin && c.declared === -1)
-        throw new Error(`rules for chain ${c.name}, never declared in ${this.name}`);
+    for (const name of this.#pending)
+      throw new Error(`rules for chain ${name}, never declared in ${this.name}`);
   }
 
-  /** Appends the table's iptables-restore lines to `out`, from the record (no rule objects). */
-  restoreLines(out: string[]): void {
+  /**
+   * Hands the table's iptables-restore text to `write` as UTF-8 bytes, in pieces, from the
+   * record (no rule objects): `*TABLE`, declarations, rules, `COMMIT`, each line ending in a
+   * newline. The pieces are views of the record: use them before writing more rules.
+   */
+  writeRestore(write: (bytes: Uint8Array) => void): void {
     this.#checkDeclared();
-    out.push(`*${this.name}`);
-    for (const c of this.#declared) out.push(`:${c.name} - [0:0]`);
-    for (const b of this.#ruleBatches()) out.push(b);
-    out.push("COMMIT");
+    write(Buffer.from(`*${this.name}\n`, "utf8"));
+    for (const p of this.#declarations.pieces()) write(p);
+    let left = this.#linesLength;
+    for (const p of this.#lines.pieces()) {
+      if (left === 0) break;
+      const piece = p.length <= left ? p : p.subarray(0, left);
+      write(piece);
+      left -= piece.length;
+    }
+    write(COMMIT);
   }
 
   /** The table, its first line at `line`: built-in chains, then user chains as declared. */
@@ -141,57 +149,79 @@ export class TableBuilder {
       if (this.#built.line !== line) throw new Error(`table ${this.name} built at two lines`);
       return this.#built;
     }
+    const log = this.#log;
+    if (log === undefined)
+      throw new Error(`table ${this.name} was written as text only: it has no typed rules`);
     this.#checkDeclared();
+    const rules = new Map<string, Rule[]>();
+    const builtins = BUILTIN_CHAINS[this.name];
+    for (const name of builtins) rules.set(name, []);
+    for (const name of this.#declared) rules.set(name, []);
     const firstRule = line + 1 + this.#declared.length;
     let at = 0;
-    const rules = this.#drafts.map((): Rule[] => []);
-    let chain = this.#drafts[0] as ChainDraft;
+    let chain: Rule[] = [];
     const typed = new TypedRuleBuilder(this.values, (r) => {
       (r as { line: number }).line = firstRule + at;
-      (rules[chain.index] as Rule[]).push(r);
+      chain.push(r);
     });
-    const log = this.#log;
+    // One rule per line: `-A CHAIN WORDS`, the words being the rule's `written`.
+    const text = this.#lines.text(this.#linesLength);
     let from = 0;
-    for (const batch of this.#ruleBatches()) {
-      for (const text of batch.split("\n")) {
-        chain = this.#drafts[this.#ruleChains[at] as number] as ChainDraft;
-        // `-A CHAIN WORDS`: the words are the rule's `written`.
-        const prefix = 4 + chain.name.length;
-        const to = this.#ends[at] as number;
-        replayRule(log, from, to, typed.reset(text.length > prefix ? text.slice(prefix) : ""));
-        from = to;
-        at++;
-      }
+    let lineFrom = 0;
+    for (; at < this.#rules; at++) {
+      const lineTo = text.indexOf("\n", lineFrom);
+      const space = text.indexOf(" ", lineFrom + 3);
+      const nameEnd = space === -1 || space > lineTo ? lineTo : space;
+      chain = rules.get(text.slice(lineFrom + 3, nameEnd)) as Rule[];
+      const to = this.#ends[at] as number;
+      replayRule(
+        log,
+        from,
+        to,
+        typed.reset(nameEnd < lineTo ? text.slice(nameEnd + 1, lineTo) : ""),
+      );
+      from = to;
+      lineFrom = lineTo + 1;
     }
     const chains: Chain[] = [];
-    for (const c of this.#chains.values())
-      if (c.builtin)
-        chains.push({ name: c.name, rules: rules[c.index] as Rule[], policy: "ACCEPT" });
-    for (const c of this.#declared)
-      chains.push({
-        name: c.name,
-        counters: ZERO,
-        rules: rules[c.index] as Rule[],
-        line: line + 1 + c.declared,
-      });
+    for (const name of builtins)
+      chains.push({ name, rules: rules.get(name) as Rule[], policy: "ACCEPT" });
+    this.#declared.forEach((name, i) =>
+      chains.push({ name, counters: ZERO, rules: rules.get(name) as Rule[], line: line + 1 + i }),
+    );
     this.#built = { name: this.name, chains, line };
     return this.#built;
   }
 }
 
+const COMMIT = Buffer.from("COMMIT\n", "utf8");
+
 export class RuleSetBuilder {
   readonly #tables: TableBuilder[] = [];
   readonly #values: SharedRuleValues;
 
-  constructor(readonly family: IPFamily) {
+  /**
+   * @param opts.clauses false: keep only the restore text (`restore`, `writeRestore`), not the
+   *   clauses the typed rules are made from (`build` refuses); a caller that only prints saves
+   *   their memory and time.
+   */
+  constructor(
+    readonly family: IPFamily,
+    private readonly opts: { readonly clauses?: boolean } = {},
+  ) {
     this.#values = new SharedRuleValues(family);
+  }
+
+  /** The clauses are kept: `build` can make the typed rule set. */
+  get typed(): boolean {
+    return this.opts.clauses !== false;
   }
 
   /** The builder of `name`; tables come in the restore text in the order first asked for. */
   table(name: TableName): TableBuilder {
     let t = this.#tables.find((x) => x.name === name);
     if (t === undefined) {
-      t = new TableBuilder(name, this.#values);
+      t = new TableBuilder(name, this.#values, this.typed);
       this.#tables.push(t);
     }
     return t;
@@ -199,11 +229,18 @@ export class RuleSetBuilder {
 
   /** kube-proxy's restore text of what was written (no typed rules are made). */
   restore(): string {
-    const lines: string[] = [];
-    for (const t of this.#tables) t.restoreLines(lines);
-    // One join: the text is copied once (the trailing "" ends it with a newline).
-    lines.push("");
-    return lines.join("\n");
+    const pieces: Uint8Array[] = [];
+    this.writeRestore((p) => pieces.push(p));
+    const ascii = this.#tables.every((t) => t.ascii);
+    return Buffer.concat(pieces).toString(ascii ? "latin1" : "utf8");
+  }
+
+  /**
+   * The restore text as UTF-8 bytes, handed to `write` in pieces (the CLI writes them to stdout
+   * as they come: the text is never made one string). Use each piece before writing more rules.
+   */
+  writeRestore(write: (bytes: Uint8Array) => void): void {
+    for (const t of this.#tables) t.writeRestore(write);
   }
 
   #built: RuleSet | undefined;

@@ -46,6 +46,9 @@ class FamilyRender implements IptablesFamilyRender {
   get restore(): string {
     return this.f.restore;
   }
+  writeRestore(write: (bytes: Uint8Array) => void): void {
+    this.f.writeRestore(write);
+  }
   get nodeState(): string {
     return this.f.nodeState;
   }
@@ -64,7 +67,10 @@ export function renderIptables(cluster: Cluster, opts: IptablesRenderOptions): I
   const first = families[0];
   if (first === undefined) throw new Error("a node has at least one IP family");
   return {
-    restore: first.restore,
+    // Getters: `render iptables` prints the restore bytes and reads none of these.
+    get restore() {
+      return first.restore;
+    },
     get save() {
       return first.save;
     },

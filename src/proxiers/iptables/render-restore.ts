@@ -64,9 +64,13 @@ export function renderRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): Rule
 
 /**
  * kube-proxy's restore input written into a rule set builder: its `restore()` prints the text
- * and its `build()` makes the rule set, each when asked.
+ * and its `build()` makes the rule set, each when asked (`clauses` false: text only, no `build`).
  */
-export function writeRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): RuleSetBuilder {
+export function writeRuleSet(
+  plan: FamilyPlan,
+  opts: RestoreOptions = {},
+  clauses = true,
+): RuleSetBuilder {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
   const isIPv6 = settings.family === "IPv6";
@@ -76,7 +80,7 @@ export function writeRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): RuleS
   };
   const largeClusterMode =
     opts.largeClusterMode ?? plan.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-  const builder = new RuleSetBuilder(settings.family);
+  const builder = new RuleSetBuilder(settings.family, { clauses });
   const filter = builder.table("filter");
   const nat = builder.table("nat");
 

@@ -17,7 +17,14 @@ import { proxierSettings, type ProxierOptions } from "../common/proxier-settings
 import { nodeStateRuleSet } from "./node-state.js";
 import { writeRuleSet, type RestoreOptions } from "./render-restore.js";
 
-export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {}
+export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {
+  /**
+   * The caller reads the restore text only (`render iptables`): the rules are written as text
+   * alone, without the clauses their typed form is made from; a rule set read after all is
+   * written again, with them.
+   */
+  readonly restoreOnly?: boolean;
+}
 
 export interface IptablesFamilyRestore {
   readonly family: IPFamily;
@@ -26,6 +33,11 @@ export interface IptablesFamilyRestore {
   readonly payload: RuleSet;
   /** kube-proxy's iptables-restore input. */
   readonly restore: string;
+  /**
+   * `restore` as UTF-8 bytes, handed to `write` in pieces as they are (never made one string:
+   * the CLI writes them to stdout). Use each piece before the call returns.
+   */
+  writeRestore(write: (bytes: Uint8Array) => void): void;
   /** The node's filter and nat tables after the sync (built-in chains and jumps included). */
   readonly ruleSet: RuleSet;
   /** `ruleSet` in restore form (loadable into an empty namespace). */
@@ -34,23 +46,33 @@ export interface IptablesFamilyRestore {
 
 class FamilyRestore implements IptablesFamilyRestore {
   #restore: string | undefined;
+  #typed: RuleSetBuilder | undefined;
   #ruleSet: RuleSet | undefined;
   #nodeState: string | undefined;
 
   constructor(
     readonly family: IPFamily,
     readonly plan: FamilyPlan,
+    private readonly opts: RestoreOptions,
+    /** What the proxier wrote (text only when the caller said it reads no more). */
     private readonly written: RuleSetBuilder,
-  ) {}
+  ) {
+    if (written.typed) this.#typed = written;
+  }
 
   /** Made from what the proxier wrote when first read (the restore text needs no rule objects). */
   get payload(): RuleSet {
-    return this.written.build();
+    this.#typed ??= writeRuleSet(this.plan, this.opts);
+    return this.#typed.build();
   }
 
   get restore(): string {
     this.#restore ??= this.written.restore();
     return this.#restore;
+  }
+
+  writeRestore(write: (bytes: Uint8Array) => void): void {
+    this.written.writeRestore(write);
   }
 
   get ruleSet(): RuleSet {
@@ -72,6 +94,6 @@ export function renderIptablesFamilies(
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
     const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    return new FamilyRestore(family, plan, writeRuleSet(plan, opts));
+    return new FamilyRestore(family, plan, opts, writeRuleSet(plan, opts, !opts.restoreOnly));
   });
 }

@@ -93,6 +93,22 @@ describe("RuleSetBuilder", () => {
     expect(() => nat.append("PREROUTING").dnat("fd00::1", 80)).toThrow(/invalid address/);
   });
 
+  test("a chain is declared once; a built-in chain never; rules may come before the declaration", () => {
+    for (const clauses of [true, false]) {
+      const b = new RuleSetBuilder("IPv4", { clauses });
+      const nat = b.table("nat");
+      nat.declare("KNS-A");
+      expect(() => nat.declare("KNS-A")).toThrow(/KNS-A declared twice/);
+      expect(() => nat.declare("PREROUTING")).toThrow(/PREROUTING declared twice \(or built in\)/);
+      nat.append("KNS-B").jump("KNS-A");
+      nat.declare("KNS-B");
+      expect(() => nat.declare("KNS-B")).toThrow(/KNS-B declared twice/);
+      expect(b.restore()).toBe("*nat\n:KNS-A - [0:0]\n:KNS-B - [0:0]\n-A KNS-B -j KNS-A\nCOMMIT\n");
+      if (clauses) expect(b.build().tables[0]?.chains.map((c) => c.name)).toContain("KNS-B");
+      else expect(() => b.build()).toThrow(/text only/);
+    }
+  });
+
   test("rules for a chain never declared are refused by both outputs", () => {
     const b = new RuleSetBuilder("IPv4");
     b.table("filter").append("KNS-UNDECLARED").verdict("ACCEPT");

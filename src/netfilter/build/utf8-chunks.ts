@@ -1,0 +1,112 @@
+/**
+ * Text kept as UTF-8 bytes in chunks, written a word at a time: how a table builder keeps the
+ * restore lines a generator writes (rule-set-builder.ts).
+ *
+ * A large rule set's text (10,000 services × 10 endpoints is ~31 MB in ~320,000 lines) lives
+ * outside the JavaScript heap this way: no string per word, per line or per batch survives to
+ * be copied by the garbage collector, and the text reaches stdout without being made a string
+ * and encoded again (bench/render-iptables.ts measured each of those as a large share of
+ * `render iptables`). Words are copied byte by byte (restore text is almost always ASCII: one
+ * byte per character); a word with other characters is encoded by Buffer (UTF-8, a lone
+ * surrogate as U+FFFD, as writing the string to stdout would).
+ *
+ * Writing may be undone back to a mark (`truncate`): a rule that is started but never finished
+ * leaves nothing behind.
+ */
+
+/**
+ * Bytes per chunk: the first is small (a hostport rule, a test's few lines), each next one twice
+ * the last up to 1 MiB, large enough that chunk bookkeeping is negligible.
+ */
+const FIRST_CHUNK = 1 << 10;
+const MAX_CHUNK = 1 << 20;
+
+export class Utf8Chunks {
+  /** Full chunks, each cut to the bytes written in it. */
+  readonly #full: Uint8Array[] = [];
+  /** Bytes in #full. */
+  #fullBytes = 0;
+  #chunk: Uint8Array = new Uint8Array(0);
+  #at = 0;
+  #ascii = true;
+
+  /** @param what names the text in errors ("a rule in nat"). */
+  constructor(private readonly what: string) {}
+
+  /** Bytes written. */
+  get length(): number {
+    return this.#fullBytes + this.#at;
+  }
+
+  /** Every character written was ASCII (so byte offsets are character offsets). */
+  get ascii(): boolean {
+    return this.#ascii;
+  }
+
+  /** Appends `text`, which must hold no newline (a line ends only through `newline`). */
+  write(text: string): void {
+    const n = text.length;
+    if (this.#chunk.length - this.#at < n) this.#next(n);
+    const chunk = this.#chunk;
+    let at = this.#at;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f || c === 10) {
+        this.#writeEncoded(text);
+        return;
+      }
+      chunk[at++] = c;
+    }
+    this.#at = at;
+  }
+
+  /** Ends a line. */
+  newline(): void {
+    if (this.#at === this.#chunk.length) this.#next(1);
+    this.#chunk[this.#at++] = 10;
+  }
+
+  /** A word with a newline (refused) or characters beyond ASCII (encoded as UTF-8). */
+  #writeEncoded(text: string): void {
+    if (text.includes("\n")) throw new Error(`${this.what} holds a newline: ${text}`);
+    const bytes = Buffer.from(text, "utf8");
+    if (this.#chunk.length - this.#at < bytes.length) this.#next(bytes.length);
+    this.#chunk.set(bytes, this.#at);
+    this.#at += bytes.length;
+    this.#ascii = false;
+  }
+
+  /** Starts a chunk with room for `n` bytes. */
+  #next(n: number): void {
+    if (this.#at > 0) {
+      this.#full.push(this.#chunk.subarray(0, this.#at));
+      this.#fullBytes += this.#at;
+    }
+    const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, this.#chunk.length * 2));
+    this.#chunk = new Uint8Array(Math.max(size, n));
+    this.#at = 0;
+  }
+
+  /** Drops what was written after the first `length` bytes. */
+  truncate(length: number): void {
+    while (length < this.#fullBytes) {
+      const last = this.#full.pop() as Uint8Array;
+      this.#fullBytes -= last.length;
+      this.#chunk = new Uint8Array(Math.max(this.#chunk.length, last.length));
+      this.#chunk.set(last);
+      this.#at = last.length;
+    }
+    if (length - this.#fullBytes < this.#at) this.#at = length - this.#fullBytes;
+  }
+
+  /** The bytes written, in order, in pieces (views of the chunks: read them before writing more). */
+  pieces(): Uint8Array[] {
+    return this.#at === 0 ? [...this.#full] : [...this.#full, this.#chunk.subarray(0, this.#at)];
+  }
+
+  /** The text of the first `length` bytes written (all of them by default). */
+  text(length = this.length): string {
+    const all = Buffer.concat(this.pieces(), length);
+    return all.toString(this.#ascii ? "latin1" : "utf8");
+  }
+}

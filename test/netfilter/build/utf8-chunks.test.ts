@@ -1,0 +1,79 @@
+/**
+ * Utf8Chunks keeps written text as UTF-8 bytes in chunks: what comes out (pieces, text) is
+ * what Buffer encodes for the same words, whatever the chunk boundaries and truncations; a
+ * newline inside a word is refused. Node's own UTF-8 encoder is the reference.
+ */
+import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
+import { Utf8Chunks } from "../../../src/netfilter/build/utf8-chunks.js";
+
+type Step =
+  | { readonly kind: "write"; readonly text: string }
+  | { readonly kind: "newline" }
+  /** Back to one of the lengths reached so far (`keep` picks which). */
+  | { readonly kind: "truncate"; readonly keep: number };
+
+const word = fc.oneof(
+  fc.string({ unit: "grapheme-ascii", maxLength: 40 }).filter((s) => !s.includes("\n")),
+  fc.string({ unit: "grapheme", maxLength: 10 }).filter((s) => !s.includes("\n")),
+  // Long words cross (and outgrow) chunks.
+  fc.integer({ min: 1000, max: 5000 }).map((n) => "x".repeat(n)),
+);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: word.map((text) => ({ kind: "write" as const, text })), weight: 6 },
+  { arbitrary: fc.constant({ kind: "newline" as const }), weight: 2 },
+  { arbitrary: fc.nat(1000).map((keep) => ({ kind: "truncate" as const, keep })), weight: 1 },
+);
+
+describe("Utf8Chunks", () => {
+  test("bytes and text are Buffer's UTF-8 of what was written and kept", () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 200 }), (steps) => {
+        const chunks = new Utf8Chunks("a test line");
+        let expected = Buffer.alloc(0);
+        /** Lengths between words: where a table truncates (an unfinished rule's start). */
+        const marks = [0];
+        for (const s of steps) {
+          if (s.kind === "write") {
+            chunks.write(s.text);
+            expected = Buffer.concat([expected, Buffer.from(s.text, "utf8")]);
+          } else if (s.kind === "newline") {
+            chunks.newline();
+            expected = Buffer.concat([expected, Buffer.from("\n")]);
+          } else {
+            const keep = marks[s.keep % marks.length] as number;
+            marks.length = (s.keep % marks.length) + 1;
+            chunks.truncate(keep);
+            expected = expected.subarray(0, keep);
+            continue;
+          }
+          marks.push(expected.length);
+        }
+        expect(chunks.length).toBe(expected.length);
+        expect(Buffer.concat(chunks.pieces()).equals(expected)).toBe(true);
+        // `ascii` may stay false after non-ASCII bytes are truncated away, never the reverse.
+        if (chunks.ascii) expect(expected.every((b) => b < 0x80)).toBe(true);
+        if (chunks.ascii) expect(chunks.text()).toBe(expected.toString("latin1"));
+        else expect(Buffer.from(chunks.text(), "utf8").equals(expected)).toBe(true);
+      }),
+      { seed: 17, numRuns: 200 },
+    );
+  });
+
+  test("a word holding a newline is refused, naming the text", () => {
+    const chunks = new Utf8Chunks("a rule in nat");
+    chunks.write("-A X");
+    expect(() => chunks.write(" -m comment --comment a\nb")).toThrow(
+      /a rule in nat holds a newline/,
+    );
+  });
+
+  test("text() of a prefix stops at that byte", () => {
+    const chunks = new Utf8Chunks("a test line");
+    chunks.write("ab");
+    chunks.newline();
+    chunks.write("cd");
+    expect(chunks.text(3)).toBe("ab\n");
+    expect(chunks.text()).toBe("ab\ncd");
+  });
+});
