@@ -15,8 +15,11 @@ import {
 } from "../../src/netfilter/index.js";
 import { MATCH_EXTENSIONS, TARGET_EXTENSIONS } from "../../src/netfilter/registry.js";
 import type { IPFamily } from "../../src/net/index.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
 import { soakRuns } from "../helpers/soak.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 let ns: Netns | undefined;
 beforeAll(() => {

@@ -12,8 +12,11 @@ import type { NodeEnvironment } from "../../../src/model/node-environment.js";
 import { ENSURED_JUMPS } from "../../../src/proxiers/iptables/builtin-jumps.js";
 import { renderIptables } from "../../../src/proxiers/iptables/render-iptables.js";
 import { kubeCluster } from "../../../src/testing/arbitraries/kubeCluster.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
 import { argv, FAKE_CONFIG, FAKE_NODE, withoutSaveComments } from "./helpers.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 function applyLikeKubeProxy(ns: Netns, v6: boolean, restore: string): void {
   const bin = v6 ? "ip6tables" : "iptables";
