@@ -69,3 +69,12 @@ export function runBatch(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A step's stdout; throws with its stderr unless it ran and exited 0 (as `ns.exec` would). */
+export function okOutput(step: BatchStep, r: StepResult | undefined): string {
+  if (r === undefined || r.status !== 0)
+    throw new Error(
+      `${step.cmd} ${step.args.join(" ")} failed (${r === undefined ? "not run" : r.status}): ${r?.stderr ?? ""}`,
+    );
+  return r.stdout;
+}
