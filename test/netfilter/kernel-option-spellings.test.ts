@@ -16,6 +16,7 @@ import {
 import { MATCH_EXTENSIONS, TARGET_EXTENSIONS } from "../../src/netfilter/registry.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
+import { okOutput, runBatch, type BatchStep } from "../helpers/netns-batch.js";
 import { soakRuns } from "../helpers/soak.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
@@ -228,19 +229,31 @@ kernelTest("every long option is in a sample", ["root"], () => {
 });
 
 /**
- * The kernel's saved lines for `bodies` in one restore (one process per sample, not per
- * spelling), or undefined when it refuses any of them.
+ * For each sample, the kernel's saved lines for its `bodies` in one restore (one restore per
+ * sample, not per spelling), or undefined when it refuses any of them. All samples from one
+ * process (runBatch), each command its own process.
  */
-function kernelBatch(s: Sample, bodies: readonly string[]): string[] | undefined {
-  const netns = ns!;
-  const tool = (s.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables";
-  netns.run(tool, ["-t", s.table, "-F", s.chain]);
-  const text = `*${s.table}\n:${s.chain} ACCEPT [0:0]\n${bodies.map((b) => `-A ${s.chain} ${b}`).join("\n")}\nCOMMIT\n`;
-  if (netns.run(`${tool}-restore`, ["--noflush"], text).status !== 0) return undefined;
-  return netns
-    .exec(`${tool}-save`, ["-t", s.table])
-    .split("\n")
-    .filter((l) => l.startsWith(`-A ${s.chain} `));
+function kernelBatches(
+  batches: readonly { readonly s: Sample; readonly bodies: readonly string[] }[],
+): (string[] | undefined)[] {
+  const tool = (s: Sample) => ((s.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
+  const items = batches.map(({ s, bodies }): BatchStep[] => [
+    { cmd: tool(s), args: ["-t", s.table, "-F", s.chain] },
+    {
+      cmd: `${tool(s)}-restore`,
+      args: ["--noflush"],
+      input: `*${s.table}\n:${s.chain} ACCEPT [0:0]\n${bodies.map((b) => `-A ${s.chain} ${b}`).join("\n")}\nCOMMIT\n`,
+    },
+    { cmd: `${tool(s)}-save`, args: ["-t", s.table], ifOk: true },
+  ]);
+  const results = runBatch(ns!, items);
+  return batches.map(({ s }, i) => {
+    const [, restore, save] = results[i] ?? [];
+    if (restore?.status !== 0) return undefined;
+    return okOutput(items[i]![2]!, save)
+      .split("\n")
+      .filter((l) => l.startsWith(`-A ${s.chain} `));
+  });
 }
 
 function oursAlone(s: Sample, body: string): string {
@@ -265,10 +278,13 @@ kernelTest(
     prepare();
     const differ: unknown[] = [];
     let checked = 0;
-    for (const s of SAMPLES) {
-      const forms = optionsOf(s.body).map((_, k) => respelt(s.body, k, Infinity, true));
+    const formsOf = (s: Sample) =>
+      optionsOf(s.body).map((_, k) => respelt(s.body, k, Infinity, true));
+    const kernels = kernelBatches(SAMPLES.map((s) => ({ s, bodies: [s.body, ...formsOf(s)] })));
+    for (const [i, s] of SAMPLES.entries()) {
+      const forms = formsOf(s);
       checked += forms.length;
-      const kernel = kernelBatch(s, [s.body, ...forms]);
+      const kernel = kernels[i];
       const ours = [s.body, ...forms].map((b) => oursAlone(s, b));
       expect({ body: s.body, ours: ours[0] }).not.toEqual({ body: s.body, ours: "refused" });
       // All loaded: each spelling saves as the plain one does (here and in the kernel).
