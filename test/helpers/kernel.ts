@@ -11,9 +11,25 @@ type Need = keyof KernelCapabilities;
 const KERNEL_FEATURES: readonly Need[] = ["ipvs", "sctp"];
 
 let registered = false;
-/** Whether this test file registered a kernel test that runs (setup.ts takes the kernel lock). */
+let rulesOnly = false;
+/** Whether this test file registered a kernel test that runs. */
 export function registersKernelTests(): boolean {
   return registered;
+}
+
+/**
+ * Called at the top of a kernel test file whose tests only load, check and list rules in
+ * namespaces of their own (restores, `nft -f`/`-c`, saves and listings; no packets, no probe
+ * timeouts): nothing in it depends on how fast the machine is, so it runs beside other kernel
+ * files instead of waiting for the run's kernel lock (see kernel-lock.ts, sequencer.js).
+ */
+export function kernelRulesOnly(): void {
+  rulesOnly = true;
+}
+
+/** Whether this file must hold the run's kernel lock (setup.ts): it runs kernel tests that time. */
+export function needsKernelLock(): boolean {
+  return registered && !rulesOnly;
 }
 
 export function kernelTest(

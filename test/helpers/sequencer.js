@@ -1,19 +1,25 @@
 /**
  * jest's order (failed first, then slowest first from its timing cache, else largest first), with
- * the kernel test files spread evenly through it: they run one at a time (kernel-lock.ts), so a
- * worker that reaches a kernel file while another runs should find pure files in between.
+ * the kernel test files that hold the kernel lock spread evenly through it: they run one at a time
+ * (kernel-lock.ts), so a worker that reaches one while another runs should find other files in
+ * between.
  */
 import { readFileSync } from "node:fs";
 import Sequencer from "@jest/test-sequencer";
 
-const KERNEL = /\bkernelTest\(|\bdescribeKernelOracle\(/;
+const KERNEL = /\bkernelTest\(|\bdescribeKernelOracle\(|\bnftTest\(/;
+// Files that only load and list rules run beside the others, as pure files do (kernel.ts).
+const RULES_ONLY = /^kernelRulesOnly\(\);$/m;
 
 export default class KernelSpreadingSequencer extends Sequencer {
   async sort(tests) {
     const sorted = await super.sort(tests);
     const kernel = [];
     const other = [];
-    for (const t of sorted) (KERNEL.test(readFileSync(t.path, "utf8")) ? kernel : other).push(t);
+    for (const t of sorted) {
+      const text = readFileSync(t.path, "utf8");
+      (KERNEL.test(text) && !RULES_ONLY.test(text) ? kernel : other).push(t);
+    }
     if (kernel.length === 0 || other.length === 0) return sorted;
     const out = [];
     let j = 0;

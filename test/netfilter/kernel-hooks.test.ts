@@ -18,7 +18,11 @@ import {
 } from "../../src/netfilter/index.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { ICMP_NAMES, ICMPV6_NAMES } from "../../src/netfilter/matches/icmp-types.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
+import { runBatch } from "../helpers/netns-batch.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 let ns: Netns | undefined;
 beforeAll(() => {
@@ -70,6 +74,14 @@ const BODIES: Readonly<Record<IPFamily, readonly string[]>> = {
   ],
 };
 
+/** Each text loaded by its own `tool`-restore, one after another: whether the kernel took it. */
+function restoreEach(tool: string, texts: readonly string[]): boolean[] {
+  return runBatch(
+    ns as Netns,
+    texts.map((input) => [{ cmd: `${tool}-restore`, args: [], input }]),
+  ).map(([r]) => r?.status === 0);
+}
+
 function accepts(text: string, family: IPFamily): boolean {
   try {
     parseIptables(text, { family });
@@ -86,7 +98,7 @@ for (const family of ["IPv4", "IPv6"] as const) {
     `targets and matches stand where the kernel lets them (${family})`,
     ["root", "ip", tool],
     () => {
-      const differ: string[] = [];
+      const cases: { what: string; text: string }[] = [];
       for (const [table, chains] of Object.entries(BUILTIN))
         for (const chain of [...chains, "U"])
           for (const body of BODIES[family]) {
@@ -100,10 +112,18 @@ for (const family of ["IPv4", "IPv6"] as const) {
               "COMMIT",
               "",
             ].join("\n");
-            const kernel = (ns as Netns).run(`${tool}-restore`, [], text).status === 0;
-            if (accepts(text, family) !== kernel)
-              differ.push(`${table} ${chain} "${body}": kernel ${kernel ? "accepts" : "refuses"}`);
+            cases.push({ what: `${table} ${chain} "${body}"`, text });
           }
+      const kernel = restoreEach(
+        tool,
+        cases.map((c) => c.text),
+      );
+      const differ: string[] = [];
+      cases.forEach(({ what, text }, i) => {
+        if (accepts(text, family) !== kernel[i])
+          differ.push(`${what}: kernel ${kernel[i] ? "accepts" : "refuses"}`);
+      });
+      expect(cases.length).toBeGreaterThan(0);
       expect(differ).toEqual([]);
     },
   );
@@ -198,51 +218,76 @@ kernelTest(
       body.includes("-j DNAT")
         ? `*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING ${body}\nCOMMIT\n`
         : `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body}\nCOMMIT\n`;
-    for (const body of EDGES) {
-      const kernel = (ns as Netns).run("iptables-restore", [], text(body)).status === 0;
-      if (accepts(text(body), "IPv4") !== kernel)
-        differ.push(`"${body}": kernel ${kernel ? "accepts" : "refuses"}`);
-    }
+    const refused = Object.entries(REFUSED_ON_PURPOSE);
+    const kernel = restoreEach("iptables", [...EDGES, ...refused.map(([b]) => b)].map(text));
+    EDGES.forEach((body, i) => {
+      if (accepts(text(body), "IPv4") !== kernel[i])
+        differ.push(`"${body}": kernel ${kernel[i] ? "accepts" : "refuses"}`);
+    });
     expect(differ).toEqual([]);
-    for (const [body, message] of Object.entries(REFUSED_ON_PURPOSE)) {
-      expect((ns as Netns).run("iptables-restore", [], text(body)).status).toBe(0);
+    refused.forEach(([body, message], i) => {
+      expect({ body, kernel: kernel[EDGES.length + i] }).toEqual({ body, kernel: true });
       expect(() => parseIptables(text(body), { family: "IPv4" })).toThrow(message);
-    }
+    });
   },
 );
 
-/**
- * `body` in `table`'s `chain`: refused by both, or saved as the same rule. Returns the kernel's
- * saved rule, or "refused".
- */
-function loadsAsKernel(
-  table: string,
-  chain: string,
-  body: string,
-  family: IPFamily = "IPv4",
-): string | undefined {
-  const netns = ns as Netns;
-  const tool = family === "IPv4" ? "iptables" : "ip6tables";
-  const text = `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
-  const loaded = netns.run(`${tool}-restore`, [], text).status === 0;
-  const kernel = loaded
-    ? netns
-        .exec(`${tool}-save`, ["-t", table])
-        .split("\n")
-        .find((l) => l.startsWith(`-A ${chain}`))
-    : "refused";
-  let ours: string | undefined;
-  try {
-    ours = formatIptablesSave(parseIptables(text, { family }), { counters: false })
-      .split("\n")
-      .find((l) => l.startsWith(`-A ${chain}`));
-  } catch (e) {
-    if (!(e instanceof IptablesParseError)) throw e;
-    ours = "refused";
-  }
-  expect({ body, rule: ours }).toEqual({ body, rule: kernel });
-  return kernel;
+/** A rule body, where it goes, and its family (IPv4 unless given). */
+interface Load {
+  readonly table: string;
+  readonly chain: string;
+  readonly body: string;
+  readonly family?: IPFamily;
 }
+
+/**
+ * Each `body` in its `table`'s `chain`: refused by both, or saved as the same rule (one restore
+ * and one save per body, all from one process: runBatch). Returns the kernel's saved rules, or
+ * "refused".
+ */
+function loadAllAsKernel(loads: readonly Load[]): (string | undefined)[] {
+  expect(loads.length).toBeGreaterThan(0);
+  const text = ({ table, chain, body }: Load) =>
+    `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
+  const tool = (l: Load) => ((l.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
+  const results = runBatch(
+    ns as Netns,
+    loads.map((l) => [
+      { cmd: `${tool(l)}-restore`, args: [], input: text(l) },
+      { cmd: `${tool(l)}-save`, args: ["-t", l.table], ifOk: true },
+    ]),
+  );
+  return loads.map((l, i) => {
+    const [restore, save] = results[i] ?? [];
+    let kernel: string | undefined = "refused";
+    if (restore?.status === 0) {
+      if (save === undefined || save.status !== 0)
+        throw new Error(`${tool(l)}-save -t ${l.table} failed: ${save?.stderr}`);
+      kernel = save.stdout.split("\n").find((line) => line.startsWith(`-A ${l.chain}`));
+    }
+    let ours: string | undefined;
+    try {
+      ours = formatIptablesSave(parseIptables(text(l), { family: l.family ?? "IPv4" }), {
+        counters: false,
+      })
+        .split("\n")
+        .find((line) => line.startsWith(`-A ${l.chain}`));
+    } catch (e) {
+      if (!(e instanceof IptablesParseError)) throw e;
+      ours = "refused";
+    }
+    expect({ body: l.body, rule: ours }).toEqual({ body: l.body, rule: kernel });
+    return kernel;
+  });
+}
+
+/** A body in filter INPUT. */
+const input = (body: string, family?: IPFamily): Load =>
+  family === undefined
+    ? { table: "filter", chain: "INPUT", body }
+    : { table: "filter", chain: "INPUT", body, family };
+const placed = ([table, chain, body]: Placed, family?: IPFamily): Load =>
+  family === undefined ? { table, chain, body } : { table, chain, body, family };
 
 /**
  * Numbers in addresses as libxtables reads them (strtoul base 0: `010` is octal, `0x0a` hex),
@@ -283,17 +328,20 @@ kernelTest(
   ["root", "ip", "iptables", "ip6tables", "ipset"],
   () => {
     const netns = ns as Netns;
-    /** `body` in filter INPUT loads, and saves as the kernel saves it. */
-    const savesAsKernel = (family: IPFamily, body: string): void => {
-      expect({
-        body,
-        kernel: loadsAsKernel("filter", "INPUT", `${body} -j ACCEPT`, family),
-      }).not.toEqual({ body, kernel: "refused" });
-    };
-    for (const body of NUMBER_FORMS) savesAsKernel("IPv4", body);
-    // IPv6: prefixes read the same way; an embedded dotted quad takes no leading zeros.
-    for (const body of ["-s fd00::1/0100", "-s fd00::1/0x40", "-s fd00::1/064", "-s FD00:0::01"])
-      savesAsKernel("IPv6", body);
+    // Each body in filter INPUT loads, and saves as the kernel saves it. IPv6: prefixes read
+    // the same way; an embedded dotted quad takes no leading zeros.
+    const loads = [
+      ...NUMBER_FORMS.map((body) => input(`${body} -j ACCEPT`, "IPv4")),
+      ...["-s fd00::1/0100", "-s fd00::1/0x40", "-s fd00::1/064", "-s FD00:0::01"].map((body) =>
+        input(`${body} -j ACCEPT`, "IPv6"),
+      ),
+    ];
+    loadAllAsKernel(loads).forEach((kernel, i) =>
+      expect({ body: loads[i]?.body, kernel }).not.toEqual({
+        body: loads[i]?.body,
+        kernel: "refused",
+      }),
+    );
     const embedded = "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -s ::ffff:010.0.0.1\nCOMMIT\n";
     expect(netns.run("ip6tables-restore", [], embedded).status).not.toBe(0);
     expect(() => parseIptables(embedded, { family: "IPv6" })).toThrow(IptablesParseError);
@@ -374,8 +422,11 @@ kernelTest(
   ["root", "ip", "iptables", "ipset"],
   () => {
     const netns = ns as Netns;
-    for (const [table, chain, template] of PORT_OPTIONS)
-      for (const n of PORT_NUMBERS) loadsAsKernel(table, chain, template.replace("F", n));
+    loadAllAsKernel(
+      PORT_OPTIONS.flatMap(([table, chain, template]) =>
+        PORT_NUMBERS.map((n) => placed([table, chain, template.replace("F", n)])),
+      ),
+    );
     // ipset reads ports as libxtables does.
     netns.exec("ipset", ["create", "kns-ports", "hash:ip,port"]);
     netns.exec("ipset", ["create", "kns-bitmap", "bitmap:port", "range", "010-0x20"]);
@@ -414,7 +465,7 @@ kernelTest(
   "numbers in other options: a sign and leading zeros read as libxtables reads them",
   ["root", "ip", "iptables"],
   () => {
-    for (const [table, chain, body] of [
+    const loads: Placed[] = [
       ["filter", "INPUT", "-m mark --mark +1 -j ACCEPT"],
       ["filter", "INPUT", "-m mark --mark +0x1/+0xff -j ACCEPT"],
       ["filter", "INPUT", "-m mark --mark -1 -j ACCEPT"],
@@ -430,8 +481,8 @@ kernelTest(
       ...["04", "0x7", "+1", "08", "010", "panic", "error", "WARNING", "warn", "err"].map(
         (l) => ["filter", "INPUT", `-j LOG --log-level ${l}`] as const,
       ),
-    ] as const)
-      loadsAsKernel(table, chain, body);
+    ];
+    loadAllAsKernel(loads.map((l) => placed(l)));
   },
 );
 
@@ -503,18 +554,15 @@ kernelTest(
       ...["set", "remove", "rcheck", "update"].map((a) => `-m recent --${a} --rttl -j ACCEPT`),
       ...["0", "1", "255", "256"].map((n) => `-p tcp -m tcp --tcp-option ${n} -j ACCEPT`),
     ];
-    for (const body of bodies) loadsAsKernel("filter", "INPUT", body);
-    loadsAsKernel("filter", "FORWARD", "-o + -j ACCEPT");
-    // Every ICMP and ICMPv6 name we know, and a few the kernel does not.
-    for (const [name] of ICMP_NAMES)
-      loadsAsKernel("filter", "INPUT", `-p icmp -m icmp --icmp-type ${name} -j ACCEPT`);
-    for (const name of [...ICMPV6_NAMES.map(([n]) => n), "mld-listener-query", "neighbo", "0x80"])
-      loadsAsKernel(
-        "filter",
-        "INPUT",
-        `-p ipv6-icmp -m icmp6 --icmpv6-type ${name} -j ACCEPT`,
-        "IPv6",
-      );
+    loadAllAsKernel([
+      ...bodies.map((body) => input(body)),
+      placed(["filter", "FORWARD", "-o + -j ACCEPT"]),
+      // Every ICMP and ICMPv6 name we know, and a few the kernel does not.
+      ...ICMP_NAMES.map(([name]) => input(`-p icmp -m icmp --icmp-type ${name} -j ACCEPT`)),
+      ...[...ICMPV6_NAMES.map(([n]) => n), "mld-listener-query", "neighbo", "0x80"].map((name) =>
+        input(`-p ipv6-icmp -m icmp6 --icmpv6-type ${name} -j ACCEPT`, "IPv6"),
+      ),
+    ]);
   },
 );
 
@@ -590,7 +638,9 @@ kernelTest(
   "options and reject types cut short: read as the kernel reads them",
   ["root", "ip", "iptables", "ip6tables"],
   () => {
-    for (const [table, chain, body] of CUT_SHORT) loadsAsKernel(table, chain, body);
-    for (const [table, chain, body] of CUT_SHORT_IPV6) loadsAsKernel(table, chain, body, "IPv6");
+    loadAllAsKernel([
+      ...CUT_SHORT.map((l) => placed(l)),
+      ...CUT_SHORT_IPV6.map((l) => placed(l, "IPv6")),
+    ]);
   },
 );

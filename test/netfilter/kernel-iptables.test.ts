@@ -8,8 +8,11 @@ import { fc } from "@fast-check/jest";
 import { createNetns, deleteNetns, type Netns } from "../../src/backends/netns.js";
 import { formatIptablesSave, parseIptables } from "../../src/netfilter/index.js";
 import type { IPFamily } from "../../src/net/index.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
 import { restoreText } from "./rule-text.arbitrary.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 let ns: Netns | undefined;
 beforeAll(() => {

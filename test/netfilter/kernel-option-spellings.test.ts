@@ -15,8 +15,12 @@ import {
 } from "../../src/netfilter/index.js";
 import { MATCH_EXTENSIONS, TARGET_EXTENSIONS } from "../../src/netfilter/registry.js";
 import type { IPFamily } from "../../src/net/index.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
+import { okOutput, runBatch, type BatchStep } from "../helpers/netns-batch.js";
 import { soakRuns } from "../helpers/soak.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 let ns: Netns | undefined;
 beforeAll(() => {
@@ -225,19 +229,54 @@ kernelTest("every long option is in a sample", ["root"], () => {
 });
 
 /**
- * The kernel's saved lines for `bodies` in one restore (one process per sample, not per
- * spelling), or undefined when it refuses any of them.
+ * For each sample, the kernel's saved lines for its `bodies` in one restore (one restore per
+ * sample, not per spelling), or undefined when it refuses any of them. All samples from one
+ * process (runBatch), each command its own process.
  */
-function kernelBatch(s: Sample, bodies: readonly string[]): string[] | undefined {
-  const netns = ns!;
-  const tool = (s.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables";
-  netns.run(tool, ["-t", s.table, "-F", s.chain]);
-  const text = `*${s.table}\n:${s.chain} ACCEPT [0:0]\n${bodies.map((b) => `-A ${s.chain} ${b}`).join("\n")}\nCOMMIT\n`;
-  if (netns.run(`${tool}-restore`, ["--noflush"], text).status !== 0) return undefined;
-  return netns
-    .exec(`${tool}-save`, ["-t", s.table])
-    .split("\n")
-    .filter((l) => l.startsWith(`-A ${s.chain} `));
+function kernelBatches(
+  batches: readonly { readonly s: Sample; readonly bodies: readonly string[] }[],
+): (string[] | undefined)[] {
+  const tool = (s: Sample) => ((s.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
+  const items = batches.map(({ s, bodies }): BatchStep[] => [
+    { cmd: tool(s), args: ["-t", s.table, "-F", s.chain] },
+    {
+      cmd: `${tool(s)}-restore`,
+      args: ["--noflush"],
+      input: `*${s.table}\n:${s.chain} ACCEPT [0:0]\n${bodies.map((b) => `-A ${s.chain} ${b}`).join("\n")}\nCOMMIT\n`,
+    },
+    { cmd: `${tool(s)}-save`, args: ["-t", s.table], ifOk: true },
+  ]);
+  const results = runBatch(ns!, items);
+  return batches.map(({ s }, i) => {
+    const [, restore, save] = results[i] ?? [];
+    if (restore?.status !== 0) return undefined;
+    return okOutput(items[i]![2]!, save)
+      .split("\n")
+      .filter((l) => l.startsWith(`-A ${s.chain} `));
+  });
+}
+
+/** `both` for many bodies, from one process (runBatch). */
+function bothAll(
+  pairs: readonly { readonly s: Sample; readonly body: string }[],
+): { body: string; kernel: string; ours: string }[] {
+  const tool = (s: Sample) => ((s.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
+  const items = pairs.map(({ s, body }): BatchStep[] => [
+    { cmd: tool(s), args: ["-t", s.table, "-F", s.chain] },
+    { cmd: `${tool(s)}-restore`, args: ["--noflush"], input: restoreText(s, body) },
+    { cmd: `${tool(s)}-save`, args: ["-t", s.table], ifOk: true },
+  ]);
+  const results = runBatch(ns!, items);
+  return pairs.map(({ s, body }, i) => {
+    const [, restore, save] = results[i] ?? [];
+    const kernel =
+      restore?.status === 0
+        ? (okOutput(items[i]![2]!, save)
+            .split("\n")
+            .find((l) => l.startsWith(`-A ${s.chain}`)) ?? "(no rule)")
+        : "refused";
+    return { body, kernel, ours: oursAlone(s, body) };
+  });
 }
 
 function oursAlone(s: Sample, body: string): string {
@@ -262,10 +301,14 @@ kernelTest(
     prepare();
     const differ: unknown[] = [];
     let checked = 0;
-    for (const s of SAMPLES) {
-      const forms = optionsOf(s.body).map((_, k) => respelt(s.body, k, Infinity, true));
+    const formsOf = (s: Sample) =>
+      optionsOf(s.body).map((_, k) => respelt(s.body, k, Infinity, true));
+    const oneByOne: { s: Sample; forms: string[] }[] = [];
+    const kernels = kernelBatches(SAMPLES.map((s) => ({ s, bodies: [s.body, ...formsOf(s)] })));
+    for (const [i, s] of SAMPLES.entries()) {
+      const forms = formsOf(s);
       checked += forms.length;
-      const kernel = kernelBatch(s, [s.body, ...forms]);
+      const kernel = kernels[i];
       const ours = [s.body, ...forms].map((b) => oursAlone(s, b));
       expect({ body: s.body, ours: ours[0] }).not.toEqual({ body: s.body, ours: "refused" });
       // All loaded: each spelling saves as the plain one does (here and in the kernel).
@@ -278,16 +321,32 @@ kernelTest(
         });
         continue;
       }
-      // Some refused: one by one.
-      expect({ body: s.body, kernel: both(s, s.body).kernel }).not.toEqual({
+      oneByOne.push({ s, forms });
+    }
+    // Samples with a refused spelling: each spelling alone (readAlike's test, the plain body
+    // read first), all from one process.
+    const alone = bothAll(
+      oneByOne.flatMap(({ s, forms }) => [s.body, ...forms].map((body) => ({ s, body }))),
+    );
+    let at = 0;
+    for (const { s, forms } of oneByOne) {
+      const plain = alone[at++]!;
+      expect({ body: s.body, kernel: plain.kernel }).not.toEqual({
         body: s.body,
         kernel: "refused",
       });
-      for (const body of forms) {
-        const r = readAlike(s, body);
-        if (r !== undefined) differ.push(r);
+      for (let k = 0; k < forms.length; k++) {
+        const r = alone[at++]!;
+        if (r.kernel === r.ours) continue;
+        const printingAlone =
+          r.kernel !== "refused" &&
+          r.ours !== "refused" &&
+          plain.kernel === r.kernel &&
+          plain.ours === r.ours;
+        if (!printingAlone) differ.push(r);
       }
     }
+    expect(at).toBe(alone.length);
     expect(checked).toBeGreaterThan(100);
     expect(differ).toEqual([]);
   },

@@ -10,7 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withNetns } from "../../../src/backends/netns.js";
 import { runCli } from "../../../src/cli/program.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const dir = mkdtempSync(join(tmpdir(), "kns-parse-bytes-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

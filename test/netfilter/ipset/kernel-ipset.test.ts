@@ -3,8 +3,11 @@ import { expect } from "@jest/globals";
 import { fc } from "@fast-check/jest";
 import { withNetns } from "../../../src/backends/netns.js";
 import { formatIpsetSave, parseIpsetSave } from "../../../src/netfilter/index.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
 import { soakRuns } from "../../helpers/soak.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const v4 = fc.ipV4();
 const v6 = fc.constantFrom("fd00::1", "2001:db8::5", "fd00::a:b", "::1");

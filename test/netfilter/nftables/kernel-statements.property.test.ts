@@ -14,6 +14,10 @@ import { parseNftables } from "../../../src/netfilter/nftables/parse/file.js";
 import { NftParseError } from "../../../src/netfilter/nftables/parse/tokens.js";
 import { nftLoad, nftTest, withNftNetns } from "../../proxiers/nftables/kernel-helpers.js";
 import { statementTableArb } from "./statement.arbitrary.js";
+import { kernelRulesOnly } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 25);
 

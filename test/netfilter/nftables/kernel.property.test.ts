@@ -18,6 +18,10 @@ import {
   withSortedElements,
 } from "../../proxiers/nftables/kernel-helpers.js";
 import { tableArb } from "./table.arbitrary.js";
+import { kernelRulesOnly } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 20);
 

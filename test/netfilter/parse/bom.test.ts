@@ -5,7 +5,10 @@
 import { expect } from "@jest/globals";
 import { withNetns } from "../../../src/backends/netns.js";
 import { IptablesParseError, parseIptables } from "../../../src/netfilter/index.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const TEXT = "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j ACCEPT\nCOMMIT\n";
 

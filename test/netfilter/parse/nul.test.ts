@@ -11,7 +11,10 @@ import {
   IptablesParseError,
   parseIptables,
 } from "../../../src/netfilter/index.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const HEAD = "*filter\n:INPUT ACCEPT [0:0]\n";
 

@@ -16,6 +16,7 @@ import { trace } from "../../../src/netfilter/trace/index.js";
 import { ENSURED_JUMPS } from "../../../src/proxiers/iptables/builtin-jumps.js";
 import { renderIptables } from "../../../src/proxiers/iptables/render-iptables.js";
 import { kernelTest } from "../../helpers/kernel.js";
+import { okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
 
 const CLUSTER = (endpoint: string, endpointNode: string) => `
 apiVersion: v1
@@ -107,12 +108,23 @@ function replyTuple(node: Netns, orig: Tuple): Tuple | undefined {
   return undefined;
 }
 
+/** kube-proxy's jumps, then the restore: each its own process, all from one (runBatch). */
 function applyRules(node: Netns, restore: string): void {
-  for (const j of ENSURED_JUMPS) {
-    node.run("iptables", ["-w", "-t", j.table, "-N", j.target]);
-    node.exec("iptables", ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)]);
-  }
-  node.exec("iptables-restore", ["-w", "--noflush"], restore);
+  const steps: { step: BatchStep; mustSucceed: boolean }[] = ENSURED_JUMPS.flatMap((j) => [
+    { step: { cmd: "iptables", args: ["-w", "-t", j.table, "-N", j.target] }, mustSucceed: false },
+    {
+      step: { cmd: "iptables", args: ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)] },
+      mustSucceed: true,
+    },
+  ]);
+  steps.push({
+    step: { cmd: "iptables-restore", args: ["-w", "--noflush"], input: restore },
+    mustSucceed: true,
+  });
+  const [results] = runBatch(node, [steps.map((s) => s.step)]);
+  steps.forEach(({ step, mustSucceed }, k) => {
+    if (mustSucceed) okOutput(step, results?.[k]);
+  });
 }
 
 function argv(rule: string): string[] {

@@ -12,17 +12,54 @@ import type { NodeEnvironment } from "../../../src/model/node-environment.js";
 import { ENSURED_JUMPS } from "../../../src/proxiers/iptables/builtin-jumps.js";
 import { renderIptables } from "../../../src/proxiers/iptables/render-iptables.js";
 import { kubeCluster } from "../../../src/testing/arbitraries/kubeCluster.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
+import { okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
 import { argv, FAKE_CONFIG, FAKE_NODE, withoutSaveComments } from "./helpers.js";
 
-function applyLikeKubeProxy(ns: Netns, v6: boolean, restore: string): void {
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
+
+/**
+ * Each restore applied as kube-proxy applies it on a clean host (the tables emptied first), then
+ * `iptables-save` (ip6tables for v6): the saved texts, in order. All of it from one process
+ * (runBatch), each command its own process as before.
+ */
+function applyLikeKubeProxy(ns: Netns, v6: boolean, restores: readonly string[]): string[] {
   const bin = v6 ? "ip6tables" : "iptables";
-  for (const j of ENSURED_JUMPS) {
-    // EnsureChain: create if missing (an existing chain is fine).
-    ns.run(bin, ["-w", "-t", j.table, "-N", j.target]);
-    ns.exec(bin, ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)]);
-  }
-  ns.exec(`${bin}-restore`, ["-w", "--noflush", "--counters"], restore);
+  const items = restores.map((restore) => {
+    const steps: { step: BatchStep; mustSucceed: boolean }[] = [];
+    for (const table of ["filter", "nat"])
+      for (const op of ["-F", "-X"])
+        steps.push({ step: { cmd: bin, args: ["-w", "-t", table, op] }, mustSucceed: true });
+    for (const j of ENSURED_JUMPS) {
+      // EnsureChain: create if missing (an existing chain is fine).
+      steps.push({
+        step: { cmd: bin, args: ["-w", "-t", j.table, "-N", j.target] },
+        mustSucceed: false,
+      });
+      steps.push({
+        step: { cmd: bin, args: ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)] },
+        mustSucceed: true,
+      });
+    }
+    steps.push({
+      step: { cmd: `${bin}-restore`, args: ["-w", "--noflush", "--counters"], input: restore },
+      mustSucceed: true,
+    });
+    steps.push({ step: { cmd: `${bin}-save`, args: [] }, mustSucceed: true });
+    return steps;
+  });
+  const results = runBatch(
+    ns,
+    items.map((steps) => steps.map((s) => s.step)),
+  );
+  return items.map((steps, i) => {
+    let saved = "";
+    steps.forEach(({ step, mustSucceed }, k) => {
+      if (mustSucceed) saved = okOutput(step, results[i]?.[k]);
+    });
+    return saved;
+  });
 }
 
 // No nfacct objects exist in a scratch namespace; everything else is the upstream fake node.
@@ -40,15 +77,16 @@ describe("kernel: rendered rules load and read back as `save`", () => {
     await withNetns(
       1,
       ([ns]) => {
-        for (const g of samples) {
-          const r = renderIptables(g.cluster, { node: NODE, proxyConfig: FAKE_CONFIG });
-          ns!.exec("iptables", ["-w", "-t", "filter", "-F"]);
-          ns!.exec("iptables", ["-w", "-t", "filter", "-X"]);
-          ns!.exec("iptables", ["-w", "-t", "nat", "-F"]);
-          ns!.exec("iptables", ["-w", "-t", "nat", "-X"]);
-          applyLikeKubeProxy(ns!, false, r.restore);
-          expect(withoutSaveComments(ns!.exec("iptables-save", []))).toBe(r.save);
-        }
+        const rendered = samples.map((g) =>
+          renderIptables(g.cluster, { node: NODE, proxyConfig: FAKE_CONFIG }),
+        );
+        expect(rendered.length).toBeGreaterThan(0);
+        const saved = applyLikeKubeProxy(
+          ns!,
+          false,
+          rendered.map((r) => r.restore),
+        );
+        rendered.forEach((r, i) => expect(withoutSaveComments(saved[i] ?? "")).toBe(r.save));
       },
       "kns-kp",
     );
@@ -83,8 +121,8 @@ describe("kernel: rendered rules load and read back as `save`", () => {
             masqueradeMarkFormat: "padded",
           });
           expect(r.restore).toContain("fd00:");
-          applyLikeKubeProxy(ns!, true, r.restore);
-          expect(withoutSaveComments(ns!.exec("ip6tables-save", []))).toBe(r.save);
+          const [saved] = applyLikeKubeProxy(ns!, true, [r.restore]);
+          expect(withoutSaveComments(saved ?? "")).toBe(r.save);
         },
         "kns-kp",
       );

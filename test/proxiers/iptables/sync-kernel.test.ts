@@ -16,9 +16,12 @@ import {
   syncIptablesSequence,
   type IptablesCommand,
 } from "../../../src/proxiers/iptables/sync.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
 import { poolCluster, type PoolState } from "../nftables/sync-pool.js";
 import { argv, FAKE_CONFIG, FAKE_NODE, withoutSaveComments } from "./helpers.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 // No nfacct objects exist in a scratch namespace; everything else is the upstream fake node.
 const NODE: NodeEnvironment = {

@@ -7,7 +7,7 @@ import { describe, expect } from "@jest/globals";
 import { spawnSync } from "node:child_process";
 import { withNetns } from "../../../src/backends/netns.js";
 import { parseIpvsadmSave } from "../../../src/netfilter/ipvs/index.js";
-import { kernelTest } from "../../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
 import {
   NODE,
   chainRules,
@@ -17,6 +17,9 @@ import {
   renderYaml,
   tableAsSet,
 } from "./helpers.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const CLUSTER = `apiVersion: v1
 kind: Service

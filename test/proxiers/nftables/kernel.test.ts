@@ -10,6 +10,10 @@ import { renderNftables } from "../../../src/proxiers/nftables/index.js";
 import { caseDirs, loadCase } from "./helpers.js";
 import { nftLoad, nftTest, withNftNetns, withSortedElements } from "./kernel-helpers.js";
 import { FEATURE_CASES } from "./feature-cases.js";
+import { kernelRulesOnly } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const cases = [
   ...caseDirs().map((dir) => ({ name: dir.split("/nftables/")[1] ?? dir, ...loadCase(dir) })),

@@ -18,6 +18,10 @@ import {
 import { nftLoad, nftTest, withNftNetns, withSortedElements } from "./kernel-helpers.js";
 import { POOL_CONFIG, POOL_NODE, poolCluster, type PoolState } from "./sync-pool.js";
 import { REPEATED_INTERVAL, repeatedOptions, repeatedStates } from "./sync-repeated/harness.js";
+import { kernelRulesOnly } from "../../helpers/kernel.js";
+
+// Rules only: loads, checks and listings in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 /** A listing as a sorted list of object blocks (the kernel keeps creation order, we compare sets). */
 function blocks(listing: string): string[] {
