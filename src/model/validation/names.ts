@@ -33,9 +33,18 @@ function byteLength(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }
 
+/**
+ * `byteLength(s) > max`, without encoding the short strings almost every name is: one UTF-16
+ * unit is at most 3 UTF-8 bytes, and never fewer than 1.
+ */
+function longerThan(s: string, max: number): boolean {
+  if (s.length > max) return true;
+  return s.length * 3 > max && byteLength(s) > max;
+}
+
 export function dns1123LabelProblems(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
     if (DNS1123_SUBDOMAIN.test(v)) errs.push("must not contain dots");
     else
@@ -53,7 +62,7 @@ export function dns1123LabelProblems(v: string): string[] {
 
 export function dns1123SubdomainProblems(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 253) errs.push(maxLenError(253));
+  if (longerThan(v, 253)) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(v))
     errs.push(
       regexError(
@@ -67,7 +76,7 @@ export function dns1123SubdomainProblems(v: string): string[] {
 
 export function dns1035LabelProblems(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1035_LABEL.test(v))
     errs.push(
       regexError(
@@ -100,7 +109,7 @@ export function labelKeyProblems(v: string): string[] {
     ];
   }
   if (name.length === 0) errs.push("name part must be non-empty");
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  else if (longerThan(name, 63)) errs.push(`name part ${maxLenError(63)}`);
   if (!LABEL_KEY.test(name))
     errs.push(
       `name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`,
@@ -110,7 +119,7 @@ export function labelKeyProblems(v: string): string[] {
 
 export function labelValueProblems(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!LABEL_VALUE.test(v))
     errs.push(
       regexError(
