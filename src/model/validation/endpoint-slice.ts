@@ -73,13 +73,13 @@ function validateHints(
 
 /** Appends the problems of one endpoint address to `out` (the loader checks every address). */
 function checkEndpointIP(
-  ctx: ValidationContext,
+  strict: boolean,
   path: FieldPath,
   text: string,
   family: "IPv4" | "IPv6" | undefined,
   out: FieldIssue[],
 ): void {
-  const r = checkIP(path, text, strictIPs(ctx));
+  const r = checkIP(path, text, strict);
   if (r.ip === undefined) {
     if (family === undefined) out.push(...r.issues);
     else out.push(invalid(path, text, `must be a valid ${family} address`));
@@ -98,6 +98,7 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
   else if (!ADDRESS_TYPES.includes(addressType))
     out.push(unsupported(["addressType"], addressType, ADDRESS_TYPES));
   const endpoints = slice.endpoints ?? [];
+  const strict = strictIPs(ctx);
   if (endpoints.length > MAX_ENDPOINTS)
     out.push(tooMany(["endpoints"], endpoints.length, MAX_ENDPOINTS));
   else
@@ -110,7 +111,13 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
         out.push(tooMany(["endpoints", i, "addresses"], addresses.length, MAX_ADDRESSES));
       if (addressType === "IPv4" || addressType === "IPv6")
         for (let j = 0; j < addresses.length; j++)
-          checkEndpointIP(ctx, ["endpoints", i, "addresses", j], addresses[j]!, addressType, out);
+          checkEndpointIP(
+            strict,
+            ["endpoints", i, "addresses", j],
+            addresses[j]!,
+            addressType,
+            out,
+          );
       else if (addressType === "FQDN")
         for (let j = 0; j < addresses.length; j++)
           out.push(...fqdnProblems(["endpoints", i, "addresses", j], addresses[j]!));
@@ -180,7 +187,7 @@ export function validateEndpoints(ctx: ValidationContext, ep: Endpoints): FieldI
     for (const field of ["addresses", "notReadyAddresses"] as const)
       (ss[field] ?? []).forEach((a, j) => {
         const ap = [...p, field, j];
-        checkEndpointIP(ctx, [...ap, "ip"], a.ip ?? "", undefined, out);
+        checkEndpointIP(strictIPs(ctx), [...ap, "ip"], a.ip ?? "", undefined, out);
         if ((a.hostname ?? "") !== "")
           for (const m of dns1123LabelProblems(a.hostname ?? ""))
             out.push(invalid([...ap, "hostname"], a.hostname, m));
