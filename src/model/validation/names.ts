@@ -42,7 +42,31 @@ function longerThan(s: string, max: number): boolean {
   return s.length * 3 > max && byteLength(s) > max;
 }
 
+/**
+ * The strings each rule has found valid: a large load repeats the same namespaces, node names,
+ * port names and label keys in every object, and a repeat then costs one Set lookup. Only valid
+ * strings are kept (a problem list is a fresh array every time, as callers may extend it); the
+ * set is emptied when full, so memory stays bounded on any input.
+ */
+const MAX_REMEMBERED = 4096;
+
+function validOnce(seen: Set<string>, v: string, check: (v: string) => string[]): string[] {
+  if (seen.has(v)) return [];
+  const errs = check(v);
+  if (errs.length === 0) {
+    if (seen.size >= MAX_REMEMBERED) seen.clear();
+    seen.add(v);
+  }
+  return errs;
+}
+
+const DNS1123_LABEL_VALID = new Set<string>();
+
 export function dns1123LabelProblems(v: string): string[] {
+  return validOnce(DNS1123_LABEL_VALID, v, checkDns1123Label);
+}
+
+function checkDns1123Label(v: string): string[] {
   const errs: string[] = [];
   if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
@@ -60,7 +84,13 @@ export function dns1123LabelProblems(v: string): string[] {
   return errs;
 }
 
+const DNS1123_SUBDOMAIN_VALID = new Set<string>();
+
 export function dns1123SubdomainProblems(v: string): string[] {
+  return validOnce(DNS1123_SUBDOMAIN_VALID, v, checkDns1123Subdomain);
+}
+
+function checkDns1123Subdomain(v: string): string[] {
   const errs: string[] = [];
   if (longerThan(v, 253)) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(v))
@@ -74,7 +104,13 @@ export function dns1123SubdomainProblems(v: string): string[] {
   return errs;
 }
 
+const DNS1035_LABEL_VALID = new Set<string>();
+
 export function dns1035LabelProblems(v: string): string[] {
+  return validOnce(DNS1035_LABEL_VALID, v, checkDns1035Label);
+}
+
+function checkDns1035Label(v: string): string[] {
   const errs: string[] = [];
   if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1035_LABEL.test(v))
@@ -93,7 +129,13 @@ const LABEL_KEY_MSG =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** `IsQualifiedName` / `IsLabelKey`: an optional DNS-subdomain prefix and `/`, then a name. */
+const LABEL_KEY_VALID = new Set<string>();
+
 export function labelKeyProblems(v: string): string[] {
+  return validOnce(LABEL_KEY_VALID, v, checkLabelKey);
+}
+
+function checkLabelKey(v: string): string[] {
   const errs: string[] = [];
   const parts = v.split("/");
   let name: string;
@@ -117,7 +159,13 @@ export function labelKeyProblems(v: string): string[] {
   return errs;
 }
 
+const LABEL_VALUE_VALID = new Set<string>();
+
 export function labelValueProblems(v: string): string[] {
+  return validOnce(LABEL_VALUE_VALID, v, checkLabelValue);
+}
+
+function checkLabelValue(v: string): string[] {
   const errs: string[] = [];
   if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!LABEL_VALUE.test(v))
