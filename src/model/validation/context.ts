@@ -21,6 +21,8 @@ export function checkProtocol(
   protocol: string,
   order: "sorted" | "networking",
 ): FieldIssue[] {
+  // TCP and UDP are valid whatever the gates say (and are nearly every port the loader checks).
+  if (protocol === "TCP" || protocol === "UDP") return [];
   const sctp = featureEnabled(ctx.featureGates, "SCTPSupport");
   const all = order === "sorted" ? ["SCTP", "TCP", "UDP"] : ["TCP", "UDP", "SCTP"];
   if (protocol === "SCTP" && !sctp) return [unsupported(path, protocol, ["TCP", "UDP"])];

@@ -71,22 +71,24 @@ function validateHints(
   return out;
 }
 
+/** Appends the problems of one endpoint address to `out` (the loader checks every address). */
 function checkEndpointIP(
-  ctx: ValidationContext,
+  strict: boolean,
   path: FieldPath,
   text: string,
   family: "IPv4" | "IPv6" | undefined,
-): FieldIssue[] {
-  const r = checkIP(path, text, strictIPs(ctx));
+  out: FieldIssue[],
+): void {
+  const r = checkIP(path, text, strict);
   if (r.ip === undefined) {
-    if (family === undefined) return r.issues;
-    return [invalid(path, text, `must be a valid ${family} address`)];
+    if (family === undefined) out.push(...r.issues);
+    else out.push(invalid(path, text, `must be a valid ${family} address`));
+    return;
   }
-  const out = [...r.issues];
+  for (const issue of r.issues) out.push(issue);
   if (family !== undefined && r.ip.family !== family)
     out.push(invalid(path, text, `must be a valid ${family} address`));
   for (const m of nonSpecialIPProblems(r.ip, text)) out.push(invalid(path, text, m));
-  return out;
 }
 
 export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSlice): FieldIssue[] {
@@ -96,36 +98,44 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
   else if (!ADDRESS_TYPES.includes(addressType))
     out.push(unsupported(["addressType"], addressType, ADDRESS_TYPES));
   const endpoints = slice.endpoints ?? [];
+  const strict = strictIPs(ctx);
   if (endpoints.length > MAX_ENDPOINTS)
     out.push(tooMany(["endpoints"], endpoints.length, MAX_ENDPOINTS));
   else
-    endpoints.forEach((ep, i) => {
-      const p = ["endpoints", i];
+    for (let i = 0; i < endpoints.length; i++) {
+      const ep = endpoints[i]!;
       const addresses = ep.addresses ?? [];
       if (addresses.length === 0)
-        out.push(required([...p, "addresses"], "must contain at least 1 address"));
+        out.push(required(["endpoints", i, "addresses"], "must contain at least 1 address"));
       else if (addresses.length > MAX_ADDRESSES)
-        out.push(tooMany([...p, "addresses"], addresses.length, MAX_ADDRESSES));
-      addresses.forEach((a, j) => {
-        const ap = [...p, "addresses", j];
-        if (addressType === "IPv4" || addressType === "IPv6")
-          out.push(...checkEndpointIP(ctx, ap, a, addressType));
-        else if (addressType === "FQDN") out.push(...fqdnProblems(ap, a));
-      });
-      const topology = ep.deprecatedTopology ?? {};
-      if (Object.keys(topology).length > MAX_TOPOLOGY_LABELS)
-        out.push(
-          tooMany([...p, "deprecatedTopology"], Object.keys(topology).length, MAX_TOPOLOGY_LABELS),
-        );
-      out.push(...validateLabels(topology, [...p, "deprecatedTopology"]));
+        out.push(tooMany(["endpoints", i, "addresses"], addresses.length, MAX_ADDRESSES));
+      if (addressType === "IPv4" || addressType === "IPv6")
+        for (let j = 0; j < addresses.length; j++)
+          checkEndpointIP(
+            strict,
+            ["endpoints", i, "addresses", j],
+            addresses[j]!,
+            addressType,
+            out,
+          );
+      else if (addressType === "FQDN")
+        for (let j = 0; j < addresses.length; j++)
+          out.push(...fqdnProblems(["endpoints", i, "addresses", j], addresses[j]!));
+      if (ep.deprecatedTopology !== undefined) {
+        const topology = ep.deprecatedTopology;
+        const path = ["endpoints", i, "deprecatedTopology"];
+        if (Object.keys(topology).length > MAX_TOPOLOGY_LABELS)
+          out.push(tooMany(path, Object.keys(topology).length, MAX_TOPOLOGY_LABELS));
+        out.push(...validateLabels(topology, path));
+      }
       if (ep.hostname !== undefined)
         for (const m of dns1123LabelProblems(ep.hostname))
-          out.push(invalid([...p, "hostname"], ep.hostname, m));
+          out.push(invalid(["endpoints", i, "hostname"], ep.hostname, m));
       if (ep.nodeName !== undefined)
         for (const m of dns1123SubdomainProblems(ep.nodeName))
-          out.push(invalid([...p, "nodeName"], ep.nodeName, m));
-      if (ep.hints !== undefined) out.push(...validateHints(ep.hints, [...p, "hints"]));
-    });
+          out.push(invalid(["endpoints", i, "nodeName"], ep.nodeName, m));
+      if (ep.hints !== undefined) out.push(...validateHints(ep.hints, ["endpoints", i, "hints"]));
+    }
   const ports = slice.ports ?? [];
   if (ports.length > MAX_PORTS) out.push(tooMany(["ports"], ports.length, MAX_PORTS));
   else {
@@ -177,7 +187,7 @@ export function validateEndpoints(ctx: ValidationContext, ep: Endpoints): FieldI
     for (const field of ["addresses", "notReadyAddresses"] as const)
       (ss[field] ?? []).forEach((a, j) => {
         const ap = [...p, field, j];
-        out.push(...checkEndpointIP(ctx, [...ap, "ip"], a.ip ?? "", undefined));
+        checkEndpointIP(strictIPs(ctx), [...ap, "ip"], a.ip ?? "", undefined, out);
         if ((a.hostname ?? "") !== "")
           for (const m of dns1123LabelProblems(a.hostname ?? ""))
             out.push(invalid([...ap, "hostname"], a.hostname, m));

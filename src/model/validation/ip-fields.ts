@@ -13,6 +13,7 @@ import {
   isIPv4Mapped,
   makeCIDR,
   parseIP,
+  parseIPv4Value,
   parseIPv6Value,
   type CIDR,
   type IPAddress,
@@ -34,6 +35,9 @@ function warning(path: FieldPath, message: string): FieldIssue {
 function parseSloppy(s: string): { ip: IPAddress; mapped: boolean; strict: boolean } | undefined {
   const ip = parseIP(s, "lenient");
   if (ip === undefined) return undefined;
+  // A dotted quad parsed leniently is strict unless an octet has a leading zero.
+  if (ip.family === "IPv4" && !s.includes(":"))
+    return { ip, mapped: false, strict: parseIPv4Value(s, "strict") !== undefined };
   const mapped = s.includes(":") && isIPv4Mapped(parseIPv6Value(s, "lenient") ?? 0n);
   const strictValue = s.includes(":") ? parseIPv6Value(s, "strict") : parseIP(s, "strict");
   return { ip, mapped, strict: strictValue !== undefined };
@@ -46,7 +50,6 @@ export function checkIP(path: FieldPath, value: string, strict: boolean): IPChec
   const p = parseSloppy(value);
   if (p === undefined) return { issues: [invalid(path, value, VALID_IP_MESSAGE)] };
   const issues: FieldIssue[] = [];
-  const where = displayFieldPath(path);
   if (!p.strict || p.mapped) {
     if (strict) {
       if (!p.strict) issues.push(invalid(path, value, "must not have leading 0s"));
@@ -55,14 +58,14 @@ export function checkIP(path: FieldPath, value: string, strict: boolean): IPChec
       issues.push(
         warning(
           path,
-          `${where}: non-standard IP address ${JSON.stringify(value)} will be considered invalid in a future Kubernetes release: use ${JSON.stringify(formatIP(p.ip))}`,
+          `${displayFieldPath(path)}: non-standard IP address ${JSON.stringify(value)} will be considered invalid in a future Kubernetes release: use ${JSON.stringify(formatIP(p.ip))}`,
         ),
       );
   } else if (p.ip.family === "IPv6" && formatIP(p.ip) !== value) {
     issues.push(
       warning(
         path,
-        `${where}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(formatIP(p.ip))})`,
+        `${displayFieldPath(path)}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(formatIP(p.ip))})`,
       ),
     );
   }

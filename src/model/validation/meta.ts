@@ -51,8 +51,10 @@ export function validateLabels(
   path: FieldPath,
 ): FieldIssue[] {
   const out: FieldIssue[] = [];
-  for (const [k, v] of Object.entries(labels ?? {})) {
-    out.push(...validateLabelName(k, path));
+  if (labels === undefined) return out;
+  for (const k of Object.keys(labels)) {
+    const v = labels[k]!;
+    for (const msg of labelKeyProblems(k)) out.push(invalid(path, k, msg));
     for (const msg of labelValueProblems(v)) out.push(invalid(path, v, msg));
   }
   return out;

@@ -33,9 +33,42 @@ function byteLength(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }
 
+/**
+ * `byteLength(s) > max`, without encoding the short strings almost every name is: one UTF-16
+ * unit is at most 3 UTF-8 bytes, and never fewer than 1.
+ */
+function longerThan(s: string, max: number): boolean {
+  if (s.length > max) return true;
+  return s.length * 3 > max && byteLength(s) > max;
+}
+
+/**
+ * The strings each rule has found valid: a large load repeats the same namespaces, node names,
+ * port names and label keys in every object, and a repeat then costs one Set lookup. Only valid
+ * strings are kept (a problem list is a fresh array every time, as callers may extend it); the
+ * set is emptied when full, so memory stays bounded on any input.
+ */
+const MAX_REMEMBERED = 4096;
+
+function validOnce(seen: Set<string>, v: string, check: (v: string) => string[]): string[] {
+  if (seen.has(v)) return [];
+  const errs = check(v);
+  if (errs.length === 0) {
+    if (seen.size >= MAX_REMEMBERED) seen.clear();
+    seen.add(v);
+  }
+  return errs;
+}
+
+const DNS1123_LABEL_VALID = new Set<string>();
+
 export function dns1123LabelProblems(v: string): string[] {
+  return validOnce(DNS1123_LABEL_VALID, v, checkDns1123Label);
+}
+
+function checkDns1123Label(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
     if (DNS1123_SUBDOMAIN.test(v)) errs.push("must not contain dots");
     else
@@ -51,9 +84,15 @@ export function dns1123LabelProblems(v: string): string[] {
   return errs;
 }
 
+const DNS1123_SUBDOMAIN_VALID = new Set<string>();
+
 export function dns1123SubdomainProblems(v: string): string[] {
+  return validOnce(DNS1123_SUBDOMAIN_VALID, v, checkDns1123Subdomain);
+}
+
+function checkDns1123Subdomain(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 253) errs.push(maxLenError(253));
+  if (longerThan(v, 253)) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(v))
     errs.push(
       regexError(
@@ -65,9 +104,15 @@ export function dns1123SubdomainProblems(v: string): string[] {
   return errs;
 }
 
+const DNS1035_LABEL_VALID = new Set<string>();
+
 export function dns1035LabelProblems(v: string): string[] {
+  return validOnce(DNS1035_LABEL_VALID, v, checkDns1035Label);
+}
+
+function checkDns1035Label(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!DNS1035_LABEL.test(v))
     errs.push(
       regexError(
@@ -84,7 +129,13 @@ const LABEL_KEY_MSG =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** `IsQualifiedName` / `IsLabelKey`: an optional DNS-subdomain prefix and `/`, then a name. */
+const LABEL_KEY_VALID = new Set<string>();
+
 export function labelKeyProblems(v: string): string[] {
+  return validOnce(LABEL_KEY_VALID, v, checkLabelKey);
+}
+
+function checkLabelKey(v: string): string[] {
   const errs: string[] = [];
   const parts = v.split("/");
   let name: string;
@@ -100,7 +151,7 @@ export function labelKeyProblems(v: string): string[] {
     ];
   }
   if (name.length === 0) errs.push("name part must be non-empty");
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  else if (longerThan(name, 63)) errs.push(`name part ${maxLenError(63)}`);
   if (!LABEL_KEY.test(name))
     errs.push(
       `name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`,
@@ -108,9 +159,15 @@ export function labelKeyProblems(v: string): string[] {
   return errs;
 }
 
+const LABEL_VALUE_VALID = new Set<string>();
+
 export function labelValueProblems(v: string): string[] {
+  return validOnce(LABEL_VALUE_VALID, v, checkLabelValue);
+}
+
+function checkLabelValue(v: string): string[] {
   const errs: string[] = [];
-  if (byteLength(v) > 63) errs.push(maxLenError(63));
+  if (longerThan(v, 63)) errs.push(maxLenError(63));
   if (!LABEL_VALUE.test(v))
     errs.push(
       regexError(

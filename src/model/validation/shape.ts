@@ -8,7 +8,7 @@
  */
 import { isRecord, type PlainRecord } from "../../util/plain.js";
 import { displayFieldPath } from "../issue.js";
-import { showValue, type FieldIssue, type FieldPath } from "./field-issue.js";
+import { showValue, type FieldIssue } from "./field-issue.js";
 
 export type Shape =
   | { readonly t: "string" }
@@ -85,12 +85,18 @@ function typeName(shape: Shape): string {
   }
 }
 
-function wrongType(path: FieldPath, v: unknown, shape: Shape): FieldIssue {
+/**
+ * The walk keeps the current field path in one mutable stack (`at`) and copies it only when it
+ * reports: most fields are well-typed, and a path array per field was most of the walk's cost.
+ */
+type PathStack = (string | number)[];
+
+function wrongType(at: PathStack, v: unknown, shape: Shape): FieldIssue {
   return {
     code: "invalid-type",
     severity: "error",
     message: `Invalid value: ${showValue(v)}: must be of type ${typeName(shape)}`,
-    path,
+    path: at.slice(),
   };
 }
 
@@ -99,17 +105,17 @@ function isInt32(v: unknown): boolean {
 }
 
 /** Checks `v` against `shape`; returns false when `v` has the wrong type (and should be dropped). */
-function check(v: unknown, shape: Shape, path: FieldPath, out: FieldIssue[]): boolean {
+function check(v: unknown, shape: Shape, at: PathStack, out: FieldIssue[]): boolean {
   switch (shape.t) {
     case "any":
       return true;
     case "string":
       if (typeof v === "string") return true;
-      out.push(wrongType(path, v, shape));
+      out.push(wrongType(at, v, shape));
       return false;
     case "bool":
       if (typeof v === "boolean") return true;
-      out.push(wrongType(path, v, shape));
+      out.push(wrongType(at, v, shape));
       return false;
     case "int":
       if (isInt32(v)) return true;
@@ -118,29 +124,34 @@ function check(v: unknown, shape: Shape, path: FieldPath, out: FieldIssue[]): bo
           code: "invalid-type",
           severity: "error",
           message: `Invalid value: ${v}: must fit in a 32-bit integer`,
-          path,
+          path: at.slice(),
         });
-      else out.push(wrongType(path, v, shape));
+      else out.push(wrongType(at, v, shape));
       return false;
     case "intOrString":
       if (typeof v === "string" || isInt32(v)) return true;
-      out.push(wrongType(path, v, shape));
+      out.push(wrongType(at, v, shape));
       return false;
     case "list": {
       if (!Array.isArray(v)) {
-        out.push(wrongType(path, v, shape));
+        out.push(wrongType(at, v, shape));
         return false;
       }
       for (let i = 0; i < v.length; i++) {
         const item: unknown = v[i];
-        if (item === null || item === undefined) v[i] = zeroOf(shape.of);
-        else if (!check(item, shape.of, [...path, i], out)) v[i] = zeroOf(shape.of);
+        if (item === null || item === undefined) {
+          v[i] = zeroOf(shape.of);
+          continue;
+        }
+        at.push(i);
+        if (!check(item, shape.of, at, out)) v[i] = zeroOf(shape.of);
+        at.pop();
       }
       return true;
     }
     case "map": {
       if (!isRecord(v)) {
-        out.push(wrongType(path, v, shape));
+        out.push(wrongType(at, v, shape));
         return false;
       }
       for (const k of Object.keys(v)) {
@@ -148,16 +159,20 @@ function check(v: unknown, shape: Shape, path: FieldPath, out: FieldIssue[]): bo
         if (item === null || item === undefined) {
           if (shape.of.t === "string") v[k] = "";
           else delete v[k];
-        } else if (!check(item, shape.of, [...path, k], out)) delete v[k];
+          continue;
+        }
+        at.push(k);
+        if (!check(item, shape.of, at, out)) delete v[k];
+        at.pop();
       }
       return true;
     }
     case "object": {
       if (!isRecord(v)) {
-        out.push(wrongType(path, v, shape));
+        out.push(wrongType(at, v, shape));
         return false;
       }
-      checkObject(v, shape.fields, shape.open, path, out);
+      checkObject(v, shape.fields, shape.open, at, out);
       return true;
     }
   }
@@ -167,25 +182,31 @@ function checkObject(
   v: PlainRecord,
   fields: Readonly<Record<string, Shape>>,
   open: boolean,
-  path: FieldPath,
+  at: PathStack,
   out: FieldIssue[],
 ): void {
   for (const k of Object.keys(v)) {
     const fieldShape = Object.prototype.hasOwnProperty.call(fields, k) ? fields[k] : undefined;
-    const childPath = [...path, k];
     if (fieldShape === undefined) {
-      if (!open)
+      if (!open) {
+        const childPath = [...at, k];
         out.push({
           code: "unknown-field",
           severity: "warning",
           message: `unknown field "${displayFieldPath(childPath)}"`,
           path: childPath,
         });
+      }
       continue;
     }
     const item = v[k];
-    if (item === null || item === undefined) delete v[k];
-    else if (!check(item, fieldShape, childPath, out)) delete v[k];
+    if (item === null || item === undefined) {
+      delete v[k];
+      continue;
+    }
+    at.push(k);
+    if (!check(item, fieldShape, at, out)) delete v[k];
+    at.pop();
   }
 }
 
