@@ -74,10 +74,7 @@ export type {
   NodeDataplaneInput,
   DataplaneInterface,
 } from "./netfilter/trace/dataplane.js";
-export {
-  buildNodeDataplane,
-  type NodeDataplaneOptions,
-} from "./node/node-dataplane.js";
+export { buildNodeDataplane, type NodeDataplaneOptions } from "./node/node-dataplane.js";
 export { describeOutcome, describeStep } from "./netfilter/trace/explain.js";
 export { TraceError } from "./netfilter/trace/walk.js";
 export { TraceInputError } from "./netfilter/trace/packet-spec.js";
