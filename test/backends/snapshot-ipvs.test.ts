@@ -21,7 +21,10 @@ import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
 import { renderIpvs } from "../../src/proxiers/ipvs/index.js";
 import { kernelSkipReason } from "../../src/backends/netns.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
+
+// Rules only: restores, collections and diffs in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const DIR = new URL("../../examples/nodeport-loadbalancer/", import.meta.url).pathname;
 const NEEDS = ["root", "ip", "ipset"] as const;

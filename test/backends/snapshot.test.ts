@@ -12,7 +12,10 @@ import { describe, expect, it } from "@jest/globals";
 import type { SnapshotDiff } from "../../src/backends/snapshot/diff.js";
 import { withNetns, type Netns } from "../../src/backends/netns.js";
 import { runCli } from "../../src/cli/program.js";
-import { kernelTest } from "../helpers/kernel.js";
+import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
+
+// Rules only: restores, collections and diffs in its own namespaces, nothing timed.
+kernelRulesOnly();
 
 const DIR = new URL("../../examples/nodeport-loadbalancer/", import.meta.url).pathname;
 const MANIFESTS = ["-f", join(DIR, "cluster.yaml"), "--proxy-config", join(DIR, "proxy.yaml")];
