@@ -33,7 +33,8 @@ export interface CliIO {
 export function buildProgram(io: CliIO): Command {
   const program = new Command("kube-netsim")
     .description(
-      "Kubernetes node networking in memory: kube-proxy iptables/IPVS/nftables rules, hostports,\n" +
+      // One paragraph: commander wraps it to the terminal's width (a hard newline wrapped again).
+      "Kubernetes node networking in memory: kube-proxy iptables/IPVS/nftables rules, hostports, " +
         "NetworkPolicy verdicts and packet traces, offline and exact.",
     )
     .version("0.1.0")
