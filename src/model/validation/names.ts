@@ -50,21 +50,20 @@ function longerThan(s: string, max: number): boolean {
  */
 const MAX_REMEMBERED = 4096;
 
-function validOnce(seen: Set<string>, v: string, check: (v: string) => string[]): string[] {
-  if (seen.has(v)) return [];
-  const errs = check(v);
-  if (errs.length === 0) {
-    if (seen.size >= MAX_REMEMBERED) seen.clear();
-    seen.add(v);
-  }
-  return errs;
+function rememberingValid(check: (v: string) => string[]): (v: string) => string[] {
+  const seen = new Set<string>();
+  return (v) => {
+    if (seen.has(v)) return [];
+    const errs = check(v);
+    if (errs.length === 0) {
+      if (seen.size >= MAX_REMEMBERED) seen.clear();
+      seen.add(v);
+    }
+    return errs;
+  };
 }
 
-const DNS1123_LABEL_VALID = new Set<string>();
-
-export function dns1123LabelProblems(v: string): string[] {
-  return validOnce(DNS1123_LABEL_VALID, v, checkDns1123Label);
-}
+export const dns1123LabelProblems = rememberingValid(checkDns1123Label);
 
 function checkDns1123Label(v: string): string[] {
   const errs: string[] = [];
@@ -84,11 +83,7 @@ function checkDns1123Label(v: string): string[] {
   return errs;
 }
 
-const DNS1123_SUBDOMAIN_VALID = new Set<string>();
-
-export function dns1123SubdomainProblems(v: string): string[] {
-  return validOnce(DNS1123_SUBDOMAIN_VALID, v, checkDns1123Subdomain);
-}
+export const dns1123SubdomainProblems = rememberingValid(checkDns1123Subdomain);
 
 function checkDns1123Subdomain(v: string): string[] {
   const errs: string[] = [];
@@ -104,11 +99,7 @@ function checkDns1123Subdomain(v: string): string[] {
   return errs;
 }
 
-const DNS1035_LABEL_VALID = new Set<string>();
-
-export function dns1035LabelProblems(v: string): string[] {
-  return validOnce(DNS1035_LABEL_VALID, v, checkDns1035Label);
-}
+export const dns1035LabelProblems = rememberingValid(checkDns1035Label);
 
 function checkDns1035Label(v: string): string[] {
   const errs: string[] = [];
@@ -129,11 +120,7 @@ const LABEL_KEY_MSG =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** `IsQualifiedName` / `IsLabelKey`: an optional DNS-subdomain prefix and `/`, then a name. */
-const LABEL_KEY_VALID = new Set<string>();
-
-export function labelKeyProblems(v: string): string[] {
-  return validOnce(LABEL_KEY_VALID, v, checkLabelKey);
-}
+export const labelKeyProblems = rememberingValid(checkLabelKey);
 
 function checkLabelKey(v: string): string[] {
   const errs: string[] = [];
@@ -159,11 +146,7 @@ function checkLabelKey(v: string): string[] {
   return errs;
 }
 
-const LABEL_VALUE_VALID = new Set<string>();
-
-export function labelValueProblems(v: string): string[] {
-  return validOnce(LABEL_VALUE_VALID, v, checkLabelValue);
-}
+export const labelValueProblems = rememberingValid(checkLabelValue);
 
 function checkLabelValue(v: string): string[] {
   const errs: string[] = [];
