@@ -12,7 +12,9 @@ export type OperationalCode =
   /** The node cannot run the IPVS proxier (its environment says `kernel.ipvs: false`). */
   | "ipvs-unavailable"
   /** A trace gave up: chains nest too deep, a jump names no chain, the branch budget ran out. */
-  | "trace-limit";
+  | "trace-limit"
+  /** An optional peer dependency the call needs is not installed (fast-check for property suites). */
+  | "dependency-missing";
 
 export class OperationalError extends Error {
   readonly code: OperationalCode;

@@ -25,6 +25,7 @@ import {
   type SuiteName,
 } from "../../testing/conformance/run-suites.js";
 import { formatConformanceJson, formatConformanceText, formatJunit } from "./conformance-report.js";
+import { importModule } from "../../util/import-module.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import type { CliIO } from "../program.js";
 
@@ -78,7 +79,7 @@ async function loadAdapter(name: string): Promise<ConformanceAdapter> {
     );
   const path = resolve(name);
   if (!existsSync(path)) throw new CliError(`--adapter ${name}: no such file`);
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const mod = (await importModule(pathToFileURL(path).href)) as Record<string, unknown>;
   const candidates = [
     mod.default,
     mod.adapter,

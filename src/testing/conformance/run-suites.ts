@@ -3,16 +3,10 @@
  * `conformance` command runs): the SCTP test plan, the Service suite and the NetworkPolicy
  * suite, each test with its failures, in that order.
  */
+import { OperationalError } from "../../issue/operational-error.js";
 import { assertNever } from "../../util/assert-never.js";
 import type { ConformanceAdapter } from "./adapter.js";
-import {
-  applicableProperties,
-  NETWORK_POLICY_SUITE,
-  runProperty,
-  SERVICE_SUITE,
-  type PropertySuiteOptions,
-  type PropertyTest,
-} from "./property-suites.js";
+import type { PropertySuiteOptions } from "./property-suites.js";
 import { runSctpPlan } from "./run-plan.js";
 
 export type SuiteName = "sctp" | "service" | "policy";
@@ -41,19 +35,44 @@ export interface RunSuitesOptions extends PropertySuiteOptions {
   readonly suites?: readonly SuiteName[];
 }
 
+type PropertySuites = typeof import("./property-suites.js");
+
+/**
+ * The Service and NetworkPolicy suites are fast-check properties, and fast-check is an optional
+ * peer dependency: they are loaded when one of them runs, so that the CLI (and the SCTP plan)
+ * work where fast-check is not installed.
+ */
+async function loadPropertySuites(): Promise<PropertySuites> {
+  try {
+    return await import("./property-suites.js");
+  } catch (e) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (
+      (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+      String(message).includes("fast-check")
+    )
+      throw new OperationalError(
+        "dependency-missing",
+        "the service and policy suites are fast-check properties, and fast-check is not installed: `npm install --save-dev fast-check`, or run `--suite sctp` alone",
+      );
+    throw e;
+  }
+}
+
 async function runProperties(
   suite: "service" | "policy",
-  tests: readonly PropertyTest[],
   adapter: ConformanceAdapter,
   options: PropertySuiteOptions,
 ): Promise<SuiteResult[]> {
+  const suites = await loadPropertySuites();
+  const tests = suite === "service" ? suites.SERVICE_SUITE : suites.NETWORK_POLICY_SUITE;
   const out: SuiteResult[] = [];
-  for (const t of applicableProperties(tests, adapter))
+  for (const t of suites.applicableProperties(tests, adapter))
     out.push({
       suite,
       group: SUITE_TITLES[suite],
       name: t.name,
-      failures: await runProperty(t, adapter, options),
+      failures: await suites.runProperty(t, adapter, options),
     });
   return out;
 }
@@ -71,10 +90,8 @@ export async function runConformanceSuites(
         for (const r of await runSctpPlan(adapter, options)) out.push({ suite, ...r });
         break;
       case "service":
-        out.push(...(await runProperties(suite, SERVICE_SUITE, adapter, options)));
-        break;
       case "policy":
-        out.push(...(await runProperties(suite, NETWORK_POLICY_SUITE, adapter, options)));
+        out.push(...(await runProperties(suite, adapter, options)));
         break;
       default:
         assertNever(suite);
