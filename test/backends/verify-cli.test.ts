@@ -108,11 +108,14 @@ describe("verify --backend simulator", () => {
     expect(r.err).toBe(`${join(tmp, message)}\n`);
   });
 
-  it("a probe from a pod that is not on this node is a one-line error", async () => {
-    const file = tsv("p4.tsv", "protocol\tfrom\tto\tport\ntcp\tshop/web-2\t10.96.100.10\t80\n");
+  it("a probe from a pod that is not on this node is a one-line error at its line", async () => {
+    const file = tsv(
+      "p4.tsv",
+      "protocol\tfrom\tto\tport\n# a comment\ntcp\tnode\t10.96.100.10\t80\ntcp\tshop/web-2\t10.96.100.10\t80\n",
+    );
     const r = await cli(["verify", ...ARGS, "--probes", file]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe("kube-netsim: probe from shop/web-2: no such pod on this node\n");
+    expect(r.err).toBe(`${file}:4: probe from shop/web-2: no such pod on this node\n`);
   });
 
   it("--auto and --probes together, or neither: usage error", async () => {

@@ -6,8 +6,8 @@
  */
 import { Option, type Command } from "commander";
 import { autoProbes } from "../../backends/auto-probes.js";
-import type { Backend, Probe } from "../../backends/backend.js";
-import { ScenarioError } from "../../backends/layout.js";
+import type { Backend, Probe, Scenario } from "../../backends/backend.js";
+import { layoutOf, resolveSource, ScenarioError } from "../../backends/layout.js";
 import { netnsBackend, type IptablesVariant } from "../../backends/netns/backend.js";
 import { scenarioOfCluster } from "../../backends/scenario-of-cluster.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
@@ -41,9 +41,12 @@ const PROBE_COLUMNS = ["protocol", "from", "to", "port"] as const;
 
 /**
  * A probes TSV: header naming protocol, from, to, port (sourcePort optional); `#` comments.
- * Problems are `ScenarioError`s at their line.
+ * Problems are `ScenarioError`s at their line. With the scenario, each probe's source is also
+ * resolved on its node here (a pod that is not on it, an address family it lacks), so that
+ * those problems too are reported at their line, before anything runs.
  */
-export function parseProbesTsv(text: string, file: string): Probe[] {
+export function parseProbesTsv(text: string, file: string, scenario?: Scenario): Probe[] {
+  const layout = scenario !== undefined ? layoutOf(scenario) : undefined;
   const lines = text.split(/\r?\n/);
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   for (const c of PROBE_COLUMNS)
@@ -70,7 +73,7 @@ export function parseProbesTsv(text: string, file: string): Probe[] {
     };
     if ((row.from ?? "") === "") throw new ScenarioError(`from is empty`, at);
     if ((row.to ?? "") === "") throw new ScenarioError(`to is empty`, at);
-    probes.push({
+    const probe: Probe = {
       protocol: protocol,
       from: row.from!,
       to: row.to!,
@@ -78,7 +81,17 @@ export function parseProbesTsv(text: string, file: string): Probe[] {
       ...(row.sourcePort !== undefined && row.sourcePort !== ""
         ? { sourcePort: port("sourcePort", row.sourcePort) }
         : {}),
-    });
+    };
+    if (scenario !== undefined && layout !== undefined) {
+      try {
+        resolveSource(scenario, layout, probe);
+      } catch (e) {
+        if (e instanceof ScenarioError && e.issues.every((i) => i.source === undefined))
+          throw new ScenarioError(e.issues.map((i) => i.message).join("; "), at);
+        throw e;
+      }
+    }
+    probes.push(probe);
   });
   return probes;
 }
@@ -169,7 +182,7 @@ Examples:
       const scenario = scenarioOfCluster(cluster, { node, proxyConfig });
       const probes =
         opts.probes !== undefined
-          ? parseProbesTsv(readText(opts.probes, "--probes"), opts.probes)
+          ? parseProbesTsv(readText(opts.probes, "--probes"), opts.probes, scenario)
           : autoProbes(cluster, scenario, { proxyConfig });
       result = await verifyProbes(backend, scenario, probes, progress);
     } finally {
