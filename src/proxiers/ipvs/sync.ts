@@ -57,7 +57,11 @@ export interface IpvsFamilySync {
   readonly nodePortAddresses: readonly string[];
 }
 
-const collator = new Intl.Collator("en", { numeric: true });
+// Made at first use: an Intl.Collator loads ICU's collation data, which every CLI start paid
+// for at module load.
+let collator: Intl.Collator | undefined;
+const numericCompare = (a: string, b: string): number =>
+  (collator ??= new Intl.Collator("en", { numeric: true })).compare(a, b);
 
 function ip(s: string): IPAddress {
   const a = parseIP(s, "lenient");
@@ -228,7 +232,7 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     family,
     comment: d.comment,
     entries: [...(entries.get(d.id) ?? [])]
-      .sort(([a], [b]) => collator.compare(a, b))
+      .sort(([a], [b]) => numericCompare(a, b))
       .map(([, e]) => e),
   }));
   return {
