@@ -19,7 +19,7 @@ import {
   defaultService,
   NAMESPACE_NAME_LABEL,
 } from "./defaults.js";
-import { deferred } from "./deferred.js";
+import { deferredCall } from "./deferred.js";
 import { mirrorEndpoints } from "./endpoints-mirroring.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { positionOf, type FieldPositions } from "./field-positions.js";
@@ -132,6 +132,11 @@ function exactPosition(
   ];
 }
 
+/** Where an object starts (a deferredCall's function: no closure per object). */
+function objectSource(positions: FieldPositions, file: string): SourcePosition {
+  return positionOf(positions, []) ?? { file, line: 1, col: 1 };
+}
+
 /** One loaded object, before it is sorted into the snapshot. */
 export interface LoadedObject {
   readonly kind: KindName;
@@ -156,9 +161,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   for (const raw of read.objects) {
     const value = raw.value;
     // Positions are computed only when read (see deferred.ts): most objects have nothing to report.
-    const src = deferred(
-      (): SourcePosition => positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 },
-    );
+    const src = deferredCall(objectSource, raw.positions, raw.file);
     const at = (path: readonly (string | number)[]): SourcePosition =>
       exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
     const kind = value["kind"];
