@@ -7,7 +7,7 @@
  * `ValidationError` listing all issues, with `"warn"` errors are downgraded to warnings and the
  * objects are kept.
  */
-import { makeCluster, objectKey, type Cluster } from "./cluster.js";
+import { loadedCluster, objectKey, type Cluster } from "./cluster.js";
 import {
   defaultAdminNetworkPolicy,
   defaultEndpoints,
@@ -144,6 +144,8 @@ export interface LoadedObject {
   readonly value: PlainRecord;
   readonly source: SourcePosition;
   readonly positions: FieldPositions;
+  /** objectKey(kind, namespace, name), made once. */
+  readonly key: string;
 }
 
 export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions = {}): Cluster {
@@ -260,7 +262,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
 
     DEFAULTERS[kind](value);
     for (const fi of validateObject(kind, value, ctx)) push(fi);
-    loaded.push({ kind, ref, value, source: src, positions: raw.positions });
+    loaded.push({ kind, ref, value, source: src, positions: raw.positions, key });
   }
 
   const bucket = <T>(kind: KindName): T[] =>
@@ -271,9 +273,8 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   const sources: Record<string, SourcePosition> = {};
   const fieldSources: Record<string, FieldPositions> = {};
   for (const o of loaded) {
-    const key = objectKey(o.kind, o.ref.namespace, o.ref.name);
-    sources[key] = o.source;
-    fieldSources[key] = o.positions;
+    sources[o.key] = o.source;
+    fieldSources[o.key] = o.positions;
   }
 
   // Endpoints → EndpointSlices, once every Service is known.
@@ -334,5 +335,5 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
       ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i))
       : issues;
   if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
-  return makeCluster(objects, { sources, fieldSources, warnings: final });
+  return loadedCluster(objects, { sources, fieldSources, warnings: final });
 }
