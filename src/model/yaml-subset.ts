@@ -52,7 +52,9 @@ const MAX_DEPTH = 64;
  * Keys the loader's `yaml` path treats apart: `<<` (a merge key; skipped there) and
  * `__proto__` (an own property there, the prototype setter in an object literal's assignment).
  */
-const SPECIAL_KEYS: ReadonlySet<string> = new Set(["<<", "__proto__"]);
+function isSpecialKey(key: string): boolean {
+  return key === "<<" || key === "__proto__";
+}
 
 /** An implicit key is at most 1024 characters (§6.5); longer ones are left to `yaml`. */
 const MAX_KEY_LENGTH = 1000;
@@ -160,7 +162,8 @@ export function readSubsetDocument(
 
 /** The items pushed since `base`, as an array of exactly their number; pops them. */
 function takeItems(base: number): unknown[] {
-  const out = ITEMS.slice(base, itemsTop);
+  // One item (an address, a port, a family) is most lists: a literal is the cheapest exact array.
+  const out = itemsTop - base === 1 ? [ITEMS[base]] : ITEMS.slice(base, itemsTop);
   ITEMS.fill(undefined, base, itemsTop);
   itemsTop = base;
   return out;
@@ -328,7 +331,7 @@ class SubsetReader {
   private entry(out: Record<string, unknown>, k: number, indent: number, depth: number): void {
     const key = this.key(k);
     const after = this.after;
-    if (SPECIAL_KEYS.has(key) || Object.hasOwn(out, key)) throw DECLINE;
+    if (isSpecialKey(key) || Object.hasOwn(out, key)) throw DECLINE;
     let i = after;
     while (this.code(i) === SPACE) i++;
     const c = this.code(i);
@@ -491,7 +494,7 @@ class SubsetReader {
         // A collection or null as a key is left to the slow path.
         if (typeof k !== "string" && typeof k !== "number" && typeof k !== "boolean") throw DECLINE;
         const key = String(k);
-        if (SPECIAL_KEYS.has(key) || Object.hasOwn(map, key)) throw DECLINE;
+        if (isSpecialKey(key) || Object.hasOwn(map, key)) throw DECLINE;
         // `{a: 1}`; `{"a":1}` and `{a}` are YAML too, but not this reader's.
         const end = this.after;
         if (this.code(end) !== COLON || this.code(end + 1) !== SPACE) throw DECLINE;
