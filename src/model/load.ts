@@ -144,8 +144,6 @@ export interface LoadedObject {
   readonly value: PlainRecord;
   readonly source: SourcePosition;
   readonly positions: FieldPositions;
-  /** objectKey(kind, namespace, name), made once. */
-  readonly key: string;
 }
 
 export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions = {}): Cluster {
@@ -158,7 +156,10 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   const ctx = { featureGates: opts.featureGates ?? {} };
   const issues: Issue[] = [...read.issues];
   const loaded: LoadedObject[] = [];
-  const seen = new Map<string, SourcePosition>();
+  // By objectKey: where each loaded object starts (also how a second one with its key is found)
+  // and its field positions.
+  const sources: Record<string, SourcePosition> = {};
+  const fieldSources: Record<string, FieldPositions> = {};
 
   for (const raw of read.objects) {
     const value = raw.value;
@@ -248,7 +249,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
     else meta["namespace"] = namespace;
 
     const key = objectKey(kind, namespace, name);
-    const first = seen.get(key);
+    const first = sources[key];
     if (first !== undefined) {
       push({
         code: "duplicate",
@@ -258,11 +259,12 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
       });
       continue;
     }
-    seen.set(key, src);
+    sources[key] = src;
+    fieldSources[key] = raw.positions;
 
     DEFAULTERS[kind](value);
     for (const fi of validateObject(kind, value, ctx)) push(fi);
-    loaded.push({ kind, ref, value, source: src, positions: raw.positions, key });
+    loaded.push({ kind, ref, value, source: src, positions: raw.positions });
   }
 
   const bucket = <T>(kind: KindName): T[] =>
@@ -270,12 +272,6 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   const namespaces = bucket<Namespace>("Namespace");
   const services = bucket<Service>("Service");
   const endpointSlices = bucket<EndpointSlice>("EndpointSlice");
-  const sources: Record<string, SourcePosition> = {};
-  const fieldSources: Record<string, FieldPositions> = {};
-  for (const o of loaded) {
-    sources[o.key] = o.source;
-    fieldSources[o.key] = o.positions;
-  }
 
   // Endpoints → EndpointSlices, once every Service is known.
   const serviceByKey = new Map(
@@ -328,7 +324,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
     clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
     serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
   };
-  issues.push(...crossObjectWarnings(objects, loaded));
+  issues.push(...crossObjectWarnings(objects, loaded, serviceByKey));
 
   const final =
     mode === "warn"
