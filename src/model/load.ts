@@ -49,7 +49,7 @@ import { crossObjectWarnings } from "./validation/cross-object.js";
 import { checkShape, validateObject } from "./validation/validate-object.js";
 import type { FieldIssue } from "./validation/field-issue.js";
 import { readManifests, type ManifestInput, type ReadManifests } from "./yaml-documents.js";
-import { asRecord, type PlainRecord } from "../util/plain.js";
+import { asRecord, deepFreeze, type PlainRecord } from "../util/plain.js";
 
 export type ValidationMode = "strict" | "warn";
 
@@ -264,6 +264,9 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
 
     DEFAULTERS[kind](value);
     for (const fi of validateObject(kind, value, ctx)) push(fi);
+    // Final from here on (later steps read it or copy from it): frozen now, while it is still in
+    // the processor's cache, rather than in one walk over the whole snapshot at the end.
+    deepFreeze(value);
     loaded.push({ kind, ref, value, source: src, positions: raw.positions });
   }
 
