@@ -92,6 +92,9 @@ const WORDS: ReadonlyMap<string, CoreScalar> = new Map<string, CoreScalar>([
   ...["false", "False", "FALSE"].map((w) => [w, false] as const),
 ]);
 
+/** The length of the longest of WORDS (`false`): longer scalars (`node-a`) skip the lookup. */
+const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((w) => w.length));
+
 /** The value of the plain scalar `data`, or undefined where only the slow path may answer. */
 export function plainScalarValue(data: string): CoreScalar | undefined {
   // Ports, counts: the most common numbers skip the tag table (the core int tag, decimal);
@@ -104,7 +107,7 @@ export function plainScalarValue(data: string): CoreScalar | undefined {
   // Only the null and bool words start with a letter (the numbers start with a digit, a sign
   // or a dot): names (`node-a`, `ns1`, `nodePort`) skip the tags.
   const c = data.charCodeAt(0) | 0x20;
-  if (WORDS.has(data)) return WORDS.get(data)!;
+  if (data.length <= LONGEST_WORD && WORDS.has(data)) return WORDS.get(data)!;
   if (c >= 0x61 && c <= 0x7a) return data;
   const tag = coreTagOf(data);
   return tag === undefined ? data : resolveCoreTag(tag, data);

@@ -86,16 +86,28 @@ function unusual(c: number): boolean {
  * indicators, quotes and flow brackets (read elsewhere), and `-`, `?`, `:`, which may start one
  * only when followed by a non-blank (`-1`), handled by the caller for `-`.
  */
-const NOT_PLAIN_FIRST = new Set([..."?:,[]{}#&*!|>'\"%@`"].map((c) => c.charCodeAt(0)));
+const NOT_PLAIN_FIRST = asciiTable("?:,[]{}#&*!|>'\"%@`");
+
+/** A membership table of ASCII characters: a lookup per scalar, cheaper than a Set's hash. */
+function asciiTable(chars: string): Uint8Array {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1;
+  return t;
+}
+
+/** Whether the ASCII character `c` is in `table` (made by asciiTable). */
+function inTable(table: Uint8Array, c: number): boolean {
+  return c < 128 && table[c] === 1;
+}
 
 /**
  * Whether a plain scalar starting with `c` may resolve to a non-string (§10.3.2): only digits,
  * signs, `.`, `~` and the first letters of null, true and false start one.
  */
 function mayBeNonString(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || MAY_BE_NON_STRING.has(c);
+  return (c >= 0x30 && c <= 0x39) || inTable(MAY_BE_NON_STRING, c);
 }
-const MAY_BE_NON_STRING = new Set([..."+-.~nNtTfF"].map((c) => c.charCodeAt(0)));
+const MAY_BE_NON_STRING = asciiTable("+-.~nNtTfF");
 
 /**
  * Whether `c` may follow a leading `-` in a plain scalar (§7.3.3 ns-plain-first): not a blank,
@@ -162,9 +174,15 @@ export function readSubsetDocument(
 
 /** The items pushed since `base`, as an array of exactly their number; pops them. */
 function takeItems(base: number): unknown[] {
-  // One item (an address, a port, a family) is most lists: a literal is the cheapest exact array.
-  const out = itemsTop - base === 1 ? [ITEMS[base]] : ITEMS.slice(base, itemsTop);
-  ITEMS.fill(undefined, base, itemsTop);
+  let out: unknown[];
+  if (itemsTop - base === 1) {
+    // One item (an address, a port, a family) is most lists: a literal is the cheapest exact array.
+    out = [ITEMS[base]];
+    ITEMS[base] = undefined;
+  } else {
+    out = ITEMS.slice(base, itemsTop);
+    ITEMS.fill(undefined, base, itemsTop);
+  }
   itemsTop = base;
   return out;
 }
@@ -379,7 +397,7 @@ class SubsetReader {
   private plainEnd(i: number, key: boolean): number {
     const s = this.s;
     const first = this.code(i);
-    if (NOT_PLAIN_FIRST.has(first) || first === NL || first === SPACE) return -1;
+    if (inTable(NOT_PLAIN_FIRST, first) || first === NL || first === SPACE) return -1;
     let j = i;
     let last = i; // one past the last non-blank
     for (;;) {
@@ -522,7 +540,7 @@ class SubsetReader {
     const c = this.code(i);
     if (c === SQUOTE || c === DQUOTE) return this.quoted(i);
     if (c === LBRACKET || c === LBRACE) return this.flow(i, depth);
-    if (NOT_PLAIN_FIRST.has(c) || c === NL || c === SPACE) throw DECLINE;
+    if (inTable(NOT_PLAIN_FIRST, c) || c === NL || c === SPACE) throw DECLINE;
     // `-` starts a plain scalar only before a character that may follow in one (`-1`, `-x`);
     // `[-]` is a block sequence indicator in a flow collection to `yaml`: an error.
     if (c === DASH && !plainAfterDash(this.code(i + 1))) throw DECLINE;
