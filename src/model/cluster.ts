@@ -65,6 +65,38 @@ export function objectKey(kind: string, namespace: string | undefined, name: str
     : `${kind}/${namespace}/${name}`;
 }
 
+/**
+ * The loader's snapshot (load.ts): makeCluster's, without its copies. The loader hands over
+ * lists and records it made and keeps no reference to, so nothing need be copied; on a
+ * 10,000-Service load, copying `sources` and `fieldSources` (20,000 keys each) was a fifth of
+ * building the snapshot. Their values are deferred positions (deferred.ts), which a deep freeze
+ * leaves as they are (not plain data): the two records are frozen on their own.
+ */
+export function loadedCluster(
+  objects: Required<ClusterObjects>,
+  extra: {
+    sources: Record<string, SourcePosition>;
+    fieldSources: Record<string, FieldPositions>;
+    warnings: readonly Issue[];
+  },
+): Cluster {
+  return Object.freeze({
+    namespaces: deepFreeze(objects.namespaces),
+    nodes: deepFreeze(objects.nodes),
+    pods: deepFreeze(objects.pods),
+    services: deepFreeze(objects.services),
+    endpointSlices: deepFreeze(objects.endpointSlices),
+    networkPolicies: deepFreeze(objects.networkPolicies),
+    adminNetworkPolicies: deepFreeze(objects.adminNetworkPolicies),
+    baselineAdminNetworkPolicies: deepFreeze(objects.baselineAdminNetworkPolicies),
+    clusterNetworkPolicies: deepFreeze(objects.clusterNetworkPolicies),
+    serviceCIDRs: deepFreeze(objects.serviceCIDRs),
+    sources: Object.freeze(extra.sources),
+    warnings: deepFreeze(extra.warnings),
+    fieldSources: Object.freeze(extra.fieldSources),
+  });
+}
+
 /** A snapshot from already-defaulted objects (the loader defaults; tests may build directly). */
 export function makeCluster(
   objects: ClusterObjects,

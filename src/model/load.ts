@@ -7,7 +7,7 @@
  * `ValidationError` listing all issues, with `"warn"` errors are downgraded to warnings and the
  * objects are kept.
  */
-import { makeCluster, objectKey, type Cluster } from "./cluster.js";
+import { loadedCluster, objectKey, type Cluster } from "./cluster.js";
 import {
   defaultAdminNetworkPolicy,
   defaultEndpoints,
@@ -19,7 +19,7 @@ import {
   defaultService,
   NAMESPACE_NAME_LABEL,
 } from "./defaults.js";
-import { deferred } from "./deferred.js";
+import { deferredCall } from "./deferred.js";
 import { mirrorEndpoints } from "./endpoints-mirroring.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { positionOf, type FieldPositions } from "./field-positions.js";
@@ -49,7 +49,7 @@ import { crossObjectWarnings } from "./validation/cross-object.js";
 import { checkShape, validateObject } from "./validation/validate-object.js";
 import type { FieldIssue } from "./validation/field-issue.js";
 import { readManifests, type ManifestInput, type ReadManifests } from "./yaml-documents.js";
-import { asRecord, type PlainRecord } from "../util/plain.js";
+import { asRecord, deepFreeze, type PlainRecord } from "../util/plain.js";
 
 export type ValidationMode = "strict" | "warn";
 
@@ -132,6 +132,11 @@ function exactPosition(
   ];
 }
 
+/** Where an object starts (a deferredCall's function: no closure per object). */
+function objectSource(positions: FieldPositions, file: string): SourcePosition {
+  return positionOf(positions, []) ?? { file, line: 1, col: 1 };
+}
+
 /** One loaded object, before it is sorted into the snapshot. */
 export interface LoadedObject {
   readonly kind: KindName;
@@ -151,14 +156,15 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   const ctx = { featureGates: opts.featureGates ?? {} };
   const issues: Issue[] = [...read.issues];
   const loaded: LoadedObject[] = [];
-  const seen = new Map<string, SourcePosition>();
+  // By objectKey: where each loaded object starts (also how a second one with its key is found)
+  // and its field positions.
+  const sources: Record<string, SourcePosition> = {};
+  const fieldSources: Record<string, FieldPositions> = {};
 
   for (const raw of read.objects) {
     const value = raw.value;
     // Positions are computed only when read (see deferred.ts): most objects have nothing to report.
-    const src = deferred(
-      (): SourcePosition => positionOf(raw.positions, []) ?? { file: raw.file, line: 1, col: 1 },
-    );
+    const src = deferredCall(objectSource, raw.positions, raw.file);
     const at = (path: readonly (string | number)[]): SourcePosition =>
       exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
     const kind = value["kind"];
@@ -243,7 +249,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
     else meta["namespace"] = namespace;
 
     const key = objectKey(kind, namespace, name);
-    const first = seen.get(key);
+    const first = sources[key];
     if (first !== undefined) {
       push({
         code: "duplicate",
@@ -253,10 +259,14 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
       });
       continue;
     }
-    seen.set(key, src);
+    sources[key] = src;
+    fieldSources[key] = raw.positions;
 
     DEFAULTERS[kind](value);
     for (const fi of validateObject(kind, value, ctx)) push(fi);
+    // Final from here on (later steps read it or copy from it): frozen now, while it is still in
+    // the processor's cache, rather than in one walk over the whole snapshot at the end.
+    deepFreeze(value);
     loaded.push({ kind, ref, value, source: src, positions: raw.positions });
   }
 
@@ -265,13 +275,6 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
   const namespaces = bucket<Namespace>("Namespace");
   const services = bucket<Service>("Service");
   const endpointSlices = bucket<EndpointSlice>("EndpointSlice");
-  const sources: Record<string, SourcePosition> = {};
-  const fieldSources: Record<string, FieldPositions> = {};
-  for (const o of loaded) {
-    const key = objectKey(o.kind, o.ref.namespace, o.ref.name);
-    sources[key] = o.source;
-    fieldSources[key] = o.positions;
-  }
 
   // Endpoints → EndpointSlices, once every Service is known.
   const serviceByKey = new Map(
@@ -324,12 +327,12 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
     clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
     serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
   };
-  issues.push(...crossObjectWarnings(objects, loaded));
+  issues.push(...crossObjectWarnings(objects, loaded, serviceByKey));
 
   const final =
     mode === "warn"
       ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i))
       : issues;
   if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
-  return makeCluster(objects, { sources, fieldSources, warnings: final });
+  return loadedCluster(objects, { sources, fieldSources, warnings: final });
 }

@@ -36,8 +36,32 @@ const RESOLVE_OPTIONS = { intAsBigInt: false } as const;
 /** A scalar value of the core schema. */
 export type CoreScalar = string | number | boolean | null;
 
-/** Up to 15 decimal digits: an int whose value `Number` gives exactly as `yaml` does. */
-const SHORT_DECIMAL = /^[0-9]{1,15}$/;
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+const DIGITS = 0;
+const TWO_DOTS = 1;
+const OTHER = 2;
+
+/**
+ * DIGITS when `data` is only decimal digits (up to 15 of them, `Number` gives the value exactly
+ * as `yaml` does); TWO_DOTS when it holds two dots, which no core tag matches (a float has at
+ * most one, see candidateTags); OTHER otherwise. One pass instead of a regular expression and
+ * two searches.
+ */
+function digitsOrDots(data: string): number {
+  let dots = 0;
+  let digits = true;
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 0x2e) {
+      if (++dots === 2) return TWO_DOTS;
+      digits = false;
+    } else if (!isDigit(c)) digits = false;
+  }
+  return digits ? DIGITS : OTHER;
+}
 
 /**
  * The value of `tag` (from coreTagOf) for `data`, or undefined where the tag reports an error
@@ -68,14 +92,22 @@ const WORDS: ReadonlyMap<string, CoreScalar> = new Map<string, CoreScalar>([
   ...["false", "False", "FALSE"].map((w) => [w, false] as const),
 ]);
 
+/** The length of the longest of WORDS (`false`): longer scalars (`node-a`) skip the lookup. */
+const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((w) => w.length));
+
 /** The value of the plain scalar `data`, or undefined where only the slow path may answer. */
 export function plainScalarValue(data: string): CoreScalar | undefined {
-  // Ports, counts: the most common numbers skip the tag table (the core int tag, decimal).
-  if (SHORT_DECIMAL.test(data)) return Number(data);
+  // Ports, counts: the most common numbers skip the tag table (the core int tag, decimal);
+  // and IP addresses, the most common scalars that start with a digit, are strings.
+  if (data.length > 0 && isDigit(data.charCodeAt(0))) {
+    const kind = digitsOrDots(data);
+    if (kind === DIGITS && data.length <= 15) return Number(data);
+    if (kind === TWO_DOTS) return data;
+  }
   // Only the null and bool words start with a letter (the numbers start with a digit, a sign
   // or a dot): names (`node-a`, `ns1`, `nodePort`) skip the tags.
   const c = data.charCodeAt(0) | 0x20;
-  if (WORDS.has(data)) return WORDS.get(data)!;
+  if (data.length <= LONGEST_WORD && WORDS.has(data)) return WORDS.get(data)!;
   if (c >= 0x61 && c <= 0x7a) return data;
   const tag = coreTagOf(data);
   return tag === undefined ? data : resolveCoreTag(tag, data);

@@ -27,7 +27,7 @@ import {
   type Document,
   type Node as YamlNode,
 } from "yaml";
-import { deferred } from "./deferred.js";
+import { deferred, deferredCall } from "./deferred.js";
 import { formatFieldPath, type Issue, type SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
 import { LineStarts } from "./line-starts.js";
@@ -146,19 +146,34 @@ function readEachDocument(input: ManifestInput): EachDocument {
   if (lfStarts?.length !== starts.length) return { kind: "whole-file" };
   const lines = new LineStarts(input.text);
   const strings = new StringCache(lf);
+  const spans: DocumentSpans = { input, starts, lines };
   const out: DecodedDocument[] = [];
   for (let k = 0; k < starts.length; k++) {
-    const from = starts[k]!;
-    const to = starts[k + 1] ?? input.text.length;
     const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
     if (value === DECLINED) {
-      const declined = readDeclinedDocument(input, from, to, lines);
+      const declined = readDeclinedDocument(input, starts[k]!, spanEnd(spans, k), lines);
       if (declined.kind !== "read") return declined;
       out.push(...declined.documents);
     } else if (value !== null)
-      out.push({ value, positions: deferred(() => documentPositions(input, from, to, lines)) });
+      out.push({ value, positions: deferredCall(spanPositions, spans, k) });
   }
   return { kind: "read", documents: out };
+}
+
+/** A file split into documents (the k-th is `input.text[starts[k], starts[k + 1])`). */
+interface DocumentSpans {
+  readonly input: ManifestInput;
+  readonly starts: readonly number[];
+  readonly lines: LineStarts;
+}
+
+function spanEnd(spans: DocumentSpans, k: number): number {
+  return spans.starts[k + 1] ?? spans.input.text.length;
+}
+
+/** The positions of the k-th document (what a deferredCall keeps: no closure per document). */
+function spanPositions(spans: DocumentSpans, k: number): Positions {
+  return documentPositions(spans.input, spans.starts[k]!, spanEnd(spans, k), spans.lines);
 }
 
 /** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`. */

@@ -229,3 +229,57 @@ items:
     expect(again.services).toEqual(c.services);
   });
 });
+
+describe("parseCluster: the snapshot", () => {
+  const text = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  ports:
+  - name: a
+    port: 80
+  - name: b
+    port: 81
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  namespace: shop
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+endpoints:
+- addresses: [10.0.0.1]
+`;
+
+  test("is frozen all the way down, its source records too, with positions still readable", () => {
+    const c = load(text);
+    const svc = c.services[0]!;
+    for (const v of [c, c.services, svc, svc.spec, svc.spec?.ports, svc.spec?.ports?.[1]])
+      expect(Object.isFrozen(v)).toBe(true);
+    const slice = c.endpointSlices[0]!;
+    for (const v of [slice.endpoints, slice.endpoints[0], slice.endpoints[0]?.addresses])
+      expect(Object.isFrozen(v)).toBe(true);
+    expect(Object.isFrozen(c.sources)).toBe(true);
+    expect(Object.isFrozen(c.fieldSources)).toBe(true);
+    expect(Object.isFrozen(c.warnings)).toBe(true);
+    expect(sourceOf(c, "EndpointSlice", "shop", "web-1")).toEqual({
+      file: "t.yaml",
+      line: 11,
+      col: 1,
+    });
+    expect(positionOf(c.fieldSources?.["Service/shop/web"], ["spec", "ports", 1, "port"])).toEqual({
+      file: "t.yaml",
+      line: 9,
+      col: 5,
+    });
+  });
+
+  test("lists hold exactly their items; the records are keyed in manifest order", () => {
+    const c = load(text);
+    expect(c.services[0]?.spec?.ports?.map((p) => p.port)).toEqual([80, 81]);
+    expect(c.endpointSlices[0]?.endpoints[0]?.addresses).toEqual(["10.0.0.1"]);
+    expect(Object.keys(c.sources)).toEqual(["Service/shop/web", "EndpointSlice/shop/web-1"]);
+    expect(Object.keys(c.fieldSources ?? {})).toEqual(Object.keys(c.sources));
+  });
+});

@@ -31,14 +31,16 @@ function declaresPort(pod: Pod, name: string, protocol: string): boolean {
   );
 }
 
+/**
+ * `services`: the Services of `objects` by `namespace/name` (the loader has them already, for
+ * Endpoints mirroring).
+ */
 export function crossObjectWarnings(
   objects: ClusterObjects,
   loaded: readonly LoadedObject[],
+  services: ReadonlyMap<string, unknown>,
 ): Issue[] {
   const out: Issue[] = [];
-  const services = new Set(
-    (objects.services ?? []).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`),
-  );
   const nodes = new Set((objects.nodes ?? []).map((n) => n.metadata?.name));
   const pods = objects.pods ?? [];
   const podIPOwner = new Map<string, string>();

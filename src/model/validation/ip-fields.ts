@@ -13,7 +13,6 @@ import {
   isIPv4Mapped,
   makeCIDR,
   parseIP,
-  parseIPv4Value,
   parseIPv6Value,
   type CIDR,
   type IPAddress,
@@ -33,11 +32,16 @@ function warning(path: FieldPath, message: string): FieldIssue {
 
 /** Sloppy parse keeping the IPv4-mapped form apart (Go's ParseIPSloppy + To4 rules). */
 function parseSloppy(s: string): { ip: IPAddress; mapped: boolean; strict: boolean } | undefined {
+  if (!s.includes(":")) {
+    // A dotted quad is strict unless an octet has a leading zero; one that parses strictly has
+    // the value the lenient parse gives, so the common case parses once.
+    const strictIP = parseIP(s, "strict");
+    if (strictIP !== undefined) return { ip: strictIP, mapped: false, strict: true };
+    const lenient = parseIP(s, "lenient");
+    return lenient === undefined ? undefined : { ip: lenient, mapped: false, strict: false };
+  }
   const ip = parseIP(s, "lenient");
   if (ip === undefined) return undefined;
-  // A dotted quad parsed leniently is strict unless an octet has a leading zero.
-  if (ip.family === "IPv4" && !s.includes(":"))
-    return { ip, mapped: false, strict: parseIPv4Value(s, "strict") !== undefined };
   const mapped = s.includes(":") && isIPv4Mapped(parseIPv6Value(s, "lenient") ?? 0n);
   const strictValue = s.includes(":") ? parseIPv6Value(s, "strict") : parseIP(s, "strict");
   return { ip, mapped, strict: strictValue !== undefined };
