@@ -215,14 +215,6 @@ export function createNetnsGroup(prefixes: readonly string[]): Netns[] {
   return names.map(handle);
 }
 
-/** A veth cable: `name` inside `ns`, its peer `peer` inside `peerNs`. */
-export function addVeth(ns: Netns, name: string, peerNs: Netns, peer: string): void {
-  const args = ["-n", ns.name, "link", "add", name, "type", "veth", "peer", "name", peer];
-  const r = spawnSync("ip", [...args, "netns", peerNs.name], { encoding: "utf8" });
-  if (r.status !== 0)
-    throw new Error(`ip ${args.join(" ")} netns ${peerNs.name}: ${r.stderr || String(r.error)}`);
-}
-
 export function deleteNetns(ns: Netns): void {
   if (!created.has(ns.name)) return;
   removeNamespace(ns.name);
