@@ -243,12 +243,12 @@ export async function withNetns<T>(
   body: (namespaces: readonly Netns[]) => Promise<T> | T,
   prefix = "kns",
 ): Promise<T> {
-  const list: Netns[] = [];
+  // Made and removed from one process each (createNetnsGroup, deleteNetnsGroup).
+  const list = createNetnsGroup(Array.from({ length: count }, () => prefix));
   try {
-    for (let i = 0; i < count; i++) list.push(createNetns(prefix));
     return await body(list);
   } finally {
-    for (const ns of list) deleteNetns(ns);
+    deleteNetnsGroup(list);
   }
 }
 
