@@ -16,9 +16,11 @@
  * namespace), and `close()` stops the servers (by the pids this module started) and deletes the
  * namespaces.
  */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
 import type { IPFamily } from "../../net/index.js";
-import { addVeth, createNetns, deleteNetns, type Netns } from "../netns.js";
+import { IpScript } from "../ip-script.js";
+import { createNetnsGroup, deleteNetnsGroup, type Netns } from "../netns.js";
 import { CLIENT_SCRIPT, SERVER_SCRIPT, type Probe, type ProbeResult } from "./probe-scripts.js";
 import { runJsonClient, startReadyServer } from "./netns-process.js";
 
@@ -74,31 +76,30 @@ export interface TraceTopology {
   close(): void;
 }
 
-function ip(args: readonly string[]): void {
-  const r = spawnSyncChecked("ip", args);
-  if (r !== undefined) throw new Error(`ip ${args.join(" ")}: ${r}`);
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const run = promisify(execFile);
 
 /**
- * Waits until IPv6 is up on the device: addrconf adds the link-local address only once the
+ * Waits until IPv6 is up on each device: addrconf adds the link-local address only once the
  * link has carrier (a veth end gets it up to a second after `link set up`); before that the
  * device neither sends nor answers neighbour solicitations, and IPv6 probes would time out.
+ * One shell polls them all (every 50 ms, up to 10 s each) instead of one `ip` spawn per look.
  */
-async function waitForIPv6(ns: Netns, dev: string): Promise<void> {
-  for (let waited = 0; ; waited += 50) {
-    const args = ["-n", ns.name, "-6", "addr", "show", "dev", dev, "scope", "link"];
-    const out = spawnSync("ip", args, { encoding: "utf8" });
-    if (out.stdout.includes("fe80:") && !out.stdout.includes("tentative")) return;
-    if (waited >= 10_000) throw new Error(`IPv6 did not come up on ${dev} in ${ns.name}`);
-    await sleep(50);
+async function waitForIPv6(devices: readonly (readonly [Netns, string])[]): Promise<void> {
+  const script = devices.map(
+    ([ns, dev]) => `i=0
+while :; do
+  out=$(ip -n '${ns.name}' -6 addr show dev '${dev}' scope link)
+  case "$out" in *fe80:*) case "$out" in *tentative*) ;; *) break ;; esac ;; esac
+  i=$((i + 1))
+  if [ $i -ge 200 ]; then echo 'IPv6 did not come up on ${dev} in ${ns.name}' >&2; exit 1; fi
+  sleep 0.05
+done`,
+  );
+  try {
+    await run("sh", ["-c", script.join("\n")]);
+  } catch (e) {
+    throw new Error(((e as { stderr?: string }).stderr ?? String(e)).trim(), { cause: e });
   }
-}
-
-function spawnSyncChecked(cmd: string, args: readonly string[]): string | undefined {
-  const r = spawnSync(cmd, args, { encoding: "utf8" });
-  return r.status === 0 ? undefined : r.stderr || String(r.error);
 }
 
 /** Starts the probe server (TCP+UDP on each address and port) in `ns`; resolves once it listens. */
@@ -130,28 +131,51 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
   const children: ChildProcess[] = [];
   const close = (): void => {
     for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-    for (const ns of created) deleteNetns(ns);
+    deleteNetnsGroup(created);
   };
   try {
-    const client = createNetns(`${prefix}c`);
-    created.push(client);
-    const node = createNetns(`${prefix}n`);
-    created.push(node);
-    const server = createNetns(`${prefix}s`);
-    created.push(server);
+    const [client, node, server] = createNetnsGroup([`${prefix}c`, `${prefix}n`, `${prefix}s`]) as [
+      Netns,
+      Netns,
+      Netns,
+    ];
+    created.push(client, node, server);
+    // The set-up from one script (ip-script.ts): each spawn from a jest worker costs tens of ms.
+    const setup = new IpScript();
     // Before any interface exists, so that link-local addresses skip DAD too.
     for (const ns of created)
-      for (const conf of ["all", "default"])
-        ns.exec("sysctl", ["-q", "-w", `net.ipv6.conf.${conf}.accept_dad=0`]);
-    addVeth(client, "eth0", node, "n0");
-    addVeth(server, "eth0", node, "n1");
-    for (const ns of created) ip(["-n", ns.name, "link", "set", "lo", "up"]);
+      setup.sysctl(ns, ["net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0"]);
+    setup.ip(client, [
+      "link",
+      "add",
+      "eth0",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "n0",
+      "netns",
+      node.name,
+    ]);
+    setup.ip(server, [
+      "link",
+      "add",
+      "eth0",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "n1",
+      "netns",
+      node.name,
+    ]);
+    for (const ns of created) setup.ip(ns, ["link", "set", "lo", "up"]);
     const both = [TOPOLOGY, TOPOLOGY6] as const;
     for (const T of both) {
       // nodad: an IPv6 address is usable at once (no tentative period).
       const nodad = T === TOPOLOGY6 ? ["nodad"] : [];
       const addr = (ns: Netns, a: string, prefix: number, dev: string): void =>
-        ip(["-n", ns.name, "addr", "add", `${a}/${prefix}`, "dev", dev, ...nodad]);
+        void setup.ip(ns, ["addr", "add", `${a}/${prefix}`, "dev", dev, ...nodad]);
       addr(client, T.client, T.clientPrefix, "eth0");
       addr(node, T.nodeClientSide, T.clientPrefix, "n0");
       addr(node, T.nodeServerSide, T.serverPrefix, "n1");
@@ -163,19 +187,21 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
       [node, "n1"],
       [server, "eth0"],
     ] as const;
-    for (const [ns, dev] of devices) ip(["-n", ns.name, "link", "set", dev, "up"]);
-    for (const [ns, dev] of devices) await waitForIPv6(ns, dev);
+    for (const [ns, dev] of devices) setup.ip(ns, ["link", "set", dev, "up"]);
+    setup.run();
+    await waitForIPv6(devices);
+    const routes = new IpScript();
     for (const T of both) {
-      ip(["-n", client.name, "route", "add", "default", "via", T.nodeClientSide]);
-      ip(["-n", server.name, "route", "add", "default", "via", T.nodeServerSide]);
+      // The default route written out: `ip -batch` lines take no -4/-6.
+      const dflt = T === TOPOLOGY6 ? "::/0" : "0.0.0.0/0";
+      routes.ip(client, ["route", "add", dflt, "via", T.nodeClientSide]);
+      routes.ip(server, ["route", "add", dflt, "via", T.nodeServerSide]);
     }
-    node.exec("sysctl", ["-q", "-w", "net.ipv4.ip_forward=1"]);
-    node.exec("sysctl", ["-q", "-w", "net.ipv6.conf.all.forwarding=1"]);
+    routes.sysctl(node, ["net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"]);
     // ICMP errors (REJECT, port and net unreachable) must not be rate-limited: every probe counts.
-    for (const ns of [node, server]) {
-      ns.exec("sysctl", ["-q", "-w", "net.ipv4.icmp_ratelimit=0"]);
-      ns.exec("sysctl", ["-q", "-w", "net.ipv6.icmp.ratelimit=0"]);
-    }
+    for (const ns of [node, server])
+      routes.sysctl(ns, ["net.ipv4.icmp_ratelimit=0", "net.ipv6.icmp.ratelimit=0"]);
+    routes.run();
     children.push(
       await startServer(
         server,

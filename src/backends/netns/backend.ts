@@ -144,6 +144,31 @@ function loadNftables(text: string, t: ScenarioTopology, caps: readonly Capabili
     );
 }
 
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The scenario's sysctls in the node's namespace, each by its own `sysctl -w` as before but from
+ * one shell (one spawn). conntrack's sysctls exist only once nf_conntrack is loaded (by rules
+ * that use it): those may fail; any other failure is an error naming the setting.
+ */
+function setSysctls(t: ScenarioTopology, sysctls: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(sysctls);
+  if (entries.length === 0) return;
+  const script = entries.map(
+    ([key, value], i) =>
+      `if ! err=$(sysctl -q -w ${quote(`${key}=${value}`)} 2>&1); then printf '%s\\t%s\\n' ${i} "$err"; fi`,
+  );
+  const out = t.node.ns.run("sh", ["-c", script.join("\n")]);
+  if (out.status !== 0) throw new BackendError(`sysctl in ${t.node.ns.name}: ${out.stderr}`);
+  for (const line of out.stdout.split("\n")) {
+    const tab = line.indexOf("\t");
+    if (tab < 0) continue;
+    const [key, value] = entries[Number(line.slice(0, tab))]!;
+    if (!key.startsWith("net.netfilter."))
+      throw new BackendError(`sysctl ${key}=${value}: ${line.slice(tab + 1)}`);
+  }
+}
+
 export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   const variant = opts.iptables ?? "default";
   const timeoutMs = opts.timeoutMs ?? 1000;
@@ -181,12 +206,7 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
     }
     if (scenario.nftables !== undefined && scenario.nftables.trim() !== "")
       loadNftables(scenario.nftables, t, caps);
-    for (const [key, value] of Object.entries(scenario.sysctls ?? {})) {
-      const out = t.node.ns.run("sysctl", ["-q", "-w", `${key}=${value}`]);
-      // conntrack's sysctls exist only once nf_conntrack is loaded (by rules that use it).
-      if (out.status !== 0 && !key.startsWith("net.netfilter."))
-        throw new BackendError(`sysctl ${key}=${value}: ${out.stderr}`);
-    }
+    setSysctls(t, scenario.sysctls ?? {});
   };
 
   const placeOf = async (
@@ -249,6 +269,8 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
       });
       byTransport.set(place, list);
     }
+    // Nothing to run (every probe skipped, say for SCTP): no servers to start.
+    if (groups.size === 0 && sctpGroups.size === 0) return out.map((x) => x ?? { kind: "dropped" });
     const ports = [...running.scenario.ports, ...probes.map((p) => p.port)];
     await ensureListening(t, ports);
     if (sctpGroups.size > 0) await ensureSctpListening(t, ports);

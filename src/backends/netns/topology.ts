@@ -36,7 +36,8 @@ import type { AttachedPod, Scenario } from "../backend.js";
 import type { ScenarioLayout } from "../layout.js";
 import { onLan, podAddresses, ScenarioError } from "../layout.js";
 import { startServer } from "../linux/topology.js";
-import { addVeth, createNetns, deleteNetns, type Netns } from "../netns.js";
+import { IpScript } from "../ip-script.js";
+import { createNetnsGroup, deleteNetnsGroup, type Netns } from "../netns.js";
 
 export type Role = "node" | "world" | "remote" | "pod";
 
@@ -70,6 +71,10 @@ function addrArgs(address: string, prefix: number, dev: string): string[] {
 
 const hostPrefix = (address: string): number => (ipFamilyOf(address) === "IPv6" ? 128 : 32);
 
+/** The default route of a family, written out: `ip -batch` lines take no -4/-6. */
+const DEFAULT_ROUTE: Record<IPFamily, string> = { IPv4: "0.0.0.0/0", IPv6: "::/0" };
+
+/** One `ip` command outside a set-up script (an outside address added while probing). */
 function ip(args: readonly string[]): void {
   const r = spawnSync("ip", args, { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr || String(r.error)}`);
@@ -105,52 +110,61 @@ function bridgeOf(
   return undefined;
 }
 
-function attachPod(
-  scenario: Scenario,
-  layout: ScenarioLayout,
-  node: Netns,
-  pod: AttachedPod,
-  ns: Netns,
-): void {
+/** What the set-up of one scenario writes: the script, and what it added already (per device). */
+interface Build {
+  readonly scenario: Scenario;
+  readonly layout: ScenarioLayout;
+  readonly script: IpScript;
+  readonly node: Netns;
+  /** `dev address/prefix` on the node: a bridge address several IPv6 pods share is added once. */
+  readonly nodeAddresses: Set<string>;
+}
+
+/** A veth cable: `name` inside `ns`, its peer `peer` inside `peerNs`. */
+function veth(script: IpScript, ns: Netns, name: string, peerNs: Netns, peer: string): void {
+  script.ip(ns, ["link", "add", name, "type", "veth", "peer", "name", peer, "netns", peerNs.name]);
+}
+
+function attachPod(b: Build, pod: AttachedPod, ns: Netns): void {
   if (pod.interface.length > 15)
     throw new ScenarioError(
       `pod ${pod.name}: interface name ${pod.interface} is longer than 15 characters`,
     );
-  addVeth(ns, "eth0", node, pod.interface);
-  ip(["-n", ns.name, "link", "set", "eth0", "up"]);
-  ip(["-n", node.name, "link", "set", pod.interface, "up"]);
+  veth(b.script, ns, "eth0", b.node, pod.interface);
+  b.script.ip(ns, ["link", "set", "eth0", "up"]);
+  b.script.ip(b.node, ["link", "set", pod.interface, "up"]);
   for (const address of podAddresses(pod)) {
-    if (ipFamilyOf(address) === "IPv6") attachPod6(scenario, layout, node, pod, ns, address);
-    else attachPod4(scenario, layout, node, pod, ns, address);
+    if (ipFamilyOf(address) === "IPv6") attachPod6(b, pod, ns, address);
+    else attachPod4(b, pod, ns, address);
   }
 }
 
-function attachPod4(
-  scenario: Scenario,
-  layout: ScenarioLayout,
-  node: Netns,
-  pod: AttachedPod,
-  ns: Netns,
-  address: string,
-): void {
-  const bridge = bridgeOf(scenario, layout, address);
-  ip(["-n", ns.name, "addr", "add", `${address}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
+function attachPod4(b: Build, pod: AttachedPod, ns: Netns, address: string): void {
+  const bridge = bridgeOf(b.scenario, b.layout, address);
+  b.script.ip(ns, ["addr", "add", `${address}/${bridge?.cidr.prefix ?? 32}`, "dev", "eth0"]);
   // Proxy ARP answers after a random delay of up to 0.8 s by default: longer than a probe may
   // wait for a UDP answer. Answer at once.
-  node.exec("sysctl", [
-    "-q",
-    "-w",
+  b.script.sysctl(b.node, [
     `net.ipv4.conf.${pod.interface}.proxy_arp=1`,
     `net.ipv4.neigh.${pod.interface}.proxy_delay=0`,
   ]);
   if (bridge !== undefined) {
     const gw = formatIP(bridge.cidr.address);
-    ip(["-n", node.name, "addr", "add", `${gw}/32`, "dev", pod.interface]);
-    ip(["-n", ns.name, "route", "add", "default", "via", gw]);
+    b.script.ip(b.node, ["addr", "add", `${gw}/32`, "dev", pod.interface]);
+    b.script.ip(ns, ["route", "add", DEFAULT_ROUTE.IPv4, "via", gw]);
   } else {
-    ip(["-n", ns.name, "route", "add", "default", "via", POD_GATEWAY, "dev", "eth0", "onlink"]);
+    b.script.ip(ns, [
+      "route",
+      "add",
+      DEFAULT_ROUTE.IPv4,
+      "via",
+      POD_GATEWAY,
+      "dev",
+      "eth0",
+      "onlink",
+    ]);
   }
-  ip(["-n", node.name, "route", "replace", `${address}/32`, "dev", pod.interface]);
+  b.script.ip(b.node, ["route", "replace", `${address}/32`, "dev", pod.interface]);
 }
 
 /**
@@ -158,69 +172,48 @@ function attachPod4(
  * bridge address, held there as /128 so that a hairpin MASQUERADE picks it as on the bridge,
  * or fe80::1), so pods reach each other through the node as with proxy ARP in IPv4.
  */
-function attachPod6(
-  scenario: Scenario,
-  layout: ScenarioLayout,
-  node: Netns,
-  pod: AttachedPod,
-  ns: Netns,
-  address: string,
-): void {
-  const bridge = bridgeOf(scenario, layout, address);
-  ip(["-n", ns.name, ...addrArgs(address, 128, "eth0")]);
+function attachPod6(b: Build, pod: AttachedPod, ns: Netns, address: string): void {
+  const bridge = bridgeOf(b.scenario, b.layout, address);
+  b.script.ip(ns, addrArgs(address, 128, "eth0"));
   const gw = bridge !== undefined ? formatIP(bridge.cidr.address) : POD_GATEWAY6;
   const onNode = bridge !== undefined ? 128 : 64;
-  const have = spawnSync("ip", ["-n", node.name, "-6", "addr", "show", "dev", pod.interface], {
-    encoding: "utf8",
-  }).stdout;
-  if (!have.includes(`${gw}/${onNode}`))
-    ip(["-n", node.name, ...addrArgs(gw, onNode, pod.interface)]);
-  ip(["-n", ns.name, "-6", "route", "add", "default", "via", gw, "dev", "eth0", "onlink"]);
-  ip(["-n", node.name, "-6", "route", "replace", `${address}/128`, "dev", pod.interface]);
+  const key = `${pod.interface} ${gw}/${onNode}`;
+  if (!b.nodeAddresses.has(key)) {
+    b.nodeAddresses.add(key);
+    b.script.ip(b.node, addrArgs(gw, onNode, pod.interface));
+  }
+  b.script.ip(ns, ["route", "add", DEFAULT_ROUTE.IPv6, "via", gw, "dev", "eth0", "onlink"]);
+  b.script.ip(b.node, ["route", "replace", `${address}/128`, "dev", pod.interface]);
 }
 
-function buildNode(scenario: Scenario, layout: ScenarioLayout, node: Netns, world: Netns): void {
+function buildNode(b: Build, world: Netns): void {
+  const { scenario, layout, script, node } = b;
   for (const iface of scenario.node.interfaces) {
     const list = cidrs(iface.addresses).filter((c) => !automatic(c));
     if (isLoopbackInterface(iface.name)) {
-      for (const c of list) ip(["-n", node.name, ...addrArgs(formatIP(c.address), c.prefix, "lo")]);
+      for (const c of list) script.ip(node, addrArgs(formatIP(c.address), c.prefix, "lo"));
       continue;
     }
     if (iface.name.length > 15)
       throw new ScenarioError(`interface name ${iface.name} is longer than 15 characters`);
-    if (iface.name === layout.defaultInterface) addVeth(world, "eth0", node, iface.name);
-    else ip(["-n", node.name, "link", "add", iface.name, "type", "bridge"]);
-    for (const c of list)
-      ip(["-n", node.name, ...addrArgs(formatIP(c.address), c.prefix, iface.name)]);
-    ip(["-n", node.name, "link", "set", iface.name, "up"]);
+    if (iface.name === layout.defaultInterface) veth(script, world, "eth0", node, iface.name);
+    else script.ip(node, ["link", "add", iface.name, "type", "bridge"]);
+    for (const c of list) script.ip(node, addrArgs(formatIP(c.address), c.prefix, iface.name));
+    script.ip(node, ["link", "set", iface.name, "up"]);
   }
-  ip(["-n", world.name, "link", "set", "eth0", "up"]);
+  script.ip(world, ["link", "set", "eth0", "up"]);
   for (const side of layout.sides) {
-    const f = side.family === "IPv6" ? "-6" : "-4";
-    ip(["-n", world.name, ...addrArgs(side.external, side.lan.prefix, "eth0")]);
-    ip(["-n", world.name, f, "route", "add", "default", "via", formatIP(side.lan.address)]);
-    ip([
-      "-n",
-      node.name,
-      f,
-      "route",
-      "add",
-      "default",
-      "via",
-      side.external,
-      "dev",
-      layout.defaultInterface,
-    ]);
+    const route = DEFAULT_ROUTE[side.family];
+    script.ip(world, addrArgs(side.external, side.lan.prefix, "eth0"));
+    script.ip(world, ["route", "add", route, "via", formatIP(side.lan.address)]);
+    script.ip(node, ["route", "add", route, "via", side.external, "dev", layout.defaultInterface]);
   }
 }
 
-function baseSysctls(ns: Netns, forward: boolean): void {
-  ip(["-n", ns.name, "link", "set", "lo", "up"]);
+function baseSysctls(script: IpScript, ns: Netns, forward: boolean): void {
+  script.ip(ns, ["link", "set", "lo", "up"]);
   const f = forward ? "1" : "0";
-  // One sysctl run for all of them (each `ip netns exec` costs a process).
-  ns.exec("sysctl", [
-    "-q",
-    "-w",
+  script.sysctl(ns, [
     `net.ipv4.ip_forward=${f}`,
     `net.ipv6.conf.all.forwarding=${f}`,
     ...["all", "default"].flatMap((conf) => [
@@ -234,67 +227,65 @@ function baseSysctls(ns: Netns, forward: boolean): void {
   ]);
 }
 
-/** Builds the topology; on any failure removes what it made and rethrows. */
+function buildRemote(
+  script: IpScript,
+  world: Netns,
+  remote: Netns,
+  offLan: readonly string[],
+): void {
+  veth(script, remote, "eth0", world, "remote0");
+  script.ip(world, ["addr", "add", `${REMOTE_LINK.world}/${REMOTE_LINK.prefix}`, "dev", "remote0"]);
+  script.ip(world, addrArgs(REMOTE_LINK6.world, REMOTE_LINK6.prefix, "remote0"));
+  script.ip(world, ["link", "set", "remote0", "up"]);
+  script.ip(remote, ["addr", "add", `${REMOTE_LINK.remote}/${REMOTE_LINK.prefix}`, "dev", "eth0"]);
+  script.ip(remote, addrArgs(REMOTE_LINK6.remote, REMOTE_LINK6.prefix, "eth0"));
+  script.ip(remote, ["link", "set", "eth0", "up"]);
+  script.ip(remote, ["route", "add", DEFAULT_ROUTE.IPv4, "via", REMOTE_LINK.world]);
+  script.ip(remote, ["route", "add", DEFAULT_ROUTE.IPv6, "via", REMOTE_LINK6.world]);
+  for (const a of offLan) script.ip(remote, addrArgs(a, hostPrefix(a), "lo"));
+  for (const a of offLan) {
+    const link = ipFamilyOf(a) === "IPv6" ? REMOTE_LINK6 : REMOTE_LINK;
+    script.ip(world, ["route", "add", `${a}/${hostPrefix(a)}`, "via", link.remote]);
+  }
+}
+
+/**
+ * Builds the topology: its namespaces from one process, then everything inside them from one
+ * script (ip-script.ts); on any failure removes what it made and rethrows.
+ */
 export function buildTopology(scenario: Scenario, layout: ScenarioLayout): ScenarioTopology {
-  const made: Netns[] = [];
-  const make = (prefix: string): Netns => {
-    const ns = createNetns(prefix);
-    made.push(ns);
-    return ns;
-  };
+  const offLan = scenario.remoteEndpoints.filter((a) => !onLan(layout, a));
+  const onLanRemote = scenario.remoteEndpoints.filter((a) => onLan(layout, a));
+  const made = createNetnsGroup([
+    "kns-node",
+    "kns-world",
+    ...(offLan.length > 0 ? ["kns-remote"] : []),
+    ...scenario.pods.map(() => "kns-pod"),
+  ]);
   try {
-    const node = make("kns-node");
-    const world = make("kns-world");
-    const offLan = scenario.remoteEndpoints.filter((a) => !onLan(layout, a));
-    const onLanRemote = scenario.remoteEndpoints.filter((a) => onLan(layout, a));
-    const remote = offLan.length > 0 ? make("kns-remote") : undefined;
+    const [node, world] = made as [Netns, Netns];
+    const remote = offLan.length > 0 ? made[2] : undefined;
+    const podNs = made.slice(offLan.length > 0 ? 3 : 2);
     const pods = new Map<string, Place>();
-    for (const pod of scenario.pods)
+    scenario.pods.forEach((pod, i) =>
       pods.set(pod.name, {
         role: "pod",
-        ns: make("kns-pod"),
+        ns: podNs[i]!,
         addresses: [...podAddresses(pod)],
         listening: new Set(),
-      });
-    baseSysctls(node, true);
-    baseSysctls(world, remote !== undefined);
-    if (remote !== undefined) baseSysctls(remote, false);
-    for (const p of pods.values()) baseSysctls(p.ns, false);
-    buildNode(scenario, layout, node, world);
-    for (const pod of scenario.pods) attachPod(scenario, layout, node, pod, pods.get(pod.name)!.ns);
-    for (const a of onLanRemote) ip(["-n", world.name, ...addrArgs(a, hostPrefix(a), "eth0")]);
-    if (remote !== undefined) {
-      addVeth(remote, "eth0", world, "remote0");
-      ip([
-        "-n",
-        world.name,
-        "addr",
-        "add",
-        `${REMOTE_LINK.world}/${REMOTE_LINK.prefix}`,
-        "dev",
-        "remote0",
-      ]);
-      ip([
-        "-n",
-        remote.name,
-        "addr",
-        "add",
-        `${REMOTE_LINK.remote}/${REMOTE_LINK.prefix}`,
-        "dev",
-        "eth0",
-      ]);
-      ip(["-n", world.name, ...addrArgs(REMOTE_LINK6.world, REMOTE_LINK6.prefix, "remote0")]);
-      ip(["-n", remote.name, ...addrArgs(REMOTE_LINK6.remote, REMOTE_LINK6.prefix, "eth0")]);
-      ip(["-n", world.name, "link", "set", "remote0", "up"]);
-      ip(["-n", remote.name, "link", "set", "eth0", "up"]);
-      ip(["-n", remote.name, "route", "add", "default", "via", REMOTE_LINK.world]);
-      ip(["-n", remote.name, "-6", "route", "add", "default", "via", REMOTE_LINK6.world]);
-      for (const a of offLan) {
-        const link = ipFamilyOf(a) === "IPv6" ? REMOTE_LINK6 : REMOTE_LINK;
-        ip(["-n", remote.name, ...addrArgs(a, hostPrefix(a), "lo")]);
-        ip(["-n", world.name, "route", "add", `${a}/${hostPrefix(a)}`, "via", link.remote]);
-      }
-    }
+      }),
+    );
+    const script = new IpScript();
+    const b: Build = { scenario, layout, script, node, nodeAddresses: new Set() };
+    baseSysctls(script, node, true);
+    baseSysctls(script, world, remote !== undefined);
+    if (remote !== undefined) baseSysctls(script, remote, false);
+    for (const p of pods.values()) baseSysctls(script, p.ns, false);
+    buildNode(b, world);
+    for (const pod of scenario.pods) attachPod(b, pod, pods.get(pod.name)!.ns);
+    for (const a of onLanRemote) script.ip(world, addrArgs(a, hostPrefix(a), "eth0"));
+    if (remote !== undefined) buildRemote(script, world, remote, offLan);
+    script.run();
     return {
       node: {
         role: "node",
@@ -321,7 +312,7 @@ export function buildTopology(scenario: Scenario, layout: ScenarioLayout): Scena
       children: [],
     };
   } catch (e) {
-    for (const ns of made) deleteNetns(ns);
+    deleteNetnsGroup(made);
     throw e;
   }
 }
@@ -358,5 +349,5 @@ export async function hostOutsideAddress(t: ScenarioTopology, address: string): 
 
 export function removeTopology(t: ScenarioTopology): void {
   for (const c of t.children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  for (const p of placesOf(t)) deleteNetns(p.ns);
+  deleteNetnsGroup(placesOf(t).map((p) => p.ns));
 }

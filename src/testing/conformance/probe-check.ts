@@ -60,13 +60,39 @@ function meets(o: Observation, e: Expectation): boolean {
   return e.kind === "reaches" ? reached : !reached;
 }
 
-/** undefined when the probe behaves as expected, else the failure message. */
-export async function checkProbe(
+/**
+ * What the backend observes for each probe: all at once where it can run them together (the
+ * netns backend: one client per source namespace, each probe its own connection with its own
+ * timeout), else one after another.
+ */
+export async function observeAll(run: OpenRun, probes: readonly Probe[]): Promise<Observation[]> {
+  if (run.backend.probeAll !== undefined) return run.backend.probeAll(run.running, probes);
+  const out: Observation[] = [];
+  for (const p of probes) out.push(await run.backend.probe(run.running, p));
+  return out;
+}
+
+/** For each probe: undefined when it behaves as expected, else the failure message. Observed together (observeAll). */
+export async function checkProbes(
+  run: OpenRun,
+  probes: readonly (readonly [Probe, Expectation])[],
+): Promise<(string | undefined)[]> {
+  const observed = await observeAll(
+    run,
+    probes.map(([p]) => p),
+  );
+  const out: (string | undefined)[] = [];
+  for (const [i, [p, e]] of probes.entries()) out.push(await judge(run, p, e, observed[i]!));
+  return out;
+}
+
+async function judge(
   run: OpenRun,
   probe: Probe,
   expected: Expectation,
+  observation: Observation,
 ): Promise<string | undefined> {
-  let observed = await run.backend.probe(run.running, probe);
+  let observed = observation;
   let note = "";
   if (observed.kind === "skipped") {
     // The backend cannot run this probe (e.g. no SCTP sockets): the simulator's trace decides.

@@ -11,7 +11,7 @@ import { evaluatePolicy } from "../../policy/evaluate.js";
 import { formatExplanation } from "../../policy/explanation-text.js";
 import type { ConformanceAdapter, ConformanceFeature, NodeState } from "./adapter.js";
 import { CLIENT, LB_IP, NODE_IP, SCTP_HOST_PORT, SCTP_PORT, SERVER, STRANGER } from "./fixture.js";
-import { checkProbe, type Expectation, type OpenRun } from "./probe-check.js";
+import { checkProbes, observeAll, type Expectation, type OpenRun } from "./probe-check.js";
 
 export interface PlanContext {
   readonly run: OpenRun;
@@ -34,6 +34,12 @@ export interface PlanTest {
    * (an adapter without one counts as "iptables"); undefined: every adapter.
    */
   readonly proxiers?: readonly NonNullable<ConformanceAdapter["proxier"]>[];
+  /**
+   * The test reads this machine's kernel before its scenario is loaded (PlanContext.kernel): it
+   * runs in a scenario of its own. The plan's other tests share one scenario per adapter (the
+   * same objects, state and rules; every probe its own connection from a source port of its own).
+   */
+  readonly watchesKernel?: boolean;
   /** Failure messages (empty: passed). */
   check(ctx: PlanContext): Promise<string[]>;
 }
@@ -41,13 +47,10 @@ export interface PlanTest {
 type Proto = Probe["protocol"];
 const server = `${SERVER.ip}:${SCTP_PORT}`;
 
+/** The test's probes, run together (each its own connection and timeout); their failures in order. */
 async function all(ctx: PlanContext, probes: readonly [Probe, Expectation][]): Promise<string[]> {
-  const failures: string[] = [];
-  for (const [p, e] of probes) {
-    const f = await checkProbe(ctx.run, p, e);
-    if (f !== undefined) failures.push(f);
-  }
-  return failures;
+  const checked = await checkProbes(ctx.run, probes);
+  return checked.filter((f): f is string => f !== undefined);
 }
 
 function clusterIP(cluster: Cluster): string {
@@ -159,7 +162,7 @@ async function sctpModuleNotLoaded(ctx: PlanContext): Promise<string[]> {
     );
     return failures;
   }
-  for (const p of tcpAndUdpProbes(ctx.cluster)) await ctx.run.backend.probe(ctx.run.running, p);
+  await observeAll(ctx.run, tcpAndUdpProbes(ctx.cluster));
   const after = k.sctpNow();
   if (after.kind === "loaded")
     failures.push(
@@ -225,6 +228,7 @@ export const SCTP_PLAN: readonly PlanTest[] = [
   {
     group: "[Feature:SCTP]",
     name: "if sctp.ko was not loaded before a test, it is not loaded after (node components open no SCTP sockets)",
+    watchesKernel: true,
     check: sctpModuleNotLoaded,
   },
   {

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { describe, expect } from "@jest/globals";
 import { fc } from "@fast-check/jest";
+import { IpScript } from "../../../src/backends/ip-script.js";
 import { withNetns, type Netns } from "../../../src/backends/netns.js";
 import { buildNodeDataplane } from "../../../src/node/node-dataplane.js";
 import { parseCluster } from "../../../src/model/index.js";
@@ -138,34 +139,23 @@ interface Case {
   readonly addresses: string;
   readonly routes: string;
   /** Sets up the namespaces; returns where the client and the server run. */
-  readonly topology: (node: Netns, lan: Netns) => { client: Netns; server: Netns };
+  readonly topology: (s: IpScript, node: Netns, lan: Netns) => { client: Netns; server: Netns };
   readonly src: string;
   readonly dst: string;
   readonly dport: number;
   readonly sport: number;
 }
 
-function hostNetworkNode(node: Netns, lan: Netns): void {
-  node.exec("ip", ["link", "set", "lo", "up"]);
+function hostNetworkNode(s: IpScript, node: Netns, lan: Netns): void {
+  s.ip(node, ["link", "set", "lo", "up"]);
   // (No dummy device on every kernel: a veth whose other end nobody uses.)
-  node.exec("ip", [
-    "link",
-    "add",
-    "eth0",
-    "type",
-    "veth",
-    "peer",
-    "name",
-    "eth0",
-    "netns",
-    lan.name,
-  ]);
-  node.exec("ip", ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
-  node.exec("ip", ["link", "set", "eth0", "up"]);
+  s.ip(node, ["link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", lan.name]);
+  s.ip(node, ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
+  s.ip(node, ["link", "set", "eth0", "up"]);
   // A ClusterIP is routable (off-link here; the DNAT makes it local before it leaves).
-  node.exec("ip", ["route", "add", "default", "dev", "eth0"]);
+  s.ip(node, ["route", "add", "default", "dev", "eth0"]);
   // kube-proxy sets it for NodePorts on localhost.
-  node.exec("sysctl", ["-qw", "net.ipv4.conf.all.route_localnet=1"]);
+  s.sysctl(node, ["net.ipv4.conf.all.route_localnet=1"]);
 }
 
 const CASES: readonly Case[] = [
@@ -175,7 +165,7 @@ const CASES: readonly Case[] = [
     endpointNode: "node-a",
     addresses: "[192.168.0.10/24]",
     routes: "[]",
-    topology: (node, lan) => (hostNetworkNode(node, lan), { client: node, server: node }),
+    topology: (s, node, lan) => (hostNetworkNode(s, node, lan), { client: node, server: node }),
     src: "192.168.0.10",
     dst: "10.96.0.10",
     dport: 80,
@@ -187,7 +177,7 @@ const CASES: readonly Case[] = [
     endpointNode: "node-a",
     addresses: "[192.168.0.10/24]",
     routes: "[]",
-    topology: (node, lan) => (hostNetworkNode(node, lan), { client: node, server: node }),
+    topology: (s, node, lan) => (hostNetworkNode(s, node, lan), { client: node, server: node }),
     src: "127.0.0.1",
     dst: "127.0.0.1",
     dport: 30080,
@@ -199,11 +189,11 @@ const CASES: readonly Case[] = [
     endpointNode: "node-b",
     addresses: "[172.16.0.10/24, 192.168.0.10/24]",
     routes: "[{dst: default, gateway: 192.168.0.1}]",
-    topology: (node, lan) => {
+    topology: (s, node, lan) => {
       // The LAN: client 192.168.0.20, the gateway 192.168.0.1 and the other node's pod
       // 10.244.1.5 all answer on one interface.
-      node.exec("ip", ["link", "set", "lo", "up"]);
-      node.exec("ip", [
+      s.ip(node, ["link", "set", "lo", "up"]);
+      s.ip(node, [
         "link",
         "add",
         "eth0",
@@ -215,15 +205,15 @@ const CASES: readonly Case[] = [
         "netns",
         lan.name,
       ]);
-      node.exec("ip", ["addr", "add", "172.16.0.10/24", "dev", "eth0"]);
-      node.exec("ip", ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
-      node.exec("ip", ["link", "set", "eth0", "up"]);
-      node.exec("ip", ["route", "add", "default", "via", "192.168.0.1"]);
-      node.exec("sysctl", ["-qw", "net.ipv4.ip_forward=1"]);
-      lan.exec("ip", ["link", "set", "lo", "up"]);
+      s.ip(node, ["addr", "add", "172.16.0.10/24", "dev", "eth0"]);
+      s.ip(node, ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
+      s.ip(node, ["link", "set", "eth0", "up"]);
+      s.ip(node, ["route", "add", "default", "via", "192.168.0.1"]);
+      s.sysctl(node, ["net.ipv4.ip_forward=1"]);
+      s.ip(lan, ["link", "set", "lo", "up"]);
       for (const a of ["192.168.0.20/24", "192.168.0.1/24", "10.244.1.5/32"])
-        lan.exec("ip", ["addr", "add", a, "dev", "eth0"]);
-      lan.exec("ip", ["link", "set", "eth0", "up"]);
+        s.ip(lan, ["addr", "add", a, "dev", "eth0"]);
+      s.ip(lan, ["link", "set", "eth0", "up"]);
       return { client: lan, server: lan };
     },
     src: "192.168.0.20",
@@ -251,7 +241,10 @@ describe("kernel: MASQUERADE's source address", () => {
       await withNetns(
         2,
         async ([nodeNs, lan]) => {
-          const { client, server } = c.topology(nodeNs!, lan!);
+          // The set-up from one script (one spawn; see src/backends/ip-script.ts).
+          const setup = new IpScript();
+          const { client, server } = c.topology(setup, nodeNs!, lan!);
+          setup.run();
           applyRules(nodeNs!, rendered.restore);
           const child = await startServer(server, c.endpoint);
           try {
@@ -330,8 +323,9 @@ describe("kernel: MASQUERADE's source over random address layouts (property)", (
             2,
             async ([nodeNs, lan]) => {
               const n = nodeNs!;
-              n.exec("ip", ["link", "set", "lo", "up"]);
-              n.exec("ip", [
+              const s = new IpScript();
+              s.ip(n, ["link", "set", "lo", "up"]);
+              s.ip(n, [
                 "link",
                 "add",
                 "eth0",
@@ -343,13 +337,13 @@ describe("kernel: MASQUERADE's source over random address layouts (property)", (
                 "netns",
                 lan!.name,
               ]);
-              for (const a of addresses) n.exec("ip", ["addr", "add", a, "dev", "eth0"]);
-              n.exec("ip", ["link", "set", "eth0", "up"]);
-              if (gateway !== undefined) n.exec("ip", ["route", "add", "default", "via", gateway]);
-              else n.exec("ip", ["route", "add", "default", "dev", "eth0"]);
-              n.exec("sysctl", ["-qw", "net.ipv4.ip_forward=1"]);
+              for (const a of addresses) s.ip(n, ["addr", "add", a, "dev", "eth0"]);
+              s.ip(n, ["link", "set", "eth0", "up"]);
+              if (gateway !== undefined) s.ip(n, ["route", "add", "default", "via", gateway]);
+              else s.ip(n, ["route", "add", "default", "dev", "eth0"]);
+              s.sysctl(n, ["net.ipv4.ip_forward=1"]);
               // The LAN answers for the client, every gateway and the other node's pod.
-              lan!.exec("ip", ["link", "set", "lo", "up"]);
+              s.ip(lan!, ["link", "set", "lo", "up"]);
               for (const a of [
                 "192.168.0.20/24",
                 "192.168.0.1/24",
@@ -357,8 +351,9 @@ describe("kernel: MASQUERADE's source over random address layouts (property)", (
                 "10.1.0.1/16",
                 "10.244.1.5/32",
               ])
-                lan!.exec("ip", ["addr", "add", a, "dev", "eth0"]);
-              lan!.exec("ip", ["link", "set", "eth0", "up"]);
+                s.ip(lan!, ["addr", "add", a, "dev", "eth0"]);
+              s.ip(lan!, ["link", "set", "eth0", "up"]);
+              s.run();
               applyRules(n, rendered.restore);
               const child = await startServer(lan!, "10.244.1.5");
               try {
