@@ -103,9 +103,12 @@ export function endpointsByServicePort(
       }
     }
   }
-  const out = new Map<string, Endpoint[]>();
-  for (const [key, list] of lists) out.set(key, sortedUnique(list));
-  return out;
+  // Each list in place of the one it was made from (no second map).
+  for (const [key, list] of lists) {
+    const unique = sortedUnique(list);
+    if (unique !== list) lists.set(key, unique);
+  }
+  return lists;
 }
 
 /**
