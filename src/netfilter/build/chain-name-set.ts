@@ -13,10 +13,11 @@ import type { Utf8Chunks } from "./utf8-chunks.js";
 const FIRST_CAPACITY = 1 << 6;
 
 export class ChainNameSet {
-  /** Per slot: 1 + the byte offset of the name in the text, or 0 for an empty slot. */
-  #at = new Int32Array(FIRST_CAPACITY);
-  /** Per slot: the name's hash. */
-  #hash = new Int32Array(FIRST_CAPACITY);
+  /**
+   * Two numbers per slot (one cache line for both): the name's hash, then 1 + the byte offset of
+   * the name in the text (0: an empty slot).
+   */
+  #slots = new Int32Array(2 * FIRST_CAPACITY);
   #size = 0;
 
   /** @param text where the names are written (each as one `write`, never truncated). */
@@ -28,37 +29,37 @@ export class ChainNameSet {
 
   has(name: string): boolean {
     const h = hashName(name);
-    const mask = this.#at.length - 1;
+    const slots = this.#slots;
+    const mask = (slots.length >> 1) - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const at = this.#at[i] as number;
+      const at = slots[2 * i + 1] as number;
       if (at === 0) return false;
-      if (this.#hash[i] === h && this.text.startsWith(at - 1, name)) return true;
+      if (slots[2 * i] === h && this.text.startsWith(at - 1, name)) return true;
     }
   }
 
   /** Adds `name`, written in the text at byte offset `at` (the caller knows it is new). */
   add(name: string, at: number): void {
     if (at + 1 > 0x7fffffff) throw new Error("declarations beyond 2 GiB");
-    if ((this.#size + 1) * 2 > this.#at.length) this.#grow();
+    if ((this.#size + 1) * 4 > this.#slots.length) this.#grow();
     this.#insert(hashName(name), at + 1);
     this.#size++;
   }
 
   #insert(h: number, at1: number): void {
-    const mask = this.#at.length - 1;
+    const slots = this.#slots;
+    const mask = (slots.length >> 1) - 1;
     let i = h & mask;
-    while (this.#at[i] !== 0) i = (i + 1) & mask;
-    this.#at[i] = at1;
-    this.#hash[i] = h;
+    while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
+    slots[2 * i] = h;
+    slots[2 * i + 1] = at1;
   }
 
   #grow(): void {
-    const at = this.#at;
-    const hash = this.#hash;
-    this.#at = new Int32Array(at.length * 2);
-    this.#hash = new Int32Array(at.length * 2);
-    for (let i = 0; i < at.length; i++) {
-      if (at[i] !== 0) this.#insert(hash[i] as number, at[i] as number);
+    const old = this.#slots;
+    this.#slots = new Int32Array(old.length * 2);
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i + 1] !== 0) this.#insert(old[i] as number, old[i + 1] as number);
     }
   }
 }

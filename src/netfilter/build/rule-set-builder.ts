@@ -30,12 +30,9 @@ import { Utf8Chunks } from "./utf8-chunks.js";
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
-const BUILTIN_NAMES = Object.fromEntries(
-  Object.entries(BUILTIN_CHAINS).map(([table, chains]) => [table, new Set<string>(chains)]),
-) as unknown as Readonly<Record<TableName, ReadonlySet<string>>>;
-
 export class TableBuilder {
-  readonly #builtins: ReadonlySet<string>;
+  /** A handful: compared one by one, cheaper than hashing a new name for a set. */
+  readonly #builtins: readonly string[];
   /** Chains appended to and not (yet) declared. */
   readonly #pending = new Set<string>();
   /** Declared chains (chain-name-set.ts: where each is written in #declarations). */
@@ -65,7 +62,7 @@ export class TableBuilder {
     clauses = true,
   ) {
     this.#log = clauses ? [] : undefined;
-    this.#builtins = BUILTIN_NAMES[name];
+    this.#builtins = BUILTIN_CHAINS[name];
     this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
     this.#declared = new ChainNameSet(this.#declarations);
     this.#lines = new Utf8Chunks(`a rule in ${name}`);
@@ -80,7 +77,7 @@ export class TableBuilder {
     // A chain name is one restore word (iptables-restore splits a line at spaces).
     if (name === "" || name.includes(" ")) throw new Error(`invalid chain name "${name}"`);
     // A name seen before may only be one appended to and not declared yet.
-    if (!this.#pending.delete(name) && (this.#builtins.has(name) || this.#declared.has(name)))
+    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.has(name)))
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
     this.#lastDeclared = name;
     const d = this.#declarations;
@@ -92,9 +89,19 @@ export class TableBuilder {
     this.#declared.add(name, at);
   }
 
+  /** `name` was appended to and not declared; it is declared now. */
+  #unpend(name: string): boolean {
+    // Usually none is pending: no set look-up (and no string hash) for a new name then.
+    return this.#pending.size !== 0 && this.#pending.delete(name);
+  }
+
   /** `name` is built in, declared, or appended to. */
   has(name: string): boolean {
-    return this.#builtins.has(name) || this.#pending.has(name) || this.#declared.has(name);
+    return (
+      this.#builtins.includes(name) ||
+      (this.#pending.size !== 0 && this.#pending.has(name)) ||
+      this.#declared.has(name)
+    );
   }
 
   /** `-A CHAIN …`: the builder of the rule appended to `chain` (built in, or declared by `build`). */
