@@ -11,6 +11,7 @@
 import type { Utf8Chunks } from "./utf8-chunks.js";
 
 const FIRST_CAPACITY = 1 << 6;
+const SPACE = 0x20;
 
 export class ChainNameSet {
   /**
@@ -20,7 +21,10 @@ export class ChainNameSet {
   #slots = new Int32Array(2 * FIRST_CAPACITY);
   #size = 0;
 
-  /** @param text where the names are written (each as one `write`, never truncated). */
+  /**
+   * @param text where the names are written, each followed by a space (declaration lines:
+   *   `:NAME - [0:0]`), never truncated.
+   */
   constructor(private readonly text: Utf8Chunks) {}
 
   get size(): number {
@@ -34,7 +38,8 @@ export class ChainNameSet {
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const at = slots[2 * i + 1] as number;
       if (at === 0) return false;
-      if (slots[2 * i] === h && this.text.startsWith(at - 1, name)) return true;
+      // The name, then the space its declaration line goes on with (not a longer name).
+      if (slots[2 * i] === h && this.text.startsWith(at - 1, name, SPACE)) return true;
     }
   }
 

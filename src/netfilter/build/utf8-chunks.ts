@@ -103,8 +103,11 @@ export class Utf8Chunks {
     if (length - this.#fullBytes < this.#at) this.#at = length - this.#fullBytes;
   }
 
-  /** The bytes from offset `at` on begin with `text`'s UTF-8 (and do not end before it does). */
-  startsWith(at: number, text: string): boolean {
+  /**
+   * The bytes from offset `at` on begin with `text`'s UTF-8 (and do not end before it does),
+   * followed by the byte `then` when one is given (an ASCII code: the word's end).
+   */
+  startsWith(at: number, text: string, then = -1): boolean {
     if (at < 0 || at > this.length) return false;
     // The chunk holding byte `at`: the current one, or the last full one starting at or before it.
     let k = this.#full.length;
@@ -124,9 +127,10 @@ export class Utf8Chunks {
       end = piece.length;
       offset = at - (this.#starts[k] as number);
     }
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c > 0x7f) return this.#startsWithEncoded(at, text);
+    const n = then < 0 ? text.length : text.length + 1;
+    for (let i = 0; i < n; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : then;
+      if (c > 0x7f) return this.#startsWithEncoded(at, text, then);
       while (offset === end) {
         if (++k > this.#full.length) return false;
         piece = k < this.#full.length ? (this.#full[k] as Uint8Array) : this.#chunk;
@@ -139,11 +143,12 @@ export class Utf8Chunks {
   }
 
   /** startsWith for a text with characters beyond ASCII: compares its UTF-8 bytes. */
-  #startsWithEncoded(at: number, text: string): boolean {
+  #startsWithEncoded(at: number, text: string, then: number): boolean {
     const bytes = Buffer.from(text, "utf8");
-    if (at + bytes.length > this.length) return false;
-    const all = Buffer.concat(this.pieces(), at + bytes.length);
-    return all.subarray(at).equals(bytes);
+    const end = at + bytes.length;
+    if (end + (then < 0 ? 0 : 1) > this.length) return false;
+    const all = Buffer.concat(this.pieces(), end + (then < 0 ? 0 : 1));
+    return all.subarray(at, end).equals(bytes) && (then < 0 || all[end] === then);
   }
 
   /** The bytes written, in order, in pieces (views of the chunks: read them before writing more). */

@@ -101,6 +101,10 @@ describe("Utf8Chunks", () => {
             where + bytes.length <= all.length &&
             all.subarray(where, where + bytes.length).equals(bytes);
           expect(chunks.startsWith(where, other)).toBe(expected);
+          // With the byte that must follow: a word is not found as a prefix of a longer one.
+          const next = all[where + bytes.length];
+          expect(chunks.startsWith(where, other, 0x20)).toBe(expected && next === 0x20);
+          if (next !== undefined) expect(chunks.startsWith(where, other, next)).toBe(expected);
         },
       ),
       { seed: 17, numRuns: 300 },
