@@ -10,15 +10,25 @@
  * (user + system; comparable on a busy machine, where wall time is not), wall time and peak RSS
  * of each (the CLI: median of 3 runs), and the CPU ratio. `--save` adds a row for
  * `--format save` (the canonical iptables-save form).
- *   npx tsx bench/render-iptables.ts [services...]   (default: 1000 10000)
+ * `--phases` adds, per size, what comes after loading measured in this process (the cluster
+ * loaded once, then 5 renders, first and median): CPU ms of planning, of writing the rules as
+ * restore text, of handing its bytes out, and the garbage collectors' ms over all three (a
+ * diagnostic: the whole command above is the measure).
+ *   npx tsx bench/render-iptables.ts [services...] [--save] [--phases]   (default: 1000 10000)
  */
 import { spawnSync } from "node:child_process";
+import { PerformanceObserver } from "node:perf_hooks";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNetns, deleteNetns, kernelSkipReason } from "../src/backends/netns.js";
 import { cliArgv, gnuTimeMissing, measure, medianOf, type Run } from "./lib/measure.js";
 import { NODE_ENV_YAML, servicesYaml } from "./lib/fixtures.js";
+import { loadCluster } from "../src/model/load-files.js";
+import { parseNodeEnvironment } from "../src/model/load-node-environment.js";
+import { planFamily } from "../src/proxiers/common/plan.js";
+import { proxierSettings } from "../src/proxiers/common/proxier-settings.js";
+import { writeRuleSet } from "../src/proxiers/iptables/render-restore.js";
 
 const root = join(import.meta.dirname, "..");
 const missing = gnuTimeMissing();
@@ -27,6 +37,7 @@ if (missing !== undefined) {
   process.exit(0);
 }
 const withSave = process.argv.includes("--save");
+const withPhases = process.argv.includes("--phases");
 /** The variant the default iptables-restore is not (`iptables-restore v1.8.9 (nf_tables)`). */
 const defaultVersion =
   spawnSync("iptables-restore", ["--version"], { encoding: "utf8" }).stdout ?? "";
@@ -55,6 +66,47 @@ function restoreTest(file: string, tool = "iptables-restore"): Run | string {
   } finally {
     deleteNetns(ns);
   }
+}
+
+/**
+ * After loading, in this process: plan, restore text, its bytes (CPU ms each) and GC ms, for
+ * the first of `runs` renders and the median.
+ */
+async function phases(manifests: string, runs = 5): Promise<string> {
+  const cluster = loadCluster([manifests], { validation: "strict", featureGates: {} });
+  const node = parseNodeEnvironment(NODE_ENV_YAML, "node.yaml");
+  let gcMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  const cpuMs = (): number => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const rows: number[][] = [];
+  for (let i = 0; i < runs; i++) {
+    const gc0 = gcMs;
+    const t0 = cpuMs();
+    const plan = planFamily(cluster, proxierSettings(cluster, "IPv4", { node }));
+    const t1 = cpuMs();
+    const written = writeRuleSet(plan, {}, false);
+    const t2 = cpuMs();
+    let bytes = 0;
+    written.writeRestore((b) => (bytes += b.length));
+    const t3 = cpuMs();
+    if (bytes === 0) throw new Error("no restore text");
+    // GC entries are delivered on a later tick.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    rows.push([t1 - t0, t2 - t1, t3 - t2, gcMs - gc0]);
+  }
+  observer.disconnect();
+  const median = (k: number): number =>
+    rows.map((r) => r[k] as number).sort((a, b) => a - b)[Math.floor(runs / 2)] as number;
+  const first = rows[0] as number[];
+  return [0, 1, 2, 3]
+    .map((k) => `${(first[k] as number).toFixed(0)}/${median(k).toFixed(0)}`)
+    .join("\t");
 }
 
 console.log(
@@ -100,6 +152,10 @@ try {
           : [other.cpuMs.toFixed(0), (run.cpuMs / other.cpuMs).toFixed(3)]),
       ].join("\t");
     console.log(row("restore", r));
+    if (withPhases)
+      console.log(
+        `  after loading, in process (first/median of 5, ms): plan\trules\tbytes\tgc\n  ${await phases(manifests)}`,
+      );
     if (withSave) {
       const s = medianOf(3, () => measure([...cli, ...args, "--format", "save"]));
       if (s.status !== 0) throw new Error(`render iptables --format save: exit ${s.status}`);

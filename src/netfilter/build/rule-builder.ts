@@ -164,9 +164,17 @@ export class RuleBuilder {
 
   /** An address the typed rule will parse: a plain IPv4 address is checked without objects. */
   #address(text: string, negated: boolean, what: string): void {
-    if (this.values.family === "IPv4" && fastIPv4(text) !== undefined) return;
+    // An endpoint's address is written twice in a row (KUBE-SEP: `-s IP`, then DNAT to it).
+    if (text === this.#lastIPv4) return;
+    if (this.values.family === "IPv4" && fastIPv4(text) !== undefined) {
+      this.#lastIPv4 = text;
+      return;
+    }
     this.values.address(text, negated, what);
   }
+
+  /** The last plain IPv4 address checked (a family's builder keeps its family). */
+  #lastIPv4: string | undefined;
 
   /** `[!] -i NAME` (`NAME+`: every interface whose name starts with NAME). */
   inInterface(name: string, negated = false): this {

@@ -23,6 +23,7 @@ import {
   type Table,
   type TableName,
 } from "../model.js";
+import { ChainNameSet } from "./chain-name-set.js";
 import { replayRule, RuleBuilder } from "./rule-builder.js";
 import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
 import { Utf8Chunks } from "./utf8-chunks.js";
@@ -30,12 +31,12 @@ import { Utf8Chunks } from "./utf8-chunks.js";
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
 export class TableBuilder {
-  /** Every chain named so far: built in, declared or appended to (no object per chain). */
-  readonly #names: Set<string>;
+  /** A handful: compared one by one, cheaper than hashing a new name for a set. */
+  readonly #builtins: readonly string[];
   /** Chains appended to and not (yet) declared. */
   readonly #pending = new Set<string>();
-  /** Declared chains in declaration order. */
-  readonly #declared: string[] = [];
+  /** Declared chains (chain-name-set.ts: where each is written in #declarations). */
+  readonly #declared: ChainNameSet;
   /** The chain declared last: its rules usually follow (no set look-up for them). */
   #lastDeclared: string | undefined;
   /** The declaration lines (`:NAME - [0:0]`), in order. */
@@ -61,8 +62,9 @@ export class TableBuilder {
     clauses = true,
   ) {
     this.#log = clauses ? [] : undefined;
-    this.#names = new Set(BUILTIN_CHAINS[name]);
+    this.#builtins = BUILTIN_CHAINS[name];
     this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
+    this.#declared = new ChainNameSet(this.#declarations);
     this.#lines = new Utf8Chunks(`a rule in ${name}`);
     this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
   }
@@ -72,32 +74,41 @@ export class TableBuilder {
    * the first rule, so a rule may be appended before its chain's declaration is made.
    */
   declare(name: string): void {
-    // One set operation for a new name (130,000 of them for 10,000 services × 10 endpoints);
-    // a name seen before may only be one appended to and not declared yet.
-    const names = this.#names;
-    const before = names.size;
-    names.add(name);
-    if (names.size === before && !this.#pending.delete(name))
+    // A chain name is one restore word (iptables-restore splits a line at spaces).
+    if (name === "" || name.includes(" ")) throw new Error(`invalid chain name "${name}"`);
+    // A name seen before may only be one appended to and not declared yet.
+    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.has(name)))
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
-    this.#declared.push(name);
     this.#lastDeclared = name;
     const d = this.#declarations;
     d.write(":");
+    const at = d.length;
     d.write(name);
     d.write(" - [0:0]");
     d.newline();
+    this.#declared.add(name, at);
   }
 
+  /** `name` was appended to and not declared; it is declared now. */
+  #unpend(name: string): boolean {
+    // Usually none is pending: no set look-up (and no string hash) for a new name then.
+    return this.#pending.size !== 0 && this.#pending.delete(name);
+  }
+
+  /** `name` is built in, declared, or appended to. */
   has(name: string): boolean {
-    return this.#names.has(name);
+    return (
+      this.#builtins.includes(name) ||
+      (this.#pending.size !== 0 && this.#pending.has(name)) ||
+      this.#declared.has(name)
+    );
   }
 
   /** `-A CHAIN …`: the builder of the rule appended to `chain` (built in, or declared by `build`). */
   append(chain: string): RuleBuilder {
-    if (chain !== this.#lastDeclared && !this.#names.has(chain)) {
+    if (chain !== this.#lastDeclared && !this.has(chain)) {
       // A chain name is one restore word (iptables-restore splits a line at spaces).
       if (chain === "" || chain.includes(" ")) throw new Error(`invalid chain name "${chain}"`);
-      this.#names.add(chain);
       this.#pending.add(chain);
     }
     return this.#rule.reset(chain);
@@ -111,7 +122,19 @@ export class TableBuilder {
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
   get lineCount(): number {
-    return this.#declared.length + this.#rules + 2;
+    return this.#declared.size + this.#rules + 2;
+  }
+
+  /** The declared chains in declaration order, read back from their lines (`:NAME - [0:0]`). */
+  #declaredNames(): string[] {
+    const text = this.#declarations.text();
+    const names: string[] = [];
+    for (let from = 0; from < text.length;) {
+      const end = text.indexOf(" - [0:0]\n", from);
+      names.push(text.slice(from + 1, end));
+      from = end + 9;
+    }
+    return names;
   }
 
   /** Every character written so far is ASCII. */
@@ -153,11 +176,12 @@ export class TableBuilder {
     if (log === undefined)
       throw new Error(`table ${this.name} was written as text only: it has no typed rules`);
     this.#checkDeclared();
+    const declared = this.#declaredNames();
     const rules = new Map<string, Rule[]>();
     const builtins = BUILTIN_CHAINS[this.name];
     for (const name of builtins) rules.set(name, []);
-    for (const name of this.#declared) rules.set(name, []);
-    const firstRule = line + 1 + this.#declared.length;
+    for (const name of declared) rules.set(name, []);
+    const firstRule = line + 1 + declared.length;
     let at = 0;
     let chain: Rule[] = [];
     const typed = new TypedRuleBuilder(this.values, (r) => {
@@ -186,7 +210,7 @@ export class TableBuilder {
     const chains: Chain[] = [];
     for (const name of builtins)
       chains.push({ name, rules: rules.get(name) as Rule[], policy: "ACCEPT" });
-    this.#declared.forEach((name, i) =>
+    declared.forEach((name, i) =>
       chains.push({ name, counters: ZERO, rules: rules.get(name) as Rule[], line: line + 1 + i }),
     );
     this.#built = { name: this.name, chains, line };

@@ -24,6 +24,8 @@ const MAX_CHUNK = 1 << 20;
 export class Utf8Chunks {
   /** Full chunks, each cut to the bytes written in it. */
   readonly #full: Uint8Array[] = [];
+  /** Where each full chunk starts in the text (byte offset). */
+  readonly #starts: number[] = [];
   /** Bytes in #full. */
   #fullBytes = 0;
   #chunk: Uint8Array = new Uint8Array(0);
@@ -80,6 +82,7 @@ export class Utf8Chunks {
   #next(n: number): void {
     if (this.#at > 0) {
       this.#full.push(this.#chunk.subarray(0, this.#at));
+      this.#starts.push(this.#fullBytes);
       this.#fullBytes += this.#at;
     }
     const size = Math.min(MAX_CHUNK, Math.max(FIRST_CHUNK, this.#chunk.length * 2));
@@ -91,12 +94,61 @@ export class Utf8Chunks {
   truncate(length: number): void {
     while (length < this.#fullBytes) {
       const last = this.#full.pop() as Uint8Array;
+      this.#starts.pop();
       this.#fullBytes -= last.length;
       this.#chunk = new Uint8Array(Math.max(this.#chunk.length, last.length));
       this.#chunk.set(last);
       this.#at = last.length;
     }
     if (length - this.#fullBytes < this.#at) this.#at = length - this.#fullBytes;
+  }
+
+  /**
+   * The bytes from offset `at` on begin with `text`'s UTF-8 (and do not end before it does),
+   * followed by the byte `then` when one is given (an ASCII code: the word's end).
+   */
+  startsWith(at: number, text: string, then = -1): boolean {
+    if (at < 0 || at > this.length) return false;
+    // The chunk holding byte `at`: the current one, or the last full one starting at or before it.
+    let k = this.#full.length;
+    let piece = this.#chunk;
+    let end = this.#at;
+    let offset = at - this.#fullBytes;
+    if (offset < 0) {
+      let lo = 0;
+      let hi = this.#full.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if ((this.#starts[mid] as number) <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      k = lo;
+      piece = this.#full[k] as Uint8Array;
+      end = piece.length;
+      offset = at - (this.#starts[k] as number);
+    }
+    const n = then < 0 ? text.length : text.length + 1;
+    for (let i = 0; i < n; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : then;
+      if (c > 0x7f) return this.#startsWithEncoded(at, text, then);
+      while (offset === end) {
+        if (++k > this.#full.length) return false;
+        piece = k < this.#full.length ? (this.#full[k] as Uint8Array) : this.#chunk;
+        end = k < this.#full.length ? piece.length : this.#at;
+        offset = 0;
+      }
+      if (piece[offset++] !== c) return false;
+    }
+    return true;
+  }
+
+  /** startsWith for a text with characters beyond ASCII: compares its UTF-8 bytes. */
+  #startsWithEncoded(at: number, text: string, then: number): boolean {
+    const bytes = Buffer.from(text, "utf8");
+    const end = at + bytes.length;
+    if (end + (then < 0 ? 0 : 1) > this.length) return false;
+    const all = Buffer.concat(this.pieces(), end + (then < 0 ? 0 : 1));
+    return all.subarray(at, end).equals(bytes) && (then < 0 || all[end] === then);
   }
 
   /** The bytes written, in order, in pieces (views of the chunks: read them before writing more). */

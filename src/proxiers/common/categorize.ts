@@ -80,8 +80,10 @@ export function categorizeEndpoints(
   }
   if (sp.usesClusterEndpoints) {
     topologyMode = topologyModeFromHints(endpoints, topology);
-    clusterEndpoints = endpoints.filter(
-      (ep) => ep.ready && availableForTopology(ep, topologyMode, topology),
+    const mode = topologyMode;
+    clusterEndpoints = every(
+      endpoints,
+      (ep) => ep.ready && availableForTopology(ep, mode, topology),
     );
     // No ready endpoint anywhere (topology never empties the list): fall back to
     // serving-and-terminating ones, on any node.
@@ -108,6 +110,16 @@ export function categorizeEndpoints(
   return { clusterEndpoints, localEndpoints, allReachable, hasAnyEndpoints, topologyMode };
 }
 
+/**
+ * The endpoints that pass `keep`: `endpoints` itself when all do (the usual case: every endpoint
+ * ready, no topology hints), so a large cluster's plan holds one list per service port, not two.
+ */
+function every(endpoints: readonly Endpoint[], keep: (ep: Endpoint) => boolean): Endpoint[] {
+  let all = true;
+  for (let i = 0; all && i < endpoints.length; i++) all = keep(endpoints[i] as Endpoint);
+  return all ? (endpoints as Endpoint[]) : endpoints.filter(keep);
+}
+
 /** Strictly increasing `endpoint` strings (what endpointsByServicePort produces). */
 function isSortedUnique(list: readonly Endpoint[]): boolean {
   for (let i = 1; i < list.length; i++) {
@@ -124,8 +136,9 @@ function unionByEndpoint(
   cluster: readonly Endpoint[],
   local: readonly Endpoint[],
 ): readonly Endpoint[] {
-  if (local.length === 0 && isSortedUnique(cluster)) return cluster.slice();
-  if (cluster.length === 0 && isSortedUnique(local)) return local.slice();
+  // The lists are read only: one may be the other (no copy).
+  if (local.length === 0 && isSortedUnique(cluster)) return cluster;
+  if (cluster.length === 0 && isSortedUnique(local)) return local;
   const union = new Map<string, Endpoint>();
   for (const ep of cluster) union.set(ep.endpoint, ep);
   for (const ep of local) union.set(ep.endpoint, ep);

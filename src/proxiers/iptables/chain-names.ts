@@ -3,7 +3,7 @@
  * itself: top-level names are the constants of common/chain-names.ts, per-service ones come from
  * the helpers below.
  */
-import { chainHash } from "../common/hash.js";
+import { chainHash, prefixedChainHash } from "../common/hash.js";
 import type { Endpoint } from "../common/endpoint.js";
 import type { ServicePort } from "../common/service-port.js";
 
@@ -48,7 +48,8 @@ export function servicePortChains(sp: ServicePort): ServicePortChains {
 }
 
 export function endpointChain(sp: ServicePort, ep: Endpoint): string {
-  return `KUBE-SEP-${chainHash(`${servicePortHashInput(sp)}${ep.endpoint}`)}`;
+  // KUBE-SEP- + hash(servicePortHashInput(sp) + endpoint), made without concatenating.
+  return prefixedChainHash("KUBE-SEP-", sp.name, sp.lowerProtocol, ep.endpoint);
 }
 
 export function isServiceChainName(name: string): boolean {

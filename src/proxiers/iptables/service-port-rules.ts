@@ -62,15 +62,7 @@ export function writeServicePortRules(
   const lbChain = plan.usesFirewall ? chains.fw : chains.ext;
   const internalVerdict = plan.internalVerdict;
   const externalVerdict = plan.externalVerdict;
-  const sepNames = new Map<string, string>();
-  const sepOf = (ep: Endpoint): string => {
-    let name = sepNames.get(ep.endpoint);
-    if (name === undefined) {
-      name = endpointChain(sp, ep);
-      sepNames.set(ep.endpoint, name);
-    }
-    return name;
-  };
+  const seps = endpointChains(sp, plan.categorized.allReachable);
   /** `-A CHAIN -m comment --comment TEXT -m P -p P -d IP --dport PORT`. */
   const toPort = (t: TableBuilder, chain: string, comment: string, ip: string, port: number) =>
     t.append(chain).comment(comment).protocolMatch(P).destination(ip).dport(port);
@@ -215,17 +207,19 @@ export function writeServicePortRules(
 
   if (plan.usesClusterPolicy) {
     nat.declare(chains.svc);
-    writeEndpointDispatch(nat, plan, chains.svc, plan.categorized.clusterEndpoints, env, sepOf);
+    writeEndpointDispatch(nat, plan, chains.svc, plan.categorized.clusterEndpoints, env, seps);
   }
   if (plan.usesLocalPolicy) {
     nat.declare(chains.svl);
-    writeEndpointDispatch(nat, plan, chains.svl, plan.categorized.localEndpoints, env, sepOf);
+    writeEndpointDispatch(nat, plan, chains.svl, plan.categorized.localEndpoints, env, seps);
   }
 
   // One chain per reachable endpoint.
   const affinity = sp.sessionAffinity.kind === "ClientIP";
-  for (const ep of plan.categorized.allReachable) {
-    const sep = sepOf(ep);
+  const reachable = plan.categorized.allReachable;
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i] as Endpoint;
+    const sep = seps[i] as string;
     nat.declare(sep);
     const rule = () => (env.largeClusterMode ? nat.append(sep) : nat.append(sep).comment(NAME));
     rule().source(ep.ip).jump(KUBE_MARK_MASQ);
@@ -235,31 +229,63 @@ export function writeServicePortRules(
   }
 }
 
+/** The KUBE-SEP chain of each endpoint of `reachable` (the plan's `allReachable`), in order. */
+function endpointChains(sp: ServicePortPlan["servicePort"], reachable: readonly Endpoint[]) {
+  const names = new Array<string>(reachable.length);
+  for (let i = 0; i < reachable.length; i++) names[i] = endpointChain(sp, reachable[i] as Endpoint);
+  return names;
+}
+
+/**
+ * The KUBE-SEP chains of `endpoints`, a sorted subset of the plan's `allReachable` (whose chains
+ * are `seps`): looked up by walking both lists, named again only for an endpoint not found.
+ */
+class SepCursor {
+  #at = 0;
+  constructor(
+    private readonly sp: ServicePortPlan["servicePort"],
+    private readonly reachable: readonly Endpoint[],
+    private readonly seps: readonly string[],
+  ) {}
+
+  of(ep: Endpoint): string {
+    const all = this.reachable;
+    let at = this.#at;
+    while (at < all.length && all[at] !== ep) at++;
+    if (at === all.length) return endpointChain(this.sp, ep);
+    this.#at = at + 1;
+    return this.seps[at] as string;
+  }
+}
+
 function writeEndpointDispatch(
   nat: TableBuilder,
   plan: ServicePortPlan,
   chain: string,
   endpoints: readonly Endpoint[],
   env: RuleEnvironment,
-  sepOf: (ep: Endpoint) => string,
+  seps: readonly string[],
 ): void {
   const sp = plan.servicePort;
+  const reachable = plan.categorized.allReachable;
   const rule = (ep: Endpoint): RuleBuilder =>
     env.largeClusterMode
       ? nat.append(chain)
       : nat.append(chain).comment(`${sp.name} -> ${ep.endpoint}`);
   if (sp.sessionAffinity.kind === "ClientIP") {
     const seconds = sp.sessionAffinity.timeoutSeconds;
+    const sepOf = new SepCursor(sp, reachable, seps);
     for (const ep of endpoints) {
-      const sep = sepOf(ep);
+      const sep = sepOf.of(ep);
       rule(ep).recentCheck(sep, seconds).jump(sep);
     }
   }
+  const sepOf = new SepCursor(sp, reachable, seps);
   const n = endpoints.length;
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as Endpoint;
     const r = rule(ep);
     if (i < n - 1) r.probability(endpointProbability(n - i));
-    r.jump(sepOf(ep));
+    r.jump(sepOf.of(ep));
   }
 }

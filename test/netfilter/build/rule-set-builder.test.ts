@@ -6,6 +6,7 @@
  * the reference). Problems the typed rule would refuse are refused as the rule is written.
  */
 import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
 import { RuleSetBuilder } from "../../../src/netfilter/build/rule-set-builder.js";
 import { formatIptablesRestore } from "../../../src/netfilter/format/restore.js";
 import { parseIptables } from "../../../src/netfilter/parse/iptables.js";
@@ -107,6 +108,49 @@ describe("RuleSetBuilder", () => {
       if (clauses) expect(b.build().tables[0]?.chains.map((c) => c.name)).toContain("KNS-B");
       else expect(() => b.build()).toThrow(/text only/);
     }
+  });
+
+  test("declared chains are told apart exactly, whatever their number (a Set is the reference)", () => {
+    const name = fc.oneof(
+      fc.stringMatching(/^KUBE-SEP-[A-Z2-7]{2}$/),
+      fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          name.filter((n) => !n.includes(" ") && !n.includes("\n")),
+          { maxLength: 300 },
+        ),
+        (names) => {
+          for (const clauses of [true, false]) {
+            const b = new RuleSetBuilder("IPv4", { clauses });
+            const nat = b.table("nat");
+            const seen = new Set<string>(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
+            const declared: string[] = [];
+            for (const n of names) {
+              expect(nat.has(n)).toBe(seen.has(n));
+              if (seen.has(n)) {
+                expect(() => nat.declare(n)).toThrow(/declared twice/);
+              } else {
+                nat.declare(n);
+                seen.add(n);
+                declared.push(n);
+              }
+            }
+            const lines = declared.map((n) => `:${n} - [0:0]\n`).join("");
+            expect(b.restore()).toBe(`*nat\n${lines}COMMIT\n`);
+            if (clauses)
+              expect(
+                b
+                  .build()
+                  .tables[0]?.chains.slice(4)
+                  .map((c) => c.name),
+              ).toEqual(declared);
+          }
+        },
+      ),
+      { seed: 17, numRuns: 100 },
+    );
   });
 
   test("rules for a chain never declared are refused by both outputs", () => {

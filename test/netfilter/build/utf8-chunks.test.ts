@@ -68,6 +68,49 @@ describe("Utf8Chunks", () => {
     );
   });
 
+  test("startsWith(at, text) is whether the bytes from `at` begin with text's UTF-8", () => {
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 60 }),
+        fc.nat(),
+        fc.nat(40),
+        word,
+        (words, pick, len, other) => {
+          const chunks = new Utf8Chunks("a test line");
+          const starts: number[] = [];
+          for (const w of words) {
+            starts.push(chunks.length);
+            chunks.write(w);
+          }
+          const all = Buffer.concat(chunks.pieces());
+          const i = pick % words.length;
+          const at = starts[i] as number;
+          const w = words[i] as string;
+          // Every word written is found where it was written, and so is any prefix of it.
+          expect(chunks.startsWith(at, w)).toBe(true);
+          expect(chunks.startsWith(at, w.slice(0, len))).toBe(
+            all
+              .subarray(at)
+              .subarray(0, Buffer.byteLength(w.slice(0, len)))
+              .equals(Buffer.from(w.slice(0, len))),
+          );
+          // Any text, anywhere: exactly Buffer's answer.
+          const where = pick % (all.length + 2);
+          const bytes = Buffer.from(other, "utf8");
+          const expected =
+            where + bytes.length <= all.length &&
+            all.subarray(where, where + bytes.length).equals(bytes);
+          expect(chunks.startsWith(where, other)).toBe(expected);
+          // With the byte that must follow: a word is not found as a prefix of a longer one.
+          const next = all[where + bytes.length];
+          expect(chunks.startsWith(where, other, 0x20)).toBe(expected && next === 0x20);
+          if (next !== undefined) expect(chunks.startsWith(where, other, next)).toBe(expected);
+        },
+      ),
+      { seed: 17, numRuns: 300 },
+    );
+  });
+
   test("text() of a prefix stops at that byte", () => {
     const chunks = new Utf8Chunks("a test line");
     chunks.write("ab");

@@ -1,8 +1,10 @@
 /** Endpoint selection (spec §1.3, §1.4, §5.13; upstream topology.go CategorizeEndpoints). */
 import { describe, expect, test } from "@jest/globals";
+import fc from "fast-check";
 import { categorizeEndpoints } from "../../../src/proxiers/common/categorize.js";
 import {
   endpointsByServicePort,
+  hostPort,
   servicePortKey,
   type Endpoint,
 } from "../../../src/proxiers/common/endpoint.js";
@@ -11,6 +13,7 @@ import {
   type ServicePort,
 } from "../../../src/proxiers/common/service-port.js";
 import type { EndpointSlice, Service } from "../../../src/model/kinds.js";
+import { joinHostPort } from "../../../src/net/index.js";
 
 const topology = { nodeName: "here", zone: "", preferSameTrafficDistribution: true };
 
@@ -89,6 +92,26 @@ describe("categorizeEndpoints", () => {
     });
     expect(off.topologyMode).toBe("");
     expect(off.clusterEndpoints).toHaveLength(2);
+  });
+});
+
+describe("hostPort", () => {
+  test("is joinHostPort: ip:port, [ip]:port for IPv6", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV6(),
+          fc.string({ maxLength: 60 }),
+          fc.string({ unit: "grapheme", maxLength: 8 }),
+        ),
+        fc.oneof(fc.integer({ min: 0, max: 65535 }), fc.integer(), fc.double()),
+        (ip, port) => {
+          expect(hostPort(ip, port)).toBe(joinHostPort(ip, port));
+        },
+      ),
+      { seed: 17, numRuns: 500 },
+    );
   });
 });
 

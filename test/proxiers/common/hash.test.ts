@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, test } from "@jest/globals";
 import { fc, test as propTest } from "@fast-check/jest";
-import { base32, chainHash } from "../../../src/proxiers/common/hash.js";
+import { base32, chainHash, prefixedChainHash } from "../../../src/proxiers/common/hash.js";
 
 /** The definition, through node:crypto: base32(SHA-256(UTF-8 input)) truncated to 16. */
 const reference = (s: string): string =>
@@ -47,6 +47,18 @@ describe("chainHash", () => {
       expect(chainHash(s)).toBe(reference(s));
     },
   );
+  propTest.prop(
+    [
+      fc.constantFrom("KUBE-SEP-", "KUBE-FW-", ""),
+      fc.string({ maxLength: 60 }),
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: "grapheme", maxLength: 30 }),
+    ],
+    { numRuns: 200 },
+  )("prefixedChainHash(prefix, a, b, c) is prefix + hash of a + b + c", (prefix, a, b, c) => {
+    expect(prefixedChainHash(prefix, a, b, c)).toBe(prefix + reference(a + b + c));
+    expect(prefixedChainHash(prefix, a)).toBe(prefix + reference(a));
+  });
   propTest.prop([fc.string({ unit: "grapheme", maxLength: 60 })], { numRuns: 100 })(
     "equals base32(sha256) of non-ASCII input",
     (s) => {
