@@ -25,7 +25,7 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { route } from "./addressing.js";
+import { routeChoice } from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -45,7 +45,7 @@ import {
   type DenseRuleSet,
 } from "./dense-rules.js";
 import { ipv4SourceHolds } from "./rule-compile.js";
-import { context, type HookRunner, type RuleContext } from "./hooks.js";
+import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
   originalTuple,
@@ -164,11 +164,13 @@ interface PlanLayout {
   readonly chains: readonly (CompiledChain | undefined)[];
   /** Their chain numbers in `dense` (-1: none). */
   readonly numbers: readonly number[];
+  /** Their footprints (footprint.ts; 0: none). */
+  readonly footprints: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   readonly dense: DenseRuleSet | undefined;
 }
 
-const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], dense: undefined };
+const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], footprints: [], dense: undefined };
 const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
@@ -186,7 +188,8 @@ function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayo
       ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
     );
     const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
-    cache.set(compiled, (layout = { chains, numbers, dense }));
+    const footprints = chains.map((c) => (c === undefined ? 0 : footprint(c)));
+    cache.set(compiled, (layout = { chains, numbers, footprints, dense }));
   }
   return layout;
 }
@@ -222,9 +225,17 @@ interface Group {
   parts: Mutable<OutcomeParts>;
 }
 
+/**
+ * The walk of one packet at a time. One walker per rule set and plan is kept and reused from
+ * packet to packet (`walkerFor`): its arrays, its rule contexts and its saved states are
+ * reset, not made again, so a packet without a split allocates little besides its outcomes.
+ * Nothing of one packet's walk is read by the next: `reset` clears every per-packet field.
+ */
 class Walker {
   /** The one packet every branch uses, changed in place and restored on backtracking. */
   readonly pkt: Mutable<Packet>;
+  /** The trace's hooks (node, flow recorder, `recent` lists), set per packet. */
+  r!: HookRunner;
   dnat = false;
   snat = false;
   accepted = false;
@@ -234,6 +245,8 @@ class Walker {
   prob = 1;
   /** Rule conditions evaluated: what walking this packet again would cost. */
   evaluated = 0;
+  /** A walk is under way (a walker is not re-entered: a nested trace gets a walker of its own). */
+  busy = false;
   /** Splits whose share not taken is still to be walked. */
   private openSplits = 0;
   /** Splits so far, and calls of `rules` under way (each a few stack frames). */
@@ -243,20 +256,26 @@ class Walker {
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
-  private readonly contexts: (RuleContext | undefined)[] = [];
+  /** Rule contexts by plan position, made once and bound to each packet's runner. */
+  private readonly contexts: (BoundContext | undefined)[] = [];
+  /** The runner the contexts are bound to. */
+  private boundTo: HookRunner | undefined = undefined;
   /** Table walks recorded for replay, by plan position (this packet only). */
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
+  /** The state each open split restores (by split depth; reused). */
+  private readonly splitStates: Saved[] = [];
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
   /** Their chain numbers. */
   private readonly numbers: readonly number[];
+  /** Their footprints. */
+  private readonly footprints: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   private readonly d: DenseRuleSet | undefined;
 
   constructor(
-    readonly r: HookRunner,
     readonly compiled: CompiledRuleSet | undefined,
     readonly plan: Plan,
     start: Packet,
@@ -265,11 +284,57 @@ class Walker {
     const layout = planLayout(compiled, plan);
     this.chains = layout.chains;
     this.numbers = layout.numbers;
+    this.footprints = layout.footprints;
     this.d = layout.dense;
+  }
+
+  /** Ready for a new packet: every per-packet field as a new walker has it. */
+  reset(r: HookRunner, start: Packet): void {
+    this.r = r;
+    // Every field, the optional ones as undefined (packetWith's shape).
+    const p = this.pkt as { -readonly [K in keyof Packet]-?: Packet[K] | undefined };
+    p.family = start.family;
+    p.protocol = start.protocol;
+    p.src = start.src;
+    p.sport = start.sport;
+    p.dst = start.dst;
+    p.dport = start.dport;
+    p.inInterface = start.inInterface;
+    p.outInterface = start.outInterface;
+    p.mark = start.mark;
+    p.connmark = start.connmark;
+    p.ctState = start.ctState;
+    p.ctOrig = start.ctOrig;
+    p.icmpType = start.icmpType;
+    p.icmpCode = start.icmpCode;
+    p.fragment = start.fragment;
+    p.tcpFlags = start.tcpFlags;
+    p.ctDirection = start.ctDirection;
+    this.dnat = false;
+    this.snat = false;
+    this.accepted = false;
+    this.untracked = false;
+    this.randomPort = undefined;
+    this.prob = 1;
+    this.evaluated = 0;
+    this.openSplits = 0;
+    this.splits = 0;
+    this.nesting = 0;
+    this.path.length = 0;
+    this.groups.length = 0;
+    this.finals.length = 0;
+    for (let pc = 0; pc < this.plan.length; pc++) {
+      this.memo[pc] = undefined;
+      this.recording[pc] = undefined;
+    }
   }
 
   /** What the matches of the table at `pc` may consult. */
   ctx(pc: number): RuleContext {
+    if (this.boundTo !== this.r) {
+      for (const c of this.contexts) c?.bind(this.r);
+      this.boundTo = this.r;
+    }
     let c = this.contexts[pc];
     if (c === undefined) {
       const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
@@ -291,13 +356,13 @@ class Walker {
           return;
         }
         case "route-in": {
-          const d = route(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst);
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
         case "route-out":
-          this.pkt.outInterface = route(this.r.dp, this.pkt.dst).outInterface;
+          this.pkt.outInterface = routeChoice(this.r.dp, this.pkt.dst).outInterface;
           break;
         case "loopback":
           if (this.pkt.outInterface === "lo") {
@@ -323,7 +388,7 @@ class Walker {
    */
   private table(chain: CompiledChain, pc: number): void {
     const memo = this.memo[pc];
-    const f = memo === undefined ? 0 : footprint(chain);
+    const f = this.footprints[pc]!;
     if (memo !== undefined)
       for (const m of memo)
         if (this.sameEntry(m.from, f)) {
@@ -471,7 +536,8 @@ class Walker {
         // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
         if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
         const prob = this.prob;
-        const saved = this.save();
+        const saved = (this.splitStates[this.openSplits] ??= blankSaved());
+        this.saveInto(saved);
         this.prob = prob * p;
         this.openSplits++;
         if (!acts || this.apply(chain, at - first, frames, depth, pc))
@@ -567,6 +633,26 @@ class Walker {
   private untrack(): void {
     this.untracked = true;
     this.pkt.ctState = UNTRACKED;
+  }
+
+  /** `save()` into an existing object (a split's, reused). */
+  private saveInto(s: Saved): void {
+    const p = this.pkt;
+    s.src = p.src;
+    s.sport = p.sport;
+    s.dst = p.dst;
+    s.dport = p.dport;
+    s.inInterface = p.inInterface;
+    s.outInterface = p.outInterface;
+    s.mark = p.mark;
+    s.connmark = p.connmark;
+    s.ctState = p.ctState;
+    s.dnat = this.dnat;
+    s.snat = this.snat;
+    s.accepted = this.accepted;
+    s.untracked = this.untracked;
+    s.randomPort = this.randomPort;
+    s.pathLength = this.path.length;
   }
 
   private save(): Saved {
@@ -690,22 +776,46 @@ interface Recording {
   open: boolean;
 }
 
+/** A branch's state, to restore or compare (mutable: a split's is reused, `saveInto`). */
 interface Saved {
-  readonly src: IPAddress;
-  readonly sport: number;
-  readonly dst: IPAddress;
-  readonly dport: number;
-  readonly inInterface: string;
-  readonly outInterface: string;
-  readonly mark: number;
-  readonly connmark: number;
-  readonly ctState: Packet["ctState"];
-  readonly dnat: boolean;
-  readonly snat: boolean;
-  readonly accepted: boolean;
-  readonly untracked: boolean;
-  readonly randomPort: PortRange | undefined;
-  readonly pathLength: number;
+  src: IPAddress;
+  sport: number;
+  dst: IPAddress;
+  dport: number;
+  inInterface: string;
+  outInterface: string;
+  mark: number;
+  connmark: number;
+  ctState: Packet["ctState"];
+  dnat: boolean;
+  snat: boolean;
+  accepted: boolean;
+  untracked: boolean;
+  randomPort: PortRange | undefined;
+  pathLength: number;
+}
+
+const NO_ADDRESS: IPAddress = { family: "IPv4", value: 0 };
+
+/** A Saved to fill (the same shape as `save()`'s). */
+function blankSaved(): Saved {
+  return {
+    src: NO_ADDRESS,
+    sport: 0,
+    dst: NO_ADDRESS,
+    dport: 0,
+    inInterface: "",
+    outInterface: "",
+    mark: 0,
+    connmark: 0,
+    ctState: UNTRACKED,
+    dnat: false,
+    snat: false,
+    accepted: false,
+    untracked: false,
+    randomPort: undefined,
+    pathLength: 0,
+  };
 }
 
 function missingChain(chain: CompiledChain, i: number): TraceError {
@@ -736,33 +846,68 @@ export function fastWalk(
   start: Packet,
   proto: TraceProtocol,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
-  const w = new Walker(r, compiled, origin === "remote" ? REMOTE : LOCAL, start);
-  w.run(0);
+  const w = walkerFor(compiled, origin === "remote" ? REMOTE : LOCAL, start);
+  w.reset(r, start);
+  w.busy = true;
+  try {
+    w.run(0);
+    return outcomesOf(w, start, proto);
+  } finally {
+    w.busy = false;
+  }
+}
+
+/** The walk's finals merged into outcomes (see `fastWalk`). */
+function outcomesOf(
+  w: Walker,
+  start: Packet,
+  proto: TraceProtocol,
+): { readonly built: BuiltOutcome[]; readonly cost: number } {
+  const finals = w.finals;
+  const groups = w.groups;
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
   // by plan position, then depth-first order (a stable sort keeps the latter).
-  const order: number[] = [];
   let sorted = true;
-  for (let k = 0; k < w.finals.length; k += 3) {
-    if (k > 0 && w.finals[k]! < w.finals[k - 3]!) sorted = false;
-    order.push(k);
-  }
+  for (let k = 3; k < finals.length; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
+  const sums = new Array<number>(groups.length).fill(-1);
+  const add = (k: number): void => {
+    const g = finals[k + 1]!;
+    const p = finals[k + 2]!;
+    sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
+  };
   // Usually every branch ends at the same step: already in order.
-  if (!sorted) order.sort((a, b) => w.finals[a]! - w.finals[b]!);
-  const sums = new Array<number>(w.groups.length).fill(0);
-  const seen = new Array<boolean>(w.groups.length).fill(false);
-  for (const k of order) {
-    const g = w.finals[k + 1]!;
-    const p = w.finals[k + 2]!;
-    sums[g] = seen[g] ? sums[g]! + p : p;
-    seen[g] = true;
+  if (sorted) for (let k = 0; k < finals.length; k += 3) add(k);
+  else {
+    const order: number[] = [];
+    for (let k = 0; k < finals.length; k += 3) order.push(k);
+    order.sort((a, b) => finals[a]! - finals[b]!);
+    for (const k of order) add(k);
   }
   const printer = new Printer();
   const tuple = originalTuple(printer, start);
   const built: BuiltOutcome[] = [];
-  w.groups.forEach((g, k) => {
-    g.parts.probability = sums[k]!;
-    built.push(outcomeOf(g.parts, proto, tuple, printer));
-  });
+  for (let k = 0; k < groups.length; k++) {
+    const parts = groups[k]!.parts;
+    parts.probability = sums[k]!;
+    built.push(outcomeOf(parts, proto, tuple, printer));
+  }
   // A split counts as expensive whatever the count: every share is walked to its end.
-  return { built: built.sort(compareOutcomes), cost: w.finals.length > 3 ? Infinity : w.evaluated };
+  return { built: built.sort(compareOutcomes), cost: finals.length > 3 ? Infinity : w.evaluated };
+}
+
+/** The walker kept per rule set, one per plan (remote, local). */
+const walkers = new WeakMap<object, [Walker | undefined, Walker | undefined]>();
+/** The key for a family without a rule set. */
+const NO_RULES = {};
+
+function walkerFor(compiled: CompiledRuleSet | undefined, plan: Plan, start: Packet): Walker {
+  const key = compiled ?? NO_RULES;
+  let pair = walkers.get(key);
+  if (pair === undefined) walkers.set(key, (pair = [undefined, undefined]));
+  const i = plan === REMOTE ? 0 : 1;
+  const kept = pair[i];
+  if (kept !== undefined && !kept.busy) return kept;
+  const w = new Walker(compiled, plan, start);
+  if (kept === undefined) pair[i] = w;
+  return w;
 }
