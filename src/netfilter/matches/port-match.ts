@@ -83,7 +83,12 @@ export function portReads(
   return (sport !== undefined ? SPORT : 0) | (dport !== undefined ? DPORT : 0);
 }
 
-/** The compiled form of `-m PROTO [--sport] [--dport]` without other options (`evaluate`'s test). */
+/**
+ * The compiled form of `-m PROTO [--sport] [--dport]` without other options (`evaluate`'s test).
+ * Without ports it is one closure per protocol, shared by every such rule, and a `--dport` alone
+ * is captured as numbers: a new connection meets rules no recent packet touched, and every
+ * object a check reaches (its closure, the range it reads) is another load from memory.
+ */
 export function compilePorts(
   proto: "tcp" | "udp",
   sport: Negatable<PortRange> | undefined,
@@ -94,8 +99,17 @@ export function compilePorts(
       p.protocol === proto && !p.fragment && inRange(p.sport, sport) && inRange(p.dport, dport)
         ? 1
         : 0;
-  return (p) => (p.protocol === proto && !p.fragment && inRange(p.dport, dport) ? 1 : 0);
+  if (dport === undefined) return PROTOCOL_ONLY[proto];
+  const { from, to } = dport.value;
+  const negated = dport.negated;
+  return (p) =>
+    p.protocol === proto && !p.fragment && (p.dport >= from && p.dport <= to) !== negated ? 1 : 0;
 }
+
+const PROTOCOL_ONLY: Readonly<Record<"tcp" | "udp", MatchCheck>> = {
+  tcp: (p) => (p.protocol === "tcp" && !p.fragment ? 1 : 0),
+  udp: (p) => (p.protocol === "udp" && !p.fragment ? 1 : 0),
+};
 
 /** A positive `--dport` of one port: the only destination port the match holds for. */
 export function singlePort(dport: Negatable<PortRange> | undefined): number | undefined {

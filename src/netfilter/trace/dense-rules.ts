@@ -12,6 +12,7 @@
  * registry's `compile`): this file only lays them out.
  */
 import type { TargetApply } from "../targets/extension.js";
+import { fixedNatOf } from "../targets/nat-translation.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
@@ -26,6 +27,13 @@ export const TARGET_BITS = 3;
 export const SOURCE = 4;
 /** In `ops[4 * at]`: that test is negated. */
 export const SOURCE_NEGATED = 8;
+/**
+ * In `ops[4 * at]` of an APPLY rule without `-s`: its target maps the destination of every
+ * IPv4 packet with ports (`fixedNatHolds`) to one address and port, `ops[4 * at + 2]` and
+ * `ops[4 * at + 1]` (`fixedNatOf`; kube-proxy's DNAT). The walk applies it from these numbers
+ * and loads nothing of the rule's target; for other packets it calls `appliers[at]`.
+ */
+export const FIXED_DNAT = 16;
 
 /** `ops[4 * at + 1]` of a jump whose chain does not exist. */
 export const MISSING = -1;
@@ -37,8 +45,9 @@ export interface DenseRuleSet {
   readonly spans: Int32Array;
   /**
    * Per rule position, four numbers: what it does (NO_TARGET, JUMP, GOTO, APPLY) with the
-   * SOURCE bits, the jump's chain, the `-s` network and mask (`rule-compile.ts`'s
-   * `ipv4SourceHolds` tests them without a call).
+   * SOURCE and FIXED_DNAT bits, the jump's chain (FIXED_DNAT: the port), the `-s` network
+   * (FIXED_DNAT: the address) and mask (`rule-compile.ts`'s `ipv4SourceHolds` tests them
+   * without a call).
    */
   readonly ops: Int32Array;
   /**
@@ -89,13 +98,21 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
         kind === undefined ? NO_TARGET : kind === "jump" ? JUMP : kind === "goto" ? GOTO : APPLY;
       const source =
         c.source === undefined ? 0 : c.source.negated ? SOURCE | SOURCE_NEGATED : SOURCE;
-      ops[4 * at] = what | source;
+      const applier = chain.appliers![i];
+      const nat = c.source === undefined ? fixedNatOf(applier) : undefined;
       ops[4 * at + 1] = sub === undefined ? MISSING : numbers.get(sub)!;
       ops[4 * at + 2] = c.source?.network ?? 0;
       ops[4 * at + 3] = c.source?.mask ?? 0;
+      let fixed = 0;
+      if (what === APPLY && nat?.manip === "dst" && nat.ip.family === "IPv4") {
+        fixed = FIXED_DNAT;
+        ops[4 * at + 1] = nat.port;
+        ops[4 * at + 2] = nat.ip.value;
+      }
+      ops[4 * at] = what | source | fixed;
       constants[at] = c.restConstant ?? -1;
       matchers.push(c.rest);
-      appliers.push(chain.appliers![i]);
+      appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
   });

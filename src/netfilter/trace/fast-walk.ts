@@ -35,6 +35,7 @@ import {
 import {
   APPLY,
   denseRuleSet,
+  FIXED_DNAT,
   GOTO,
   JUMP,
   MISSING,
@@ -45,6 +46,7 @@ import {
   type DenseRuleSet,
 } from "./dense-rules.js";
 import { ipv4SourceHolds } from "./rule-compile.js";
+import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
@@ -59,6 +61,7 @@ import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
 import {
+  ALL,
   CONNMARK,
   DPORT,
   DST,
@@ -263,6 +266,10 @@ class Walker {
   /** Table walks recorded for replay, by plan position (this packet only). */
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
+  /** Walks of the rest of the plan recorded for replay, by plan position (this packet only). */
+  private readonly restMemo: (RestEntry[] | undefined)[] = [];
+  /** The rest of the plan being recorded (at most one: a rest holds no further route step). */
+  private restRecording: RestRecording | undefined = undefined;
   /** The state each open split restores (by split depth; reused). */
   private readonly splitStates: Saved[] = [];
 
@@ -326,7 +333,9 @@ class Walker {
     for (let pc = 0; pc < this.plan.length; pc++) {
       this.memo[pc] = undefined;
       this.recording[pc] = undefined;
+      this.restMemo[pc] = undefined;
     }
+    this.restRecording = undefined;
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -347,6 +356,14 @@ class Walker {
   run(pc: number): void {
     for (;;) {
       const ins = this.plan[pc]!;
+      // A route step starts the rest of the plan: a share equal to an earlier one replays it.
+      if (
+        (ins.kind === "route-in" || ins.kind === "route-out") &&
+        this.openSplits > 0 &&
+        this.restRecording === undefined &&
+        this.restOfPlan(pc)
+      )
+        return;
       switch (ins.kind) {
         case "table": {
           if (ins.nat && (this.untracked || !this.pkt.ctState.includes("NEW"))) break;
@@ -381,6 +398,52 @@ class Walker {
   }
 
   /**
+   * The rest of the plan from route step `pc` for the current branch, when a share of a split
+   * (a service's endpoints) reaches it. A rest walked without a split ends in one final
+   * branch; it is recorded, and a later share equal in every field and flag replays it (its
+   * rules, its final state, where and how it ended): routing, FORWARD and POSTROUTING are
+   * functions of that state. True: replayed.
+   */
+  private restOfPlan(pc: number): boolean {
+    const memo = this.restMemo[pc];
+    if (memo !== undefined)
+      for (const m of memo)
+        if (this.sameEntry(m.from, ALL)) {
+          if (m.effect === null) return false;
+          const e = m.effect;
+          for (const label of e.labels) this.path.push(label);
+          this.adopt(e.to);
+          this.final(e.pc, e.stoppedBy, e.delivery);
+          return true;
+        }
+    if ((memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0) return false;
+    const entry: RestEntry = { from: this.save(), effect: null };
+    if (memo === undefined) this.restMemo[pc] = [entry];
+    else memo.push(entry);
+    this.restRecording = { entry, prob: this.prob, splits: this.splits };
+    return false;
+  }
+
+  /** Every field and flag from `s` (not the path). */
+  private adopt(s: Saved): void {
+    const p = this.pkt;
+    p.src = s.src;
+    p.sport = s.sport;
+    p.dst = s.dst;
+    p.dport = s.dport;
+    p.inInterface = s.inInterface;
+    p.outInterface = s.outInterface;
+    p.mark = s.mark;
+    p.connmark = s.connmark;
+    p.ctState = s.ctState;
+    this.dnat = s.dnat;
+    this.snat = s.snat;
+    this.accepted = s.accepted;
+    this.untracked = s.untracked;
+    this.randomPort = s.randomPort;
+  }
+
+  /**
    * A table's walk for the current branch. Statistic branches often reach a table with equal
    * packets (FORWARD and POSTROUTING after a service's split, which only look at marks and
    * conntrack state): a walk without a split is recorded, and a later branch equal in every
@@ -411,11 +474,15 @@ class Walker {
   /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
   private sameEntry(s: Saved, f: number): boolean {
     const p = this.pkt;
-    // Addresses by identity: an equal address from a rule (NAT) is not the packet's own, which
-    // the flow cache's recording tells apart (flow-reads.ts).
+    // The source by identity: an equal address from a rule (SNAT) is not the packet's own,
+    // which the flow cache's recording tells apart (flow-reads.ts). The destination by value:
+    // two DNAT rules to one endpoint (or a DNAT to the packet's own destination) leave equal
+    // packets, and only the source's identity is ever consulted.
     return (
       (!(f & SRC) || p.src === s.src) &&
-      (!(f & DST) || p.dst === s.dst) &&
+      (!(f & DST) ||
+        p.dst === s.dst ||
+        (p.dst.value === s.dst.value && p.dst.family === s.dst.family)) &&
       (!(f & SPORT) || p.sport === s.sport) &&
       (!(f & DPORT) || p.dport === s.dport) &&
       (!(f & MARK) || p.mark === s.mark) &&
@@ -587,6 +654,12 @@ class Walker {
       return false;
     }
     if (op !== APPLY) return true;
+    // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
+    if ((d.ops[4 * at]! & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
+      this.translateDst(ipv4(d.ops[4 * at + 2]!), d.ops[4 * at + 1]!);
+      this.leave(pc, "ACCEPT");
+      return false;
+    }
     const effect = d.appliers[at]!(this.pkt, this.ctx(pc));
     switch (effect.kind) {
       case "verdict":
@@ -616,18 +689,20 @@ class Walker {
 
   private translate(e: Extract<TargetEffect, { kind: "nat" }>): void {
     const pkt = this.pkt;
-    if (e.manip === "dst") {
-      pkt.dst = e.ip;
-      pkt.dport = e.port;
-      pkt.ctState = withNatState(pkt.ctState, "DNAT");
-      this.dnat = true;
-      return;
-    }
+    if (e.manip === "dst") return this.translateDst(e.ip, e.port);
     pkt.src = e.ip;
     pkt.sport = e.port;
     if (e.randomPort !== undefined) this.randomPort = e.randomPort;
     pkt.ctState = withNatState(pkt.ctState, "SNAT");
     this.snat = true;
+  }
+
+  private translateDst(ip: IPAddress, port: number): void {
+    const pkt = this.pkt;
+    pkt.dst = ip;
+    pkt.dport = port;
+    pkt.ctState = withNatState(pkt.ctState, "DNAT");
+    this.dnat = true;
   }
 
   private untrack(): void {
@@ -697,6 +772,19 @@ class Walker {
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
   private final(pc: number, stoppedBy: "DROP" | "REJECT" | undefined, delivery: Delivery): void {
+    const rest = this.restRecording;
+    if (rest !== undefined) {
+      this.restRecording = undefined;
+      // Without a split since the route step, this is the rest's only final: reusable.
+      if (this.splits === rest.splits && this.prob === rest.prob)
+        rest.entry.effect = {
+          labels: this.path.slice(rest.entry.from.pathLength),
+          to: this.save(),
+          pc,
+          stoppedBy,
+          delivery,
+        };
+    }
     const prob = this.prob;
     if (prob <= 0) return;
     const pkt = this.pkt;
@@ -754,6 +842,14 @@ class Walker {
   }
 }
 
+/**
+ * An IPv4 address made from a number, young (the packet's destination after a FIXED_DNAT: its
+ * value compares, never its identity; see `sameEntry`).
+ */
+function ipv4(value: number): IPAddress {
+  return { family: "IPv4", value: value >>> 0 };
+}
+
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */
 const MEMO_LIMIT = 64;
 
@@ -768,6 +864,28 @@ interface Effect {
   readonly labels: readonly string[];
   readonly to: Saved;
   readonly end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
+}
+
+/** A rest of the plan recorded from a route step (see `restOfPlan`). */
+interface RestEntry {
+  readonly from: Saved;
+  /** null: the rest split (or is still running), so it is not replayed. */
+  effect: RestEffect | null;
+}
+
+interface RestEffect {
+  readonly labels: readonly string[];
+  readonly to: Saved;
+  /** Where the branch ended, and how (`final`'s arguments). */
+  readonly pc: number;
+  readonly stoppedBy: "DROP" | "REJECT" | undefined;
+  readonly delivery: Delivery;
+}
+
+interface RestRecording {
+  readonly entry: RestEntry;
+  readonly prob: number;
+  readonly splits: number;
 }
 
 interface Recording {
