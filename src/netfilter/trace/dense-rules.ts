@@ -34,6 +34,10 @@ export const SOURCE_NEGATED = 8;
  * and loads nothing of the rule's target; for other packets it calls `appliers[at]`.
  */
 export const FIXED_DNAT = 16;
+/** In `ops[4 * at]`: the rule has an IPv4 `-d` test (network, mask at `dests[2 * at]`, `+ 1`). */
+export const DEST = 32;
+/** In `ops[4 * at]`: that test is negated. */
+export const DEST_NEGATED = 64;
 
 /** `ops[4 * at + 1]` of a jump whose chain does not exist. */
 export const MISSING = -1;
@@ -51,11 +55,17 @@ export interface DenseRuleSet {
    */
   readonly ops: Int32Array;
   /**
+   * Per rule position, the IPv4 `-d` network and mask (`ipv4DestinationHolds`) when DEST is
+   * set. A host `-d` in a chain with a destination index is not tested at all: the index only
+   * offers a rule to packets to its address (chain-index.ts).
+   */
+  readonly dests: Int32Array;
+  /**
    * Per rule position: the probability the rest of its condition (without the `-s` of `ops`)
    * holds with for every packet, or -1: call `matchers[at]`.
    */
   readonly constants: Float64Array;
-  /** The rest of each rule's condition (`CompiledCondition.rest`). */
+  /** The rest of each rule's condition (`CompiledCondition.rest`: without `-s` and `-d`). */
   readonly matchers: readonly RuleMatcher[];
   readonly appliers: readonly (TargetApply | undefined)[];
   /** `table/CHAIN#n` per rule position. */
@@ -65,6 +75,9 @@ export interface DenseRuleSet {
 }
 
 const dense = new WeakMap<CompiledRuleSet, DenseRuleSet>();
+
+/** The mask of a /32. */
+const HOST = 0xffffffff;
 
 /** The layout of an indexed compiled rule set (made once per rule set). */
 export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
@@ -81,6 +94,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     }
   const spans = new Int32Array(chains.length * 3);
   const ops = new Int32Array(rules * 4);
+  const dests = new Int32Array(rules * 2);
   const constants = new Float64Array(rules);
   const matchers: RuleMatcher[] = [];
   const appliers: (TargetApply | undefined)[] = [];
@@ -109,14 +123,21 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
         ops[4 * at + 1] = nat.port;
         ops[4 * at + 2] = nat.ip.value;
       }
-      ops[4 * at] = what | source | fixed;
+      const d = c.destination;
+      let dest = 0;
+      if (d !== undefined && !(chain.index !== undefined && !d.negated && d.mask === HOST)) {
+        dest = d.negated ? DEST | DEST_NEGATED : DEST;
+        dests[2 * at] = d.network;
+        dests[2 * at + 1] = d.mask;
+      }
+      ops[4 * at] = what | source | fixed | dest;
       constants[at] = c.restConstant ?? -1;
       matchers.push(c.rest);
       appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
   });
-  const d = { chains, spans, ops, constants, matchers, appliers, labels, numbers };
-  dense.set(compiled, d);
-  return d;
+  const layout = { chains, spans, ops, dests, constants, matchers, appliers, labels, numbers };
+  dense.set(compiled, layout);
+  return layout;
 }

@@ -34,6 +34,8 @@ import {
 } from "./chain-index.js";
 import {
   APPLY,
+  DEST,
+  DEST_NEGATED,
   denseRuleSet,
   FIXED_DNAT,
   GOTO,
@@ -45,7 +47,7 @@ import {
   TARGET_BITS,
   type DenseRuleSet,
 } from "./dense-rules.js";
-import { ipv4SourceHolds } from "./rule-compile.js";
+import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
 import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
@@ -574,14 +576,15 @@ class Walker {
     const constants = d.constants;
     const matchers = d.matchers;
     const ops = d.ops;
+    const dests = d.dests;
     const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
       const word = ops[4 * at]!;
-      // The IPv4 `-s` from the flat layout, then the rest of the condition; a rest that reads
-      // no packet field (a statistic share) is a number, not a call.
+      // The IPv4 `-s` and `-d` from the flat layout, then the rest of the condition; a rest
+      // that reads no packet field (a statistic share) is a number, not a call.
       if (
         (word & SOURCE) !== 0 &&
         !ipv4SourceHolds(
@@ -590,6 +593,16 @@ class Walker {
           ops[4 * at + 2]! >>> 0,
           ops[4 * at + 3]!,
           (word & SOURCE_NEGATED) !== 0,
+        )
+      )
+        continue;
+      if (
+        (word & DEST) !== 0 &&
+        !ipv4DestinationHolds(
+          pkt,
+          dests[2 * at]! >>> 0,
+          dests[2 * at + 1]!,
+          (word & DEST_NEGATED) !== 0,
         )
       )
         continue;
