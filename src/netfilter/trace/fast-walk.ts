@@ -52,13 +52,15 @@ import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
-  originalTuple,
   outcomeOf,
   Printer,
   type BuiltOutcome,
+  type OriginalTuple,
   type OutcomeParts,
 } from "./outcomes.js";
-import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
+import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
+
+type PrintedPacket = TraceResult["packet"];
 import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
@@ -257,7 +259,12 @@ class Walker {
   /** Splits so far, and calls of `rules` under way (each a few stack frames). */
   private splits = 0;
   private nesting = 0;
-  readonly path: string[] = [];
+  /**
+   * The rules the branch took: `path[0 .. pathLength)` (entries beyond are stale; a count,
+   * not the array's length, which is slow to set).
+   */
+  private readonly path: string[] = [];
+  private pathLength = 0;
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
@@ -329,7 +336,7 @@ class Walker {
     this.openSplits = 0;
     this.splits = 0;
     this.nesting = 0;
-    this.path.length = 0;
+    this.pathLength = 0;
     this.groups.length = 0;
     this.finals.length = 0;
     for (let pc = 0; pc < this.plan.length; pc++) {
@@ -413,7 +420,7 @@ class Walker {
         if (this.sameEntry(m.from, ALL)) {
           if (m.effect === null) return false;
           const e = m.effect;
-          for (const label of e.labels) this.path.push(label);
+          this.extendPath(e.labels);
           this.adopt(e.to);
           this.final(e.pc, e.stoppedBy, e.delivery);
           return true;
@@ -424,6 +431,10 @@ class Walker {
     else memo.push(entry);
     this.restRecording = { entry, prob: this.prob, splits: this.splits };
     return false;
+  }
+
+  private extendPath(labels: readonly string[]): void {
+    for (const label of labels) this.path[this.pathLength++] = label;
   }
 
   /** Every field and flag from `s` (not the path). */
@@ -502,7 +513,7 @@ class Walker {
 
   private replay(e: Effect, f: number, pc: number): void {
     const p = this.pkt;
-    for (const label of e.labels) this.path.push(label);
+    this.extendPath(e.labels);
     const to = e.to;
     // Fields outside the footprint were neither read nor written: they keep their values.
     if (f & SRC) p.src = to.src;
@@ -530,7 +541,7 @@ class Walker {
       // The first exit of a walk with a split has a share of the probability: not reusable.
       if (this.prob === rec.prob)
         rec.entry.effect = {
-          labels: this.path.slice(rec.entry.from.pathLength),
+          labels: this.path.slice(rec.entry.from.pathLength, this.pathLength),
           to: this.save(),
           end,
         };
@@ -656,7 +667,7 @@ class Walker {
     const d = this.d!;
     const at = d.spans[3 * chain]! + i;
     const op = d.ops[4 * at]! & TARGET_BITS;
-    this.path.push(d.labels[at]!);
+    this.path[this.pathLength++] = d.labels[at]!;
     // Jumps (most rules a service packet takes) without loading the rule or the chain.
     if (op === JUMP || op === GOTO) {
       const sub = d.ops[4 * at + 1]!;
@@ -740,7 +751,7 @@ class Walker {
     s.accepted = this.accepted;
     s.untracked = this.untracked;
     s.randomPort = this.randomPort;
-    s.pathLength = this.path.length;
+    s.pathLength = this.pathLength;
   }
 
   private save(): Saved {
@@ -760,7 +771,7 @@ class Walker {
       accepted: this.accepted,
       untracked: this.untracked,
       randomPort: this.randomPort,
-      pathLength: this.path.length,
+      pathLength: this.pathLength,
     };
   }
 
@@ -780,7 +791,7 @@ class Walker {
     this.accepted = s.accepted;
     this.untracked = s.untracked;
     this.randomPort = s.randomPort;
-    this.path.length = s.pathLength;
+    this.pathLength = s.pathLength;
   }
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
@@ -791,7 +802,7 @@ class Walker {
       // Without a split since the route step, this is the rest's only final: reusable.
       if (this.splits === rest.splits && this.prob === rest.prob)
         rest.entry.effect = {
-          labels: this.path.slice(rest.entry.from.pathLength),
+          labels: this.path.slice(rest.entry.from.pathLength, this.pathLength),
           to: this.save(),
           pc,
           stoppedBy,
@@ -832,7 +843,7 @@ class Walker {
         dport: pkt.dport,
         mark: pkt.mark,
         randomPort: this.randomPort,
-        path: this.path.slice(),
+        path: this.path.slice(0, this.pathLength),
         steps: [],
       };
       if (g < 0) {
@@ -975,14 +986,14 @@ export function fastWalk(
   compiled: CompiledRuleSet | undefined,
   origin: "remote" | "local",
   start: Packet,
-  proto: TraceProtocol,
+  printed: PrintedPacket,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
   const w = walkerFor(compiled, origin === "remote" ? REMOTE : LOCAL, start);
   w.reset(r, start);
   w.busy = true;
   try {
     w.run(0);
-    return outcomesOf(w, start, proto);
+    return outcomesOf(w, printed);
   } finally {
     w.busy = false;
   }
@@ -991,8 +1002,7 @@ export function fastWalk(
 /** The walk's finals merged into outcomes (see `fastWalk`). */
 function outcomesOf(
   w: Walker,
-  start: Packet,
-  proto: TraceProtocol,
+  printed: PrintedPacket,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
   const finals = w.finals;
   const groups = w.groups;
@@ -1015,7 +1025,14 @@ function outcomesOf(
     for (const k of order) add(k);
   }
   const printer = new Printer();
-  const tuple = originalTuple(printer, start);
+  // The packet as parsePacketSpec printed it: its addresses as formatIP prints them.
+  const tuple: OriginalTuple = {
+    src: printed.src,
+    sport: printed.sport,
+    dst: printed.dst,
+    dport: printed.dport,
+  };
+  const proto = printed.proto;
   const built: BuiltOutcome[] = [];
   for (let k = 0; k < groups.length; k++) {
     const parts = groups[k]!.parts;
