@@ -65,7 +65,6 @@ import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
 import {
-  ALL,
   CONNMARK,
   DPORT,
   DST,
@@ -275,10 +274,6 @@ class Walker {
   /** Table walks recorded for replay, by plan position (this packet only). */
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
-  /** Walks of the rest of the plan recorded for replay, by plan position (this packet only). */
-  private readonly restMemo: (RestEntry[] | undefined)[] = [];
-  /** The rest of the plan being recorded (at most one: a rest holds no further route step). */
-  private restRecording: RestRecording | undefined = undefined;
   /** The state each open split restores (by split depth; reused). */
   private readonly splitStates: Saved[] = [];
 
@@ -342,9 +337,7 @@ class Walker {
     for (let pc = 0; pc < this.plan.length; pc++) {
       this.memo[pc] = undefined;
       this.recording[pc] = undefined;
-      this.restMemo[pc] = undefined;
     }
-    this.restRecording = undefined;
   }
 
   /** What the matches of the table at `pc` may consult. */
@@ -365,14 +358,6 @@ class Walker {
   run(pc: number): void {
     for (;;) {
       const ins = this.plan[pc]!;
-      // A route step starts the rest of the plan: a share equal to an earlier one replays it.
-      if (
-        (ins.kind === "route-in" || ins.kind === "route-out") &&
-        this.openSplits > 0 &&
-        this.restRecording === undefined &&
-        this.restOfPlan(pc)
-      )
-        return;
       switch (ins.kind) {
         case "table": {
           if (ins.nat && (this.untracked || !this.pkt.ctState.includes("NEW"))) break;
@@ -406,54 +391,8 @@ class Walker {
     }
   }
 
-  /**
-   * The rest of the plan from route step `pc` for the current branch, when a share of a split
-   * (a service's endpoints) reaches it. A rest walked without a split ends in one final
-   * branch; it is recorded, and a later share equal in every field and flag replays it (its
-   * rules, its final state, where and how it ended): routing, FORWARD and POSTROUTING are
-   * functions of that state. True: replayed.
-   */
-  private restOfPlan(pc: number): boolean {
-    const memo = this.restMemo[pc];
-    if (memo !== undefined)
-      for (const m of memo)
-        if (this.sameEntry(m.from, ALL)) {
-          if (m.effect === null) return false;
-          const e = m.effect;
-          this.extendPath(e.labels);
-          this.adopt(e.to);
-          this.final(e.pc, e.stoppedBy, e.delivery);
-          return true;
-        }
-    if ((memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0) return false;
-    const entry: RestEntry = { from: this.save(), effect: null };
-    if (memo === undefined) this.restMemo[pc] = [entry];
-    else memo.push(entry);
-    this.restRecording = { entry, prob: this.prob, splits: this.splits };
-    return false;
-  }
-
   private extendPath(labels: readonly string[]): void {
     for (const label of labels) this.path[this.pathLength++] = label;
-  }
-
-  /** Every field and flag from `s` (not the path). */
-  private adopt(s: Saved): void {
-    const p = this.pkt;
-    p.src = s.src;
-    p.sport = s.sport;
-    p.dst = s.dst;
-    p.dport = s.dport;
-    p.inInterface = s.inInterface;
-    p.outInterface = s.outInterface;
-    p.mark = s.mark;
-    p.connmark = s.connmark;
-    p.ctState = s.ctState;
-    this.dnat = s.dnat;
-    this.snat = s.snat;
-    this.accepted = s.accepted;
-    this.untracked = s.untracked;
-    this.randomPort = s.randomPort;
   }
 
   /**
@@ -489,8 +428,8 @@ class Walker {
     const p = this.pkt;
     // The source by identity: an equal address from a rule (SNAT) is not the packet's own,
     // which the flow cache's recording tells apart (flow-reads.ts). The destination by value:
-    // two DNAT rules to one endpoint (or a DNAT to the packet's own destination) leave equal
-    // packets, and only the source's identity is ever consulted.
+    // the layout's DNAT makes a new address per branch (`ipv4`), two DNAT rules to one
+    // endpoint leave equal packets, and only the source's identity is ever consulted.
     return (
       (!(f & SRC) || p.src === s.src) &&
       (!(f & DST) ||
@@ -796,19 +735,6 @@ class Walker {
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
   private final(pc: number, stoppedBy: "DROP" | "REJECT" | undefined, delivery: Delivery): void {
-    const rest = this.restRecording;
-    if (rest !== undefined) {
-      this.restRecording = undefined;
-      // Without a split since the route step, this is the rest's only final: reusable.
-      if (this.splits === rest.splits && this.prob === rest.prob)
-        rest.entry.effect = {
-          labels: this.path.slice(rest.entry.from.pathLength, this.pathLength),
-          to: this.save(),
-          pc,
-          stoppedBy,
-          delivery,
-        };
-    }
     const prob = this.prob;
     if (prob <= 0) return;
     const pkt = this.pkt;
@@ -888,28 +814,6 @@ interface Effect {
   readonly labels: readonly string[];
   readonly to: Saved;
   readonly end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
-}
-
-/** A rest of the plan recorded from a route step (see `restOfPlan`). */
-interface RestEntry {
-  readonly from: Saved;
-  /** null: the rest split (or is still running), so it is not replayed. */
-  effect: RestEffect | null;
-}
-
-interface RestEffect {
-  readonly labels: readonly string[];
-  readonly to: Saved;
-  /** Where the branch ended, and how (`final`'s arguments). */
-  readonly pc: number;
-  readonly stoppedBy: "DROP" | "REJECT" | undefined;
-  readonly delivery: Delivery;
-}
-
-interface RestRecording {
-  readonly entry: RestEntry;
-  readonly prob: number;
-  readonly splits: number;
 }
 
 interface Recording {
