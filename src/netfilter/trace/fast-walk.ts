@@ -59,8 +59,6 @@ import {
   type OutcomeParts,
 } from "./outcomes.js";
 import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
-
-type PrintedPacket = TraceResult["packet"];
 import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
@@ -75,6 +73,9 @@ import {
   SRC,
   footprint,
 } from "./footprint.js";
+
+/** The packet as parsePacketSpec printed it. */
+type PrintedPacket = TraceResult["packet"];
 
 /** One step of the hook program. */
 type Instr =
