@@ -83,7 +83,13 @@ export function portReads(
   return (sport !== undefined ? SPORT : 0) | (dport !== undefined ? DPORT : 0);
 }
 
-/** The compiled form of `-m PROTO [--sport] [--dport]` without other options (`evaluate`'s test). */
+/**
+ * The compiled form of `-m PROTO [--sport] [--dport]` without other options (`evaluate`'s test).
+ * Without ports it is one closure per protocol, and a `--dport` alone one closure per range
+ * (captured as numbers), shared by every such rule: a new connection meets rules no recent
+ * packet touched, and every object a check reaches (its closure, the range it reads) is
+ * another load from memory.
+ */
 export function compilePorts(
   proto: "tcp" | "udp",
   sport: Negatable<PortRange> | undefined,
@@ -94,8 +100,29 @@ export function compilePorts(
       p.protocol === proto && !p.fragment && inRange(p.sport, sport) && inRange(p.dport, dport)
         ? 1
         : 0;
-  return (p) => (p.protocol === proto && !p.fragment && inRange(p.dport, dport) ? 1 : 0);
+  if (dport === undefined) return PROTOCOL_ONLY[proto];
+  const { from, to } = dport.value;
+  const negated = dport.negated;
+  const key = `${proto} ${from} ${to} ${negated}`;
+  let check = DPORT_CHECKS.get(key);
+  if (check === undefined) {
+    check = (p) =>
+      p.protocol === proto && !p.fragment && (p.dport >= from && p.dport <= to) !== negated ? 1 : 0;
+    DPORT_CHECKS.set(key, check);
+  }
+  return check;
 }
+
+/**
+ * The `--dport` checks made so far, one per protocol and range: rules with the same port
+ * (every service on port 80) share one closure, which stays in the processor's caches.
+ */
+const DPORT_CHECKS = new Map<string, MatchCheck>();
+
+const PROTOCOL_ONLY: Readonly<Record<"tcp" | "udp", MatchCheck>> = {
+  tcp: (p) => (p.protocol === "tcp" && !p.fragment ? 1 : 0),
+  udp: (p) => (p.protocol === "udp" && !p.fragment ? 1 : 0),
+};
 
 /** A positive `--dport` of one port: the only destination port the match holds for. */
 export function singlePort(dport: Negatable<PortRange> | undefined): number | undefined {

@@ -1,9 +1,9 @@
 /** `-j DNAT --to-destination RANGE [--random] [--persistent]` (nat table). */
 import { DPORT, DST, SRC } from "../packet-fields.js";
-import { hashesAddress, hasPorts } from "../trace/nat-choice.js";
-import { translate } from "./nat-translation.js";
+import { hashesAddress } from "../trace/nat-choice.js";
+import { fixedNatApply, translate } from "./nat-translation.js";
 import { fail, FLAG, single } from "../matches/extension.js";
-import type { TargetEffect, TargetExtension } from "./extension.js";
+import type { TargetExtension } from "./extension.js";
 import type { Target } from "./index.js";
 import { formatNatRange, parseNatRange } from "./nat-range.js";
 
@@ -35,21 +35,17 @@ export const dnatTarget: TargetExtension<Dnat> = {
   // An address range is chosen by a hash of the source (trace/nat-choice.ts).
   touches: (t) => DST | DPORT | (hashesAddress(t.to) ? SRC : 0),
   // kube-proxy's `--to-destination IP:PORT`: one address and one port, the same for every
-  // packet with ports (nat-choice.ts: neither a hash nor a random draw, nothing read).
+  // packet with ports (nat-choice.ts: neither a hash nor a random draw, nothing read); the
+  // mapping is data too, for the depth-first walk's layout.
   compile(t) {
     const { ipFrom, ipTo, ports } = t.to;
     if (t.random || ipFrom === undefined || ports === undefined || ports.from !== ports.to)
       return undefined;
     if (ipTo !== undefined && ipTo.value !== ipFrom.value) return undefined;
-    const effect: TargetEffect = {
-      kind: "nat",
-      manip: "dst",
-      ip: ipFrom,
-      port: ports.from,
-      randomPort: undefined,
-    };
-    return (p, env) =>
-      p.family === ipFrom.family && hasPorts(p.protocol) ? effect : dnatTarget.apply(t, p, env);
+    return fixedNatApply(
+      { kind: "nat", manip: "dst", ip: ipFrom, port: ports.from, randomPort: undefined },
+      (p, env) => dnatTarget.apply(t, p, env),
+    );
   },
   apply: (t, p, env) =>
     translate(

@@ -31,8 +31,65 @@ interface AddressBook {
   readonly hosts: ReadonlyMap<IndexKey, string>;
   /** Entries with a shorter prefix, in address order. */
   readonly networks: readonly LocalAddress[];
-  /** Primary addresses in scope by `interface family` (masqueradeSource), filled on use. */
-  readonly primaries: Map<string, readonly LocalAddress[]>;
+  /** Primary addresses in scope by interface, per family (masqueradeSource), filled on use. */
+  readonly primaries4: Map<string, readonly LocalAddress[]>;
+  readonly primaries6: Map<string, readonly LocalAddress[]>;
+  /** The same decisions for IPv4 destinations, as numbers (see `Ipv4Routes`). */
+  readonly v4: Ipv4Routes;
+}
+
+/**
+ * IPv4 routing as numbers, made once per node from its configuration (a pure function of
+ * it, like the rest of the book): the depth-first walk routes every statistic branch after
+ * its DNAT, and MASQUERADE routes it again for the next hop. Each answer is what the general
+ * lookups above give (`isLocalAddress`, `lookupRoute`); test/netfilter/trace/routing.test.ts
+ * holds them to it on random nodes.
+ */
+interface Ipv4Routes {
+  /** Loopback entries: network and mask (their whole prefix is local). */
+  readonly loNet: readonly number[];
+  readonly loMask: readonly number[];
+  /** Connected prefixes shorter than 32, in address order. */
+  readonly netNet: readonly number[];
+  readonly netMask: readonly number[];
+  readonly netPrefix: readonly number[];
+  readonly netDev: readonly string[];
+  /** `dp.routes` of the family, in order. */
+  readonly rtNet: readonly number[];
+  readonly rtMask: readonly number[];
+  readonly rtPrefix: readonly number[];
+  readonly rtDev: readonly string[];
+  readonly rtGateway: readonly (IPAddress | undefined)[];
+  /** One decision object per outcome (no allocation per look-up). */
+  readonly local: RouteChoice;
+  readonly via: Map<string, RouteChoice>;
+}
+
+/** Where a packet to a destination goes: delivered locally, or out of `outInterface` ("lo" when local). */
+export interface RouteChoice {
+  readonly local: boolean;
+  readonly outInterface: string;
+}
+
+function ipv4Routes(dp: NodeDataplane, networks: readonly LocalAddress[]): Ipv4Routes {
+  const lo = dp.addresses.filter((a) => a.wholePrefixLocal && a.cidr.family === "IPv4");
+  const nets = networks.filter((a) => a.cidr.family === "IPv4");
+  const routes = dp.routes.filter((r) => r.cidr.family === "IPv4");
+  return {
+    loNet: lo.map((a) => a.cidr.network.value as number),
+    loMask: lo.map((a) => maskValue4(a.cidr.prefix)),
+    netNet: nets.map((a) => a.cidr.network.value as number),
+    netMask: nets.map((a) => maskValue4(a.cidr.prefix)),
+    netPrefix: nets.map((a) => a.cidr.prefix),
+    netDev: nets.map((a) => a.interfaceName),
+    rtNet: routes.map((r) => r.cidr.network.value as number),
+    rtMask: routes.map((r) => maskValue4(r.cidr.prefix)),
+    rtPrefix: routes.map((r) => r.cidr.prefix),
+    rtDev: routes.map((r) => r.dev),
+    rtGateway: routes.map((r) => r.gateway),
+    local: { local: true, outInterface: "lo" },
+    via: new Map(),
+  };
 }
 
 const books = new WeakMap<NodeDataplane, AddressBook>();
@@ -60,13 +117,31 @@ function bookOf(dp: NodeDataplane): AddressBook {
       if (!hosts.has(hostKey)) hosts.set(hostKey, a.interfaceName);
     } else networks.push(a);
   }
-  const book = { exact, wholePrefix, broadcast, hosts, networks, primaries: new Map() };
+  const book = {
+    exact,
+    wholePrefix,
+    broadcast,
+    hosts,
+    networks,
+    primaries4: new Map(),
+    primaries6: new Map(),
+    v4: ipv4Routes(dp, networks),
+  };
   books.set(dp, book);
   return book;
 }
 
 export function isLocalAddress(dp: NodeDataplane, ip: IPAddress, limitIface?: string): boolean {
   const book = bookOf(dp);
+  if (ip.family === "IPv4" && limitIface === undefined) return isLocal4(book, ip.value);
+  return referenceIsLocal(book, ip, limitIface);
+}
+
+function referenceIsLocal(
+  book: AddressBook,
+  ip: IPAddress,
+  limitIface: string | undefined,
+): boolean {
   const on = book.exact.get(addressKey(ip));
   if (on !== undefined && (limitIface === undefined || on.includes(limitIface))) return true;
   for (const a of book.wholePrefix) {
@@ -103,9 +178,91 @@ export function addrTypeOf(dp: NodeDataplane, ip: IPAddress, limitIface?: string
   return "UNICAST";
 }
 
+/** `isLocalAddress` of an IPv4 address on any interface. */
+function isLocal4(book: AddressBook, v: number): boolean {
+  if (book.exact.has(v)) return true;
+  const { loNet, loMask } = book.v4;
+  for (let i = 0; i < loNet.length; i++) if ((v & loMask[i]!) >>> 0 === loNet[i]) return true;
+  return false;
+}
+
+/** `lookupRoute` of an IPv4 address: the device, and the route's gateway (undefined: none). */
+function lookupRoute4(book: AddressBook, dp: NodeDataplane, v: number): void {
+  const host = book.hosts.get(v);
+  const t = book.v4;
+  if (host !== undefined) {
+    found.dev = host;
+    found.gateway = undefined;
+    return;
+  }
+  let best = -1;
+  let bestPrefix = -1;
+  for (let i = 0; i < t.netNet.length; i++) {
+    const prefix = t.netPrefix[i]!;
+    if (prefix > bestPrefix && (v & t.netMask[i]!) >>> 0 === t.netNet[i]) {
+      best = i;
+      bestPrefix = prefix;
+    }
+  }
+  let route = -1;
+  for (let i = 0; i < t.rtNet.length; i++) {
+    const prefix = t.rtPrefix[i]!;
+    if (prefix > bestPrefix && (v & t.rtMask[i]!) >>> 0 === t.rtNet[i]) {
+      route = i;
+      bestPrefix = prefix;
+    }
+  }
+  found.dev = route >= 0 ? t.rtDev[route]! : best >= 0 ? t.netDev[best]! : dp.defaultInterface;
+  found.gateway = route >= 0 ? t.rtGateway[route] : undefined;
+}
+
+/** lookupRoute4's answer (one object, overwritten by every look-up: no allocation). */
+const found: { dev: string; gateway: IPAddress | undefined } = { dev: "", gateway: undefined };
+
+/**
+ * `route(dp, dst)` without the next hop, as one shared object per answer: the depth-first
+ * walk's routing after DNAT and re-routing.
+ */
+export function routeChoice(dp: NodeDataplane, dst: IPAddress): RouteChoice {
+  if (dst.family !== "IPv4") {
+    const d = route(dp, dst);
+    return { local: d.local, outInterface: d.outInterface };
+  }
+  const book = bookOf(dp);
+  if (isLocal4(book, dst.value)) return book.v4.local;
+  lookupRoute4(book, dp, dst.value);
+  let c = book.v4.via.get(found.dev);
+  if (c === undefined) book.v4.via.set(found.dev, (c = { local: false, outInterface: found.dev }));
+  return c;
+}
+
 /** The route to `ip`: the longest prefix of the connected ones and `dp.routes`, else the default interface. */
 function lookupRoute(dp: NodeDataplane, ip: IPAddress): { dev: string; nextHop: IPAddress } {
   const book = bookOf(dp);
+  if (ip.family === "IPv4") {
+    lookupRoute4(book, dp, ip.value);
+    return { dev: found.dev, nextHop: found.gateway ?? ip };
+  }
+  return lookupRouteAnyFamily(book, dp, ip);
+}
+
+/** `lookupRoute` from the general lists, for any family: the reference of the IPv4 numbers. */
+export function referenceRoute(dp: NodeDataplane, ip: IPAddress): RouteDecision {
+  if (referenceIsLocal(bookOf(dp), ip, undefined))
+    return { local: true, outInterface: "lo", nextHop: ip };
+  const r = lookupRouteAnyFamily(bookOf(dp), dp, ip);
+  return { local: false, outInterface: r.dev, nextHop: r.nextHop };
+}
+
+/**
+ * The route to `ip` from the address book's general lists (any family): the reference the
+ * IPv4 numbers are tested against.
+ */
+function lookupRouteAnyFamily(
+  book: AddressBook,
+  dp: NodeDataplane,
+  ip: IPAddress,
+): { dev: string; nextHop: IPAddress } {
   // No prefix is longer than a full-length one, and the first such entry wins a tie.
   const host = book.hosts.get(addressKey(ip));
   if (host !== undefined) return { dev: host, nextHop: ip };
@@ -193,8 +350,8 @@ export function masqueradeSource(
 /** An interface's primary addresses of `family` in scope, in order. */
 function primaries(dp: NodeDataplane, iface: string, family: IPFamily): readonly LocalAddress[] {
   const book = bookOf(dp);
-  const key = `${iface} ${family}`;
-  const hit = book.primaries.get(key);
+  const byName = family === "IPv4" ? book.primaries4 : book.primaries6;
+  const hit = byName.get(iface);
   if (hit !== undefined) return hit;
   const out: LocalAddress[] = [];
   const seen: LocalAddress[] = [];
@@ -207,7 +364,7 @@ function primaries(dp: NodeDataplane, iface: string, family: IPFamily): readonly
     seen.push(a);
     if (!outOfScope(a.cidr.address)) out.push(a);
   }
-  book.primaries.set(key, out);
+  byName.set(iface, out);
   return out;
 }
 

@@ -12,6 +12,7 @@
  * registry's `compile`): this file only lays them out.
  */
 import type { TargetApply } from "../targets/extension.js";
+import { fixedNatOf } from "../targets/nat-translation.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
@@ -26,6 +27,17 @@ export const TARGET_BITS = 3;
 export const SOURCE = 4;
 /** In `ops[4 * at]`: that test is negated. */
 export const SOURCE_NEGATED = 8;
+/**
+ * In `ops[4 * at]` of an APPLY rule without `-s`: its target maps the destination of every
+ * IPv4 packet with ports (`fixedNatHolds`) to one address and port, `ops[4 * at + 2]` and
+ * `ops[4 * at + 1]` (`fixedNatOf`; kube-proxy's DNAT). The walk applies it from these numbers
+ * and loads nothing of the rule's target; for other packets it calls `appliers[at]`.
+ */
+export const FIXED_DNAT = 16;
+/** In `ops[4 * at]`: the rule has an IPv4 `-d` test (network, mask at `dests[2 * at]`, `+ 1`). */
+export const DEST = 32;
+/** In `ops[4 * at]`: that test is negated. */
+export const DEST_NEGATED = 64;
 
 /** `ops[4 * at + 1]` of a jump whose chain does not exist. */
 export const MISSING = -1;
@@ -37,16 +49,23 @@ export interface DenseRuleSet {
   readonly spans: Int32Array;
   /**
    * Per rule position, four numbers: what it does (NO_TARGET, JUMP, GOTO, APPLY) with the
-   * SOURCE bits, the jump's chain, the `-s` network and mask (`rule-compile.ts`'s
-   * `ipv4SourceHolds` tests them without a call).
+   * SOURCE and FIXED_DNAT bits, the jump's chain (FIXED_DNAT: the port), the `-s` network
+   * (FIXED_DNAT: the address) and mask (`rule-compile.ts`'s `ipv4SourceHolds` tests them
+   * without a call).
    */
   readonly ops: Int32Array;
+  /**
+   * Per rule position, the IPv4 `-d` network and mask (`ipv4DestinationHolds`) when DEST is
+   * set. A host `-d` in a chain with a destination index is not tested at all: the index only
+   * offers a rule to packets to its address (chain-index.ts).
+   */
+  readonly dests: Int32Array;
   /**
    * Per rule position: the probability the rest of its condition (without the `-s` of `ops`)
    * holds with for every packet, or -1: call `matchers[at]`.
    */
   readonly constants: Float64Array;
-  /** The rest of each rule's condition (`CompiledCondition.rest`). */
+  /** The rest of each rule's condition (`CompiledCondition.rest`: without `-s` and `-d`). */
   readonly matchers: readonly RuleMatcher[];
   readonly appliers: readonly (TargetApply | undefined)[];
   /** `table/CHAIN#n` per rule position. */
@@ -56,6 +75,9 @@ export interface DenseRuleSet {
 }
 
 const dense = new WeakMap<CompiledRuleSet, DenseRuleSet>();
+
+/** The mask of a /32. */
+const HOST = 0xffffffff;
 
 /** The layout of an indexed compiled rule set (made once per rule set). */
 export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
@@ -72,6 +94,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     }
   const spans = new Int32Array(chains.length * 3);
   const ops = new Int32Array(rules * 4);
+  const dests = new Int32Array(rules * 2);
   const constants = new Float64Array(rules);
   const matchers: RuleMatcher[] = [];
   const appliers: (TargetApply | undefined)[] = [];
@@ -89,17 +112,32 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
         kind === undefined ? NO_TARGET : kind === "jump" ? JUMP : kind === "goto" ? GOTO : APPLY;
       const source =
         c.source === undefined ? 0 : c.source.negated ? SOURCE | SOURCE_NEGATED : SOURCE;
-      ops[4 * at] = what | source;
+      const applier = chain.appliers![i];
+      const nat = c.source === undefined ? fixedNatOf(applier) : undefined;
       ops[4 * at + 1] = sub === undefined ? MISSING : numbers.get(sub)!;
       ops[4 * at + 2] = c.source?.network ?? 0;
       ops[4 * at + 3] = c.source?.mask ?? 0;
+      let fixed = 0;
+      if (what === APPLY && nat?.manip === "dst" && nat.ip.family === "IPv4") {
+        fixed = FIXED_DNAT;
+        ops[4 * at + 1] = nat.port;
+        ops[4 * at + 2] = nat.ip.value;
+      }
+      const d = c.destination;
+      let dest = 0;
+      if (d !== undefined && !(chain.index !== undefined && !d.negated && d.mask === HOST)) {
+        dest = d.negated ? DEST | DEST_NEGATED : DEST;
+        dests[2 * at] = d.network;
+        dests[2 * at + 1] = d.mask;
+      }
+      ops[4 * at] = what | source | fixed | dest;
       constants[at] = c.restConstant ?? -1;
       matchers.push(c.rest);
-      appliers.push(chain.appliers![i]);
+      appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
   });
-  const d = { chains, spans, ops, constants, matchers, appliers, labels, numbers };
-  dense.set(compiled, d);
-  return d;
+  const layout = { chains, spans, ops, dests, constants, matchers, appliers, labels, numbers };
+  dense.set(compiled, layout);
+  return layout;
 }

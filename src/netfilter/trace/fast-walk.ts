@@ -25,7 +25,7 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { route } from "./addressing.js";
+import { routeChoice } from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -34,7 +34,10 @@ import {
 } from "./chain-index.js";
 import {
   APPLY,
+  DEST,
+  DEST_NEGATED,
   denseRuleSet,
+  FIXED_DNAT,
   GOTO,
   JUMP,
   MISSING,
@@ -44,17 +47,18 @@ import {
   TARGET_BITS,
   type DenseRuleSet,
 } from "./dense-rules.js";
-import { ipv4SourceHolds } from "./rule-compile.js";
-import { context, type HookRunner, type RuleContext } from "./hooks.js";
+import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
+import { fixedNatHolds } from "../targets/nat-translation.js";
+import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
   compareOutcomes,
-  originalTuple,
   outcomeOf,
   Printer,
   type BuiltOutcome,
+  type OriginalTuple,
   type OutcomeParts,
 } from "./outcomes.js";
-import type { Delivery, TraceProtocol, TraceVerdict } from "./result.js";
+import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
 import { UNTRACKED, withNatState } from "./target-effects.js";
 import { MAX_RULE_VISITS, MERGE_FROM, TraceError } from "./walk.js";
 import { packetWith } from "./walk-state.js";
@@ -69,6 +73,9 @@ import {
   SRC,
   footprint,
 } from "./footprint.js";
+
+/** The packet as parsePacketSpec printed it. */
+type PrintedPacket = TraceResult["packet"];
 
 /** One step of the hook program. */
 type Instr =
@@ -164,11 +171,13 @@ interface PlanLayout {
   readonly chains: readonly (CompiledChain | undefined)[];
   /** Their chain numbers in `dense` (-1: none). */
   readonly numbers: readonly number[];
+  /** Their footprints (footprint.ts; 0: none). */
+  readonly footprints: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   readonly dense: DenseRuleSet | undefined;
 }
 
-const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], dense: undefined };
+const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], footprints: [], dense: undefined };
 const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
@@ -186,7 +195,8 @@ function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayo
       ins.kind === "table" ? compiled.tables.get(ins.table)?.chains.get(ins.hook) : undefined,
     );
     const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
-    cache.set(compiled, (layout = { chains, numbers, dense }));
+    const footprints = chains.map((c) => (c === undefined ? 0 : footprint(c)));
+    cache.set(compiled, (layout = { chains, numbers, footprints, dense }));
   }
   return layout;
 }
@@ -222,9 +232,17 @@ interface Group {
   parts: Mutable<OutcomeParts>;
 }
 
+/**
+ * The walk of one packet at a time. One walker per rule set and plan is kept and reused from
+ * packet to packet (`walkerFor`): its arrays, its rule contexts and its saved states are
+ * reset, not made again, so a packet without a split allocates little besides its outcomes.
+ * Nothing of one packet's walk is read by the next: `reset` clears every per-packet field.
+ */
 class Walker {
   /** The one packet every branch uses, changed in place and restored on backtracking. */
   readonly pkt: Mutable<Packet>;
+  /** The trace's hooks (node, flow recorder, `recent` lists), set per packet. */
+  r!: HookRunner;
   dnat = false;
   snat = false;
   accepted = false;
@@ -234,29 +252,42 @@ class Walker {
   prob = 1;
   /** Rule conditions evaluated: what walking this packet again would cost. */
   evaluated = 0;
+  /** A walk is under way (a walker is not re-entered: a nested trace gets a walker of its own). */
+  busy = false;
   /** Splits whose share not taken is still to be walked. */
   private openSplits = 0;
   /** Splits so far, and calls of `rules` under way (each a few stack frames). */
   private splits = 0;
   private nesting = 0;
-  readonly path: string[] = [];
+  /**
+   * The rules the branch took: `path[0 .. pathLength)` (entries beyond are stale; a count,
+   * not the array's length, which is slow to set).
+   */
+  private readonly path: string[] = [];
+  private pathLength = 0;
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
-  private readonly contexts: (RuleContext | undefined)[] = [];
+  /** Rule contexts by plan position, made once and bound to each packet's runner. */
+  private readonly contexts: (BoundContext | undefined)[] = [];
+  /** The runner the contexts are bound to. */
+  private boundTo: HookRunner | undefined = undefined;
   /** Table walks recorded for replay, by plan position (this packet only). */
   private readonly memo: (MemoEntry[] | undefined)[] = [];
   private readonly recording: (Recording | undefined)[] = [];
+  /** The state each open split restores (by split depth; reused). */
+  private readonly splitStates: Saved[] = [];
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
   /** Their chain numbers. */
   private readonly numbers: readonly number[];
+  /** Their footprints. */
+  private readonly footprints: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   private readonly d: DenseRuleSet | undefined;
 
   constructor(
-    readonly r: HookRunner,
     readonly compiled: CompiledRuleSet | undefined,
     readonly plan: Plan,
     start: Packet,
@@ -265,11 +296,57 @@ class Walker {
     const layout = planLayout(compiled, plan);
     this.chains = layout.chains;
     this.numbers = layout.numbers;
+    this.footprints = layout.footprints;
     this.d = layout.dense;
+  }
+
+  /** Ready for a new packet: every per-packet field as a new walker has it. */
+  reset(r: HookRunner, start: Packet): void {
+    this.r = r;
+    // Every field, the optional ones as undefined (packetWith's shape).
+    const p = this.pkt as { -readonly [K in keyof Packet]-?: Packet[K] | undefined };
+    p.family = start.family;
+    p.protocol = start.protocol;
+    p.src = start.src;
+    p.sport = start.sport;
+    p.dst = start.dst;
+    p.dport = start.dport;
+    p.inInterface = start.inInterface;
+    p.outInterface = start.outInterface;
+    p.mark = start.mark;
+    p.connmark = start.connmark;
+    p.ctState = start.ctState;
+    p.ctOrig = start.ctOrig;
+    p.icmpType = start.icmpType;
+    p.icmpCode = start.icmpCode;
+    p.fragment = start.fragment;
+    p.tcpFlags = start.tcpFlags;
+    p.ctDirection = start.ctDirection;
+    this.dnat = false;
+    this.snat = false;
+    this.accepted = false;
+    this.untracked = false;
+    this.randomPort = undefined;
+    this.prob = 1;
+    this.evaluated = 0;
+    this.openSplits = 0;
+    this.splits = 0;
+    this.nesting = 0;
+    this.pathLength = 0;
+    this.groups.length = 0;
+    this.finals.length = 0;
+    for (let pc = 0; pc < this.plan.length; pc++) {
+      this.memo[pc] = undefined;
+      this.recording[pc] = undefined;
+    }
   }
 
   /** What the matches of the table at `pc` may consult. */
   ctx(pc: number): RuleContext {
+    if (this.boundTo !== this.r) {
+      for (const c of this.contexts) c?.bind(this.r);
+      this.boundTo = this.r;
+    }
     let c = this.contexts[pc];
     if (c === undefined) {
       const ins = this.plan[pc] as Extract<Instr, { kind: "table" }>;
@@ -291,13 +368,13 @@ class Walker {
           return;
         }
         case "route-in": {
-          const d = route(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst);
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
         case "route-out":
-          this.pkt.outInterface = route(this.r.dp, this.pkt.dst).outInterface;
+          this.pkt.outInterface = routeChoice(this.r.dp, this.pkt.dst).outInterface;
           break;
         case "loopback":
           if (this.pkt.outInterface === "lo") {
@@ -315,6 +392,10 @@ class Walker {
     }
   }
 
+  private extendPath(labels: readonly string[]): void {
+    for (const label of labels) this.path[this.pathLength++] = label;
+  }
+
   /**
    * A table's walk for the current branch. Statistic branches often reach a table with equal
    * packets (FORWARD and POSTROUTING after a service's split, which only look at marks and
@@ -323,7 +404,7 @@ class Walker {
    */
   private table(chain: CompiledChain, pc: number): void {
     const memo = this.memo[pc];
-    const f = memo === undefined ? 0 : footprint(chain);
+    const f = this.footprints[pc]!;
     if (memo !== undefined)
       for (const m of memo)
         if (this.sameEntry(m.from, f)) {
@@ -346,11 +427,15 @@ class Walker {
   /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
   private sameEntry(s: Saved, f: number): boolean {
     const p = this.pkt;
-    // Addresses by identity: an equal address from a rule (NAT) is not the packet's own, which
-    // the flow cache's recording tells apart (flow-reads.ts).
+    // The source by identity: an equal address from a rule (SNAT) is not the packet's own,
+    // which the flow cache's recording tells apart (flow-reads.ts). The destination by value:
+    // the layout's DNAT makes a new address per branch (`ipv4`), two DNAT rules to one
+    // endpoint leave equal packets, and only the source's identity is ever consulted.
     return (
       (!(f & SRC) || p.src === s.src) &&
-      (!(f & DST) || p.dst === s.dst) &&
+      (!(f & DST) ||
+        p.dst === s.dst ||
+        (p.dst.value === s.dst.value && p.dst.family === s.dst.family)) &&
       (!(f & SPORT) || p.sport === s.sport) &&
       (!(f & DPORT) || p.dport === s.dport) &&
       (!(f & MARK) || p.mark === s.mark) &&
@@ -368,7 +453,7 @@ class Walker {
 
   private replay(e: Effect, f: number, pc: number): void {
     const p = this.pkt;
-    for (const label of e.labels) this.path.push(label);
+    this.extendPath(e.labels);
     const to = e.to;
     // Fields outside the footprint were neither read nor written: they keep their values.
     if (f & SRC) p.src = to.src;
@@ -396,7 +481,7 @@ class Walker {
       // The first exit of a walk with a split has a share of the probability: not reusable.
       if (this.prob === rec.prob)
         rec.entry.effect = {
-          labels: this.path.slice(rec.entry.from.pathLength),
+          labels: this.path.slice(rec.entry.from.pathLength, this.pathLength),
           to: this.save(),
           end,
         };
@@ -442,14 +527,15 @@ class Walker {
     const constants = d.constants;
     const matchers = d.matchers;
     const ops = d.ops;
+    const dests = d.dests;
     const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
     let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
       const word = ops[4 * at]!;
-      // The IPv4 `-s` from the flat layout, then the rest of the condition; a rest that reads
-      // no packet field (a statistic share) is a number, not a call.
+      // The IPv4 `-s` and `-d` from the flat layout, then the rest of the condition; a rest
+      // that reads no packet field (a statistic share) is a number, not a call.
       if (
         (word & SOURCE) !== 0 &&
         !ipv4SourceHolds(
@@ -458,6 +544,16 @@ class Walker {
           ops[4 * at + 2]! >>> 0,
           ops[4 * at + 3]!,
           (word & SOURCE_NEGATED) !== 0,
+        )
+      )
+        continue;
+      if (
+        (word & DEST) !== 0 &&
+        !ipv4DestinationHolds(
+          pkt,
+          dests[2 * at]! >>> 0,
+          dests[2 * at + 1]!,
+          (word & DEST_NEGATED) !== 0,
         )
       )
         continue;
@@ -471,7 +567,8 @@ class Walker {
         // Past MERGE_FROM branches the reference walk merges equivalent ones; so it walks them.
         if (++this.splits >= MERGE_FROM) throw new TraceError(GAVE_UP);
         const prob = this.prob;
-        const saved = this.save();
+        const saved = (this.splitStates[this.openSplits] ??= blankSaved());
+        this.saveInto(saved);
         this.prob = prob * p;
         this.openSplits++;
         if (!acts || this.apply(chain, at - first, frames, depth, pc))
@@ -510,7 +607,7 @@ class Walker {
     const d = this.d!;
     const at = d.spans[3 * chain]! + i;
     const op = d.ops[4 * at]! & TARGET_BITS;
-    this.path.push(d.labels[at]!);
+    this.path[this.pathLength++] = d.labels[at]!;
     // Jumps (most rules a service packet takes) without loading the rule or the chain.
     if (op === JUMP || op === GOTO) {
       const sub = d.ops[4 * at + 1]!;
@@ -521,6 +618,12 @@ class Walker {
       return false;
     }
     if (op !== APPLY) return true;
+    // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
+    if ((d.ops[4 * at]! & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
+      this.translateDst(ipv4(d.ops[4 * at + 2]!), d.ops[4 * at + 1]!);
+      this.leave(pc, "ACCEPT");
+      return false;
+    }
     const effect = d.appliers[at]!(this.pkt, this.ctx(pc));
     switch (effect.kind) {
       case "verdict":
@@ -550,13 +653,7 @@ class Walker {
 
   private translate(e: Extract<TargetEffect, { kind: "nat" }>): void {
     const pkt = this.pkt;
-    if (e.manip === "dst") {
-      pkt.dst = e.ip;
-      pkt.dport = e.port;
-      pkt.ctState = withNatState(pkt.ctState, "DNAT");
-      this.dnat = true;
-      return;
-    }
+    if (e.manip === "dst") return this.translateDst(e.ip, e.port);
     pkt.src = e.ip;
     pkt.sport = e.port;
     if (e.randomPort !== undefined) this.randomPort = e.randomPort;
@@ -564,9 +661,37 @@ class Walker {
     this.snat = true;
   }
 
+  private translateDst(ip: IPAddress, port: number): void {
+    const pkt = this.pkt;
+    pkt.dst = ip;
+    pkt.dport = port;
+    pkt.ctState = withNatState(pkt.ctState, "DNAT");
+    this.dnat = true;
+  }
+
   private untrack(): void {
     this.untracked = true;
     this.pkt.ctState = UNTRACKED;
+  }
+
+  /** `save()` into an existing object (a split's, reused). */
+  private saveInto(s: Saved): void {
+    const p = this.pkt;
+    s.src = p.src;
+    s.sport = p.sport;
+    s.dst = p.dst;
+    s.dport = p.dport;
+    s.inInterface = p.inInterface;
+    s.outInterface = p.outInterface;
+    s.mark = p.mark;
+    s.connmark = p.connmark;
+    s.ctState = p.ctState;
+    s.dnat = this.dnat;
+    s.snat = this.snat;
+    s.accepted = this.accepted;
+    s.untracked = this.untracked;
+    s.randomPort = this.randomPort;
+    s.pathLength = this.pathLength;
   }
 
   private save(): Saved {
@@ -586,7 +711,7 @@ class Walker {
       accepted: this.accepted,
       untracked: this.untracked,
       randomPort: this.randomPort,
-      pathLength: this.path.length,
+      pathLength: this.pathLength,
     };
   }
 
@@ -606,7 +731,7 @@ class Walker {
     this.accepted = s.accepted;
     this.untracked = s.untracked;
     this.randomPort = s.randomPort;
-    this.path.length = s.pathLength;
+    this.pathLength = s.pathLength;
   }
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
@@ -645,7 +770,7 @@ class Walker {
         dport: pkt.dport,
         mark: pkt.mark,
         randomPort: this.randomPort,
-        path: this.path.slice(),
+        path: this.path.slice(0, this.pathLength),
         steps: [],
       };
       if (g < 0) {
@@ -666,6 +791,14 @@ class Walker {
     }
     this.finals.push(pc, g, prob);
   }
+}
+
+/**
+ * An IPv4 address made from a number, young (the packet's destination after a FIXED_DNAT: its
+ * value compares, never its identity; see `sameEntry`).
+ */
+function ipv4(value: number): IPAddress {
+  return { family: "IPv4", value: value >>> 0 };
 }
 
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */
@@ -690,22 +823,46 @@ interface Recording {
   open: boolean;
 }
 
+/** A branch's state, to restore or compare (mutable: a split's is reused, `saveInto`). */
 interface Saved {
-  readonly src: IPAddress;
-  readonly sport: number;
-  readonly dst: IPAddress;
-  readonly dport: number;
-  readonly inInterface: string;
-  readonly outInterface: string;
-  readonly mark: number;
-  readonly connmark: number;
-  readonly ctState: Packet["ctState"];
-  readonly dnat: boolean;
-  readonly snat: boolean;
-  readonly accepted: boolean;
-  readonly untracked: boolean;
-  readonly randomPort: PortRange | undefined;
-  readonly pathLength: number;
+  src: IPAddress;
+  sport: number;
+  dst: IPAddress;
+  dport: number;
+  inInterface: string;
+  outInterface: string;
+  mark: number;
+  connmark: number;
+  ctState: Packet["ctState"];
+  dnat: boolean;
+  snat: boolean;
+  accepted: boolean;
+  untracked: boolean;
+  randomPort: PortRange | undefined;
+  pathLength: number;
+}
+
+const NO_ADDRESS: IPAddress = { family: "IPv4", value: 0 };
+
+/** A Saved to fill (the same shape as `save()`'s). */
+function blankSaved(): Saved {
+  return {
+    src: NO_ADDRESS,
+    sport: 0,
+    dst: NO_ADDRESS,
+    dport: 0,
+    inInterface: "",
+    outInterface: "",
+    mark: 0,
+    connmark: 0,
+    ctState: UNTRACKED,
+    dnat: false,
+    snat: false,
+    accepted: false,
+    untracked: false,
+    randomPort: undefined,
+    pathLength: 0,
+  };
 }
 
 function missingChain(chain: CompiledChain, i: number): TraceError {
@@ -734,35 +891,76 @@ export function fastWalk(
   compiled: CompiledRuleSet | undefined,
   origin: "remote" | "local",
   start: Packet,
-  proto: TraceProtocol,
+  printed: PrintedPacket,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
-  const w = new Walker(r, compiled, origin === "remote" ? REMOTE : LOCAL, start);
-  w.run(0);
+  const w = walkerFor(compiled, origin === "remote" ? REMOTE : LOCAL, start);
+  w.reset(r, start);
+  w.busy = true;
+  try {
+    w.run(0);
+    return outcomesOf(w, printed);
+  } finally {
+    w.busy = false;
+  }
+}
+
+/** The walk's finals merged into outcomes (see `fastWalk`). */
+function outcomesOf(
+  w: Walker,
+  printed: PrintedPacket,
+): { readonly built: BuiltOutcome[]; readonly cost: number } {
+  const finals = w.finals;
+  const groups = w.groups;
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
   // by plan position, then depth-first order (a stable sort keeps the latter).
-  const order: number[] = [];
   let sorted = true;
-  for (let k = 0; k < w.finals.length; k += 3) {
-    if (k > 0 && w.finals[k]! < w.finals[k - 3]!) sorted = false;
-    order.push(k);
-  }
+  for (let k = 3; k < finals.length; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
+  const sums = new Array<number>(groups.length).fill(-1);
+  const add = (k: number): void => {
+    const g = finals[k + 1]!;
+    const p = finals[k + 2]!;
+    sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
+  };
   // Usually every branch ends at the same step: already in order.
-  if (!sorted) order.sort((a, b) => w.finals[a]! - w.finals[b]!);
-  const sums = new Array<number>(w.groups.length).fill(0);
-  const seen = new Array<boolean>(w.groups.length).fill(false);
-  for (const k of order) {
-    const g = w.finals[k + 1]!;
-    const p = w.finals[k + 2]!;
-    sums[g] = seen[g] ? sums[g]! + p : p;
-    seen[g] = true;
+  if (sorted) for (let k = 0; k < finals.length; k += 3) add(k);
+  else {
+    const order: number[] = [];
+    for (let k = 0; k < finals.length; k += 3) order.push(k);
+    order.sort((a, b) => finals[a]! - finals[b]!);
+    for (const k of order) add(k);
   }
   const printer = new Printer();
-  const tuple = originalTuple(printer, start);
+  // The packet as parsePacketSpec printed it: its addresses as formatIP prints them.
+  const tuple: OriginalTuple = {
+    src: printed.src,
+    sport: printed.sport,
+    dst: printed.dst,
+    dport: printed.dport,
+  };
+  const proto = printed.proto;
   const built: BuiltOutcome[] = [];
-  w.groups.forEach((g, k) => {
-    g.parts.probability = sums[k]!;
-    built.push(outcomeOf(g.parts, proto, tuple, printer));
-  });
+  for (let k = 0; k < groups.length; k++) {
+    const parts = groups[k]!.parts;
+    parts.probability = sums[k]!;
+    built.push(outcomeOf(parts, proto, tuple, printer));
+  }
   // A split counts as expensive whatever the count: every share is walked to its end.
-  return { built: built.sort(compareOutcomes), cost: w.finals.length > 3 ? Infinity : w.evaluated };
+  return { built: built.sort(compareOutcomes), cost: finals.length > 3 ? Infinity : w.evaluated };
+}
+
+/** The walker kept per rule set, one per plan (remote, local). */
+const walkers = new WeakMap<object, [Walker | undefined, Walker | undefined]>();
+/** The key for a family without a rule set. */
+const NO_RULES = {};
+
+function walkerFor(compiled: CompiledRuleSet | undefined, plan: Plan, start: Packet): Walker {
+  const key = compiled ?? NO_RULES;
+  let pair = walkers.get(key);
+  if (pair === undefined) walkers.set(key, (pair = [undefined, undefined]));
+  const i = plan === REMOTE ? 0 : 1;
+  const kept = pair[i];
+  if (kept !== undefined && !kept.busy) return kept;
+  const w = new Walker(compiled, plan, start);
+  if (kept === undefined) pair[i] = w;
+  return w;
 }

@@ -109,14 +109,19 @@ export interface MemoExit {
  */
 class HookContext implements EvalContext, TargetEnv {
   readonly ipvs?: IpvsMatchView;
-  readonly flow: FlowReads | undefined;
+  flow: FlowReads | undefined;
   constructor(
-    private readonly r: HookRunner,
+    private r: HookRunner,
     readonly hook: Hook,
     readonly table: TableName,
     ipvs: IpvsMatchView | undefined,
   ) {
     if (ipvs !== undefined) this.ipvs = ipvs;
+    this.flow = r.flow;
+  }
+  /** The same context for another trace (the depth-first walker keeps its contexts). */
+  bind(r: HookRunner): void {
+    this.r = r;
     this.flow = r.flow;
   }
   addrType(ip: IPAddress, iface?: string): AddrType {
@@ -140,12 +145,15 @@ class HookContext implements EvalContext, TargetEnv {
 /** What the rules of one hook's table consult: the matches' and the targets' node. */
 export type RuleContext = EvalContext & TargetEnv;
 
+/** A RuleContext that can be moved to another trace's runner. */
+export type BoundContext = RuleContext & { bind(r: HookRunner): void };
+
 export function context(
   r: HookRunner,
   hook: Hook,
   table: TableName,
   ipvs?: IpvsMatchView,
-): RuleContext {
+): BoundContext {
   return new HookContext(r, hook, table, ipvs);
 }
 

@@ -25,16 +25,18 @@ export interface CompiledCondition {
   /** Defined when the rule holds with this probability for every packet (statistic, none). */
   readonly constant: number | undefined;
   /**
-   * The rule's `-s` when it is an IPv4 prefix, as numbers for `ipv4SourceHolds` (the fast
-   * walk's flat layout tests it without a call), and the rest of the condition without it.
+   * The rule's `-s` and `-d` when they are IPv4 prefixes, as numbers for `ipv4SourceHolds`
+   * and `ipv4DestinationHolds` (the fast walk's flat layout tests them without a call), and
+   * the rest of the condition without them.
    */
-  readonly source: Ipv4Source | undefined;
+  readonly source: Ipv4Prefix | undefined;
+  readonly destination: Ipv4Prefix | undefined;
   readonly rest: RuleMatcher;
   readonly restConstant: number | undefined;
 }
 
-/** An IPv4 `-s` prefix: `network` and `mask` as unsigned 32-bit values. */
-export interface Ipv4Source {
+/** An IPv4 `-s` or `-d` prefix: `network` and `mask` as unsigned 32-bit values. */
+export interface Ipv4Prefix {
   readonly network: number;
   readonly mask: number;
   readonly negated: boolean;
@@ -58,6 +60,18 @@ export function ipv4SourceHolds(
   return (a.family === "IPv4" && (a.value & mask) >>> 0 === network) !== negated;
 }
 
+/** Whether a packet passes an IPv4 `-d` test (a packet of the other family never does). */
+export function ipv4DestinationHolds(
+  p: Packet,
+  network: number,
+  mask: number,
+  negated: boolean,
+): boolean {
+  if (p.family !== "IPv4") return false;
+  const a = p.dst;
+  return (a.family === "IPv4" && (a.value & mask) >>> 0 === network) !== negated;
+}
+
 type Check = (packet: Packet, ctx: EvalContext) => number;
 
 const L4: readonly L4Protocol[] = ["tcp", "udp", "sctp", "icmp", "icmpv6"];
@@ -70,13 +84,7 @@ function addressCheck(cidr: CIDR, negated: boolean, side: "src" | "dst"): Check 
     const net = cidr.network.value as number;
     return side === "src"
       ? (p, ctx) => (ipv4SourceHolds(p, ctx, net, mask, negated) ? 1 : 0)
-      : (p) => {
-          const a = p.dst;
-          return p.family !== "IPv4" ||
-            (a.family === "IPv4" && (a.value & mask) >>> 0 === net) === negated
-            ? 0
-            : 1;
-        };
+      : (p) => (ipv4DestinationHolds(p, net, mask, negated) ? 1 : 0);
   }
   const mask6 = maskValue6(cidr.prefix);
   const net6 = cidr.network.value as bigint;
@@ -151,16 +159,14 @@ export function compileRuleCondition(rule: Rule): CompiledCondition {
   const checks: Check[] = [];
   const { source, destination, protocol, inInterface, outInterface, fragment } = rule;
   if (source !== undefined) checks.push(addressCheck(source.value, source.negated, "src"));
-  const ipv4Source: Ipv4Source | undefined =
-    source !== undefined && source.value.family === "IPv4"
-      ? {
-          network: source.value.network.value as number,
-          mask: maskValue4(source.value.prefix),
-          negated: source.negated,
-        }
-      : undefined;
+  const ipv4Source = ipv4Prefix(source);
+  const ipv4Destination = ipv4Prefix(destination);
   if (destination !== undefined)
     checks.push(addressCheck(destination.value, destination.negated, "dst"));
+  // The checks the layout's numbers stand for: the IPv4 `-s` and `-d` (the first checks).
+  const sourceCheck = ipv4Source !== undefined ? checks[0] : undefined;
+  const destinationCheck = ipv4Destination !== undefined ? checks[checks.length - 1] : undefined;
+  const numbered = (sourceCheck !== undefined ? 1 : 0) + (destinationCheck !== undefined ? 1 : 0);
   // A match that repeats the protocol test: one closure fewer. A service's rules are out of
   // the processor's caches when a new flow meets them, and each closure is a load.
   if (protocol !== undefined && !protocolImplied(rule))
@@ -193,22 +199,27 @@ export function compileRuleCondition(rule: Rule): CompiledCondition {
   const fixed = (standardChecks: number): number | undefined =>
     matchesFixed && standardChecks === 0 ? clamp(product) : undefined;
   const matcher = checksMatcher(checks);
-  if (ipv4Source === undefined)
-    return {
-      matcher,
-      constant: fixed(standard),
-      source: undefined,
-      rest: matcher,
-      restConstant: fixed(standard),
-    };
-  // The rest: without the IPv4 `-s` (checks[0]).
   return {
     matcher,
     constant: fixed(standard),
     source: ipv4Source,
-    rest: checksMatcher(checks.slice(1)),
-    restConstant: fixed(standard - 1),
+    destination: ipv4Destination,
+    rest:
+      numbered === 0
+        ? matcher
+        : checksMatcher(checks.filter((c) => c !== sourceCheck && c !== destinationCheck)),
+    restConstant: fixed(standard - numbered),
   };
+}
+
+function ipv4Prefix(o: Rule["source"]): Ipv4Prefix | undefined {
+  return o !== undefined && o.value.family === "IPv4"
+    ? {
+        network: o.value.network.value as number,
+        mask: maskValue4(o.value.prefix),
+        negated: o.negated,
+      }
+    : undefined;
 }
 
 /**

@@ -312,7 +312,7 @@ function tryFastWalk(
   printed: TraceResult["packet"],
 ): { readonly built: BuiltOutcome[]; readonly cost: number } | undefined {
   try {
-    const walked = fastWalk(r, prep.compiled, prep.origin, prep.packet, printed.proto);
+    const walked = fastWalk(r, prep.compiled, prep.origin, prep.packet, printed);
     return r.recentConsulted ? undefined : walked;
   } catch (e) {
     if (e instanceof TraceError) return undefined;
