@@ -5,9 +5,10 @@
  *
  * Three paths give the same objects. A file is split into its documents, and each is read by
  * the subset reader (yaml-subset.ts), or where it declines, by js-yaml (yaml-fast.ts), or where
- * that declines too, by the `yaml` path on that document alone; a document with something to
- * report there (a syntax error…) sends the whole file down the whole-file paths (js-yaml, then
- * `yaml`), which report it as they always did. The fast paths compute no position: each
+ * that declines too, by the `yaml` path on that document alone. A document with a syntax error
+ * is read on the `yaml` path with the documents its error runs into (troubledDocuments), which
+ * reports it as the whole file's reading does; one nesting too deep sends the whole file down the
+ * whole-file paths (js-yaml, then `yaml`), which report it as they always did. The fast paths compute no position: each
  * document's positions are computed when first read (see deferred.ts), by reading that
  * document again on the `yaml` path. The `yaml` path walks the `yaml` AST by hand rather than
  * with `toJS()`, recording each value's position as it is built. Aliases are resolved with
@@ -15,18 +16,21 @@
  * node it names is an error, not an endless expansion. Nesting deeper than MAX_YAML_DEPTH is
  * refused before anything is built. */
 import {
+  Composer,
   isAlias,
   isMap,
   isPair,
   isScalar,
   isSeq,
-  LineCounter,
   parseAllDocuments,
+  Parser,
   visit,
   type Alias,
   type Document,
   type Node as YamlNode,
+  type CST,
 } from "yaml";
+type Token = CST.Token;
 import { deferred, deferredCall } from "./deferred.js";
 import { formatFieldPath, type Issue, type SourcePosition } from "./issue.js";
 import type { FieldPositions } from "./field-positions.js";
@@ -101,7 +105,8 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
   switch (each.kind) {
     case "read":
       for (const d of each.documents)
-        addDocument(input.file, d.value, d.positions, objects, issues);
+        if ("issue" in d) issues.push(d.issue);
+        else addDocument(input.file, d.value, d.positions, objects, issues);
       return;
     case "whole-file":
       readWholeFile(input, objects, issues);
@@ -121,14 +126,19 @@ interface DecodedDocument {
   readonly positions: FieldPositions;
 }
 
+/** A problem the `yaml` path reports, in its place among the documents. */
+interface DocumentIssue {
+  readonly issue: Issue;
+}
+
 /**
- * What reading a file document by document gives: its documents; or "whole-file" where it
- * cannot be split (yaml-document-bounds.ts); or "report" where a document has something to
- * report (a syntax error, its nesting…), which the `yaml` path reads the whole file for, to
- * report it exactly as it always has.
+ * What reading a file document by document gives: its documents and the problems of those with
+ * syntax errors (troubledDocuments); or "whole-file" where it cannot be split
+ * (yaml-document-bounds.ts); or "report" where a document nests too deep, which the `yaml` path
+ * reads the whole file for, to report it exactly as it always has.
  */
 type EachDocument =
-  | { readonly kind: "read"; readonly documents: DecodedDocument[] }
+  | { readonly kind: "read"; readonly documents: (DecodedDocument | DocumentIssue)[] }
   | { readonly kind: "whole-file" }
   | { readonly kind: "report" };
 
@@ -147,15 +157,34 @@ function readEachDocument(input: ManifestInput): EachDocument {
   const lines = new LineStarts(input.text);
   const strings = new StringCache(lf);
   const spans: DocumentSpans = { input, starts, lines };
-  const out: DecodedDocument[] = [];
+  const out: (DecodedDocument | DocumentIssue)[] = [];
+  // Where the previous document's items start in `out`, when a fast path read it (not part of a
+  // troubled read, which ended with it).
+  let previousAt: number | undefined;
   for (let k = 0; k < starts.length; k++) {
+    const at = out.length;
     const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, starts[k]!, spanEnd(spans, k), lines);
-      if (declined.kind !== "read") return declined;
-      out.push(...declined.documents);
-    } else if (value !== null)
-      out.push({ value, positions: deferredCall(spanPositions, spans, k) });
+      if (declined.kind === "whole-file") return declined;
+      if (declined.kind === "read") {
+        out.push(...declined.documents);
+        previousAt = at;
+        continue;
+      }
+      // The parser may report an error at the start of this document before the document
+      // itself, and the composer gives it to the document before: read that one again too.
+      const first = previousAt !== undefined ? k - 1 : k;
+      if (previousAt !== undefined) out.length = previousAt;
+      const troubled = troubledDocuments(spans, first, k);
+      if (troubled === undefined) return { kind: "report" };
+      out.push(...troubled.items);
+      k = troubled.next - 1;
+      previousAt = undefined;
+    } else {
+      if (value !== null) out.push({ value, positions: deferredCall(spanPositions, spans, k) });
+      previousAt = at;
+    }
   }
   return { kind: "read", documents: out };
 }
@@ -174,6 +203,42 @@ function spanEnd(spans: DocumentSpans, k: number): number {
 /** The positions of the k-th document (what a deferredCall keeps: no closure per document). */
 function spanPositions(spans: DocumentSpans, k: number): Positions {
   return documentPositions(spans.input, spans.starts[k]!, spanEnd(spans, k), spans.lines);
+}
+
+/**
+ * The documents from the `first`-th (the k-th, which has a syntax error, or the one before it)
+ * read on the `yaml` path as the whole file's reading reads them: from that document's start (the
+ * documents before it ended at their markers, having no error, so the parser starts it afresh
+ * there as in the whole file) on through the rest of the file, stopping after the last document
+ * before a split point after the k-th (documentStarts) where the parser starts a document. Where that is is the parser's to say: a
+ * construct left open may run over later markers (a quoted scalar can, to the end of the file).
+ * `next` is that split point's index. Undefined when the `yaml` path would report nesting too
+ * deep (it reads nothing else of the file then).
+ */
+function troubledDocuments(
+  spans: DocumentSpans,
+  first: number,
+  k: number,
+): { items: (DecodedDocument | DocumentIssue)[]; next: number } | undefined {
+  const { input, starts, lines } = spans;
+  const from = starts[first]!;
+  const later = starts.slice(k + 1).map((s) => s - from);
+  const items: (DecodedDocument | DocumentIssue)[] = [];
+  let tooDeep = false;
+  const stoppedAt = readSlowDocuments(
+    { file: input.file, text: input.text.slice(from) },
+    lines.position(from).line - 1,
+    {
+      document: (d) => items.push(d),
+      issue: (issue) => {
+        if (issue.message === TOO_DEEP_MESSAGE) tooDeep = true;
+        items.push({ issue });
+      },
+    },
+    later,
+  );
+  if (tooDeep) return undefined;
+  return { items, next: stoppedAt === undefined ? starts.length : k + 1 + stoppedAt };
 }
 
 /** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`. */
@@ -246,17 +311,14 @@ function documentPositions(
   to: number,
   lines: LineStarts,
 ): Positions {
-  const lineCounter = new LineCounter();
   const docs = parseAllDocuments(input.text.slice(from, to > from ? to : undefined), {
-    lineCounter,
     uniqueKeys: true,
     prettyErrors: false,
   });
-  const shift = lines.position(from).line - 1;
-  const pos = (offset: number): SourcePosition => {
-    const lp = lineCounter.linePos(offset);
-    return { file: input.file, line: lp.line + shift, col: lp.col };
-  };
+  const pos = (offset: number): SourcePosition => ({
+    file: input.file,
+    ...lines.position(from + offset),
+  });
   const doc = (Array.isArray(docs) ? docs : []).find((d) => d.contents !== null);
   const positions: Positions = {};
   if (doc === undefined || doc.errors.length > 0) return positions;
@@ -276,60 +338,86 @@ interface SlowSink {
 
 /**
  * The `yaml` path: every document of `input.text` with its positions (lines shifted by
- * `lineShift`, where the text is a part of a file), and the problems found.
+ * `lineShift`, where the text is a part of a file), and the problems found. With `stops`
+ * (offsets in the text, ascending), it stops after the last document before the first of them
+ * where the parser starts a document, and returns that stop's index; the parser and composer
+ * run lazily, so the text after it is not read. Undefined when it read the whole text.
  */
-function readSlowDocuments(input: ManifestInput, lineShift: number, sink: SlowSink): void {
-  const lineCounter = new LineCounter();
+function readSlowDocuments(
+  input: ManifestInput,
+  lineShift: number,
+  sink: SlowSink,
+  stops: readonly number[] = [],
+): number | undefined {
+  // Lines from the text itself: yaml's LineCounter misses a line break the lexer skips while
+  // recovering from some syntax errors (an alias used as a key), which shifted every position
+  // after it by a line.
+  const lines = new LineStarts(input.text);
   const pos = (offset: number): SourcePosition => {
-    const lp = lineCounter.linePos(offset);
+    const lp = lines.position(offset);
     return { file: input.file, line: lp.line + lineShift, col: lp.col };
   };
   const deep = tooDeepAt(input.text);
   if (deep !== undefined) {
-    const lp = new LineStarts(input.text).position(deep);
-    sink.issue(tooDeepIssue({ file: input.file, line: lp.line + lineShift, col: lp.col }));
-    return;
+    sink.issue(tooDeepIssue(pos(deep)));
+    return undefined;
   }
-  let docs: ReturnType<typeof parseAllDocuments>;
+  // parseAllDocuments, one document at a time. The composer hands a document over when the next
+  // one's syntax tree arrives (or at the end): `following` is then where that next one starts.
+  let following: number | undefined;
+  const tokens = function* (source: Iterable<Token>): Generator<Token> {
+    for (const token of source) {
+      if (token.type === "document") following = token.offset;
+      yield token;
+    }
+    following = undefined;
+  };
+  const composer = new Composer({ uniqueKeys: true, prettyErrors: false });
+  const parser = new Parser();
   try {
-    docs = parseAllDocuments(input.text, {
-      lineCounter,
-      uniqueKeys: true,
-      prettyErrors: false,
-    });
+    for (const doc of composer.compose(tokens(parser.parse(input.text)))) {
+      readSlowDocument(doc, pos, sink);
+      const stop = following === undefined ? -1 : stops.indexOf(following);
+      if (stop !== -1) return stop;
+    }
   } catch (e) {
     // Nesting the depth scan could not see (it stops at the first syntax error).
     if (!(e instanceof RangeError)) throw e;
     sink.issue(tooDeepIssue({ file: input.file, line: 1 + lineShift, col: 1 }));
+  }
+  return undefined;
+}
+
+/** One document the `yaml` path composed: its syntax errors, or its value and positions. */
+function readSlowDocument(
+  doc: Document.Parsed,
+  pos: (offset: number) => SourcePosition,
+  sink: SlowSink,
+): void {
+  if (doc.errors.length > 0) {
+    for (const err of doc.errors)
+      sink.issue({
+        code: "yaml-syntax",
+        severity: "error",
+        message: `YAML syntax error: ${firstLine(err.message)}`,
+        source: pos(err.pos[0]),
+        path: [],
+      });
     return;
   }
-  const list = Array.isArray(docs) ? docs : [];
-  for (const doc of list) {
-    if (doc.errors.length > 0) {
-      for (const err of doc.errors)
-        sink.issue({
-          code: "yaml-syntax",
-          severity: "error",
-          message: `YAML syntax error: ${firstLine(err.message)}`,
-          source: pos(err.pos[0]),
-          path: [],
-        });
-      continue;
-    }
-    if (doc.contents === null) continue; // empty document (`---` alone, or comments only)
-    const positions: Positions = {};
-    let value: unknown;
-    try {
-      value = convert(doc, doc.contents, [], positions, pos, newBudget());
-    } catch (e) {
-      const issue = conversionIssue(e, pos, doc.contents.range?.[0] ?? 0);
-      if (issue === undefined) throw e;
-      sink.issue(issue);
-      continue;
-    }
-    if (value === null || value === undefined) continue;
-    sink.document({ value, positions });
+  if (doc.contents === null) return; // empty document (`---` alone, or comments only)
+  const positions: Positions = {};
+  let value: unknown;
+  try {
+    value = convert(doc, doc.contents, [], positions, pos, newBudget());
+  } catch (e) {
+    const issue = conversionIssue(e, pos, doc.contents.range?.[0] ?? 0);
+    if (issue === undefined) throw e;
+    sink.issue(issue);
+    return;
   }
+  if (value === null || value === undefined) return;
+  sink.document({ value, positions });
 }
 
 function conversionIssue(
@@ -357,11 +445,13 @@ function conversionIssue(
   return undefined;
 }
 
+const TOO_DEEP_MESSAGE = `YAML nesting deeper than ${MAX_YAML_DEPTH} levels`;
+
 function tooDeepIssue(source: SourcePosition): Issue {
   return {
     code: "yaml-syntax",
     severity: "error",
-    message: `YAML nesting deeper than ${MAX_YAML_DEPTH} levels`,
+    message: TOO_DEEP_MESSAGE,
     source,
     path: [],
   };

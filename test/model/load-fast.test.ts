@@ -247,6 +247,38 @@ describe("loader fast path", () => {
       expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
   });
 
+  test.each<Decoders>(["yaml", "fast"])(
+    "%s: positions after a syntax error are the text's own lines",
+    (decoders) => {
+      // yaml's LineCounter misses the line break after `*aapiVersion: v1` (the lexer skips it
+      // while recovering), which put every later position a line early.
+      const text =
+        "*aapiVersion: v1\nkind: Namespace\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
+      const read = readManifests([{ file: "m.yaml", text }], decoders);
+      expect(read.issues.map((i) => [i.source?.line, i.source?.col])).toEqual([[1, 15]]);
+      expect(read.objects).toHaveLength(1);
+      expect(read.objects[0]!.positions["metadata.name"]).toEqual({
+        file: "m.yaml",
+        line: 6,
+        col: 12,
+      });
+    },
+  );
+
+  test("a syntax error in a document of a large file: the other documents on the fast path", () => {
+    // A flow mapping left open ends at the next document marker: the documents after it are
+    // read as usual, and the result is the whole-file reading's.
+    const docs = Array.from(
+      { length: 40 },
+      (_, i) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: n${i}}\n`,
+    );
+    docs[7] = "apiVersion: v1\nkind: Namespace\nmetadata: {name: broken\n";
+    docs[30] = `'apiVersion: v1\nkind: Namespace\n`; // a quote left open runs to the file's end
+    const text = docs.join("---\n");
+    expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
+    expect(JSON.stringify(outcome(text, "fast"))).toContain("m.yaml:");
+  });
+
   test("a document only the yaml path reads, among fast ones: the same positions", () => {
     const text = `apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: &m {name: b}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: c, bogus: 1}\n`;
     expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
