@@ -105,7 +105,10 @@ function helpText(cli: readonly CliCommandSpec[]): string {
   for (const c of SESSION_COMMANDS) lines.push(`  ${c.usage.padEnd(44)} ${c.summary}`);
   lines.push("", "kube-netsim commands (run on the session's objects and node):");
   for (const c of cli) if (c.name !== "repl") lines.push(`  ${c.name.padEnd(44)} ${c.summary}`);
-  lines.push("", "help COMMAND for one command; Tab completes; .exit or Ctrl-D leaves.");
+  lines.push(
+    "",
+    "help COMMAND for one command; Tab completes; exit (or .exit, quit, Ctrl-D) leaves.",
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -114,7 +117,7 @@ async function help(words: readonly string[], env: DispatchEnv): Promise<string>
   if (name === undefined) return helpText(env.cli);
   const s = sessionCommand(name);
   if (s !== undefined) return formatSessionHelp(s);
-  if (name === "repl") return "repl: you are in it; .exit or Ctrl-D leaves\n";
+  if (name === "repl") return "repl: you are in it; exit or Ctrl-D leaves\n";
   if (resolveCli(env.cli, words.slice(1)) === undefined) return unknown(name, env.cli);
   await env.run([...words.slice(1), "--help"], env.io);
   return "";
@@ -186,7 +189,7 @@ export async function dispatch(line: string, env: DispatchEnv): Promise<string> 
   if (first === undefined) return "";
   if (first === "help" || first === "--help" || first === "-h") return help(words, env);
   if (first === "repl")
-    return "already in the REPL (nested sessions are not supported); .exit leaves it\n";
+    return "already in the REPL (nested sessions are not supported); exit leaves it\n";
   if (sessionCommand(first) !== undefined) {
     try {
       return session(words, line.trim(), env.session, env.typed);

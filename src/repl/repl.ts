@@ -54,7 +54,7 @@ export function startRepl(opts: ReplOptions): Promise<void> {
     ...(opts.editFile !== undefined ? { editFile: opts.editFile } : {}),
   });
   write(
-    `kube-netsim repl: ${objectsOf(opts.cluster).length} objects loaded; help lists the commands, Tab completes, .exit leaves\n`,
+    `kube-netsim repl: ${objectsOf(opts.cluster).length} objects loaded; help lists the commands, Tab completes, exit leaves\n`,
   );
   let queue: Promise<void> = Promise.resolve();
   const server = nodeRepl.start({
@@ -110,9 +110,19 @@ export function startRepl(opts: ReplOptions): Promise<void> {
       });
   };
   const [onLine] = server.listeners("line") as ((line: string) => void)[];
+  // After `exit`, lines already typed (or piped) behind it are not run.
+  let leaving = false;
   if (onLine !== undefined) {
     server.removeListener("line", onLine);
     server.on("line", (text: string) => {
+      // `exit` and `quit` leave, as `.exit` does (what a shell user types first), once the
+      // lines before them have printed.
+      if (leaving) return;
+      if (typing === undefined && /^\s*(exit|quit)\s*$/.test(text)) {
+        leaving = true;
+        queue = queue.then(() => server.close());
+        return;
+      }
       if (typing === undefined && !readsTypedText(text)) {
         onLine.call(server, text);
         return;

@@ -34,6 +34,15 @@ describe("repl lines", () => {
 });
 
 describe("repl session", () => {
+  it.each(["exit", "quit", "  exit  "])(
+    "%j leaves once the lines before it have printed",
+    async (word) => {
+      const out = await drive(["get svc default/sctp-echo -o json", word, "bogus"]);
+      expect(out).toContain('"name": "sctp-echo"');
+      expect(out).not.toContain('unknown command "bogus"');
+    },
+  );
+
   it("traces at once, edits, diffs (objects, rules, verdicts) and undoes", async () => {
     const out = await drive([
       "trace --proto sctp --src 203.0.113.9 --dst 192.168.0.2 --dport 30999 --output json",
