@@ -40,6 +40,22 @@ export class IpScript {
     return this;
   }
 
+  /** A veth cable: `name` inside `ns`, its peer `peer` inside `peerNs`. */
+  veth(ns: Netns, name: string, peerNs: Netns, peer: string): this {
+    return this.ip(ns, [
+      "link",
+      "add",
+      name,
+      "type",
+      "veth",
+      "peer",
+      "name",
+      peer,
+      "netns",
+      peerNs.name,
+    ]);
+  }
+
   /** `sysctl -q -w` of `key=value` settings inside the namespace. */
   sysctl(ns: Netns, settings: readonly string[]): this {
     if (settings.length > 0) this.steps.push({ kind: "sysctl", ns: ns.name, settings });

@@ -145,30 +145,8 @@ export async function createTraceTopology(prefix = "kns-tr"): Promise<TraceTopol
     // Before any interface exists, so that link-local addresses skip DAD too.
     for (const ns of created)
       setup.sysctl(ns, ["net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0"]);
-    setup.ip(client, [
-      "link",
-      "add",
-      "eth0",
-      "type",
-      "veth",
-      "peer",
-      "name",
-      "n0",
-      "netns",
-      node.name,
-    ]);
-    setup.ip(server, [
-      "link",
-      "add",
-      "eth0",
-      "type",
-      "veth",
-      "peer",
-      "name",
-      "n1",
-      "netns",
-      node.name,
-    ]);
+    setup.veth(client, "eth0", node, "n0");
+    setup.veth(server, "eth0", node, "n1");
     for (const ns of created) setup.ip(ns, ["link", "set", "lo", "up"]);
     const both = [TOPOLOGY, TOPOLOGY6] as const;
     for (const T of both) {

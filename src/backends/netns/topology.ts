@@ -120,17 +120,12 @@ interface Build {
   readonly nodeAddresses: Set<string>;
 }
 
-/** A veth cable: `name` inside `ns`, its peer `peer` inside `peerNs`. */
-function veth(script: IpScript, ns: Netns, name: string, peerNs: Netns, peer: string): void {
-  script.ip(ns, ["link", "add", name, "type", "veth", "peer", "name", peer, "netns", peerNs.name]);
-}
-
 function attachPod(b: Build, pod: AttachedPod, ns: Netns): void {
   if (pod.interface.length > 15)
     throw new ScenarioError(
       `pod ${pod.name}: interface name ${pod.interface} is longer than 15 characters`,
     );
-  veth(b.script, ns, "eth0", b.node, pod.interface);
+  b.script.veth(ns, "eth0", b.node, pod.interface);
   b.script.ip(ns, ["link", "set", "eth0", "up"]);
   b.script.ip(b.node, ["link", "set", pod.interface, "up"]);
   for (const address of podAddresses(pod)) {
@@ -196,7 +191,7 @@ function buildNode(b: Build, world: Netns): void {
     }
     if (iface.name.length > 15)
       throw new ScenarioError(`interface name ${iface.name} is longer than 15 characters`);
-    if (iface.name === layout.defaultInterface) veth(script, world, "eth0", node, iface.name);
+    if (iface.name === layout.defaultInterface) script.veth(world, "eth0", node, iface.name);
     else script.ip(node, ["link", "add", iface.name, "type", "bridge"]);
     for (const c of list) script.ip(node, addrArgs(formatIP(c.address), c.prefix, iface.name));
     script.ip(node, ["link", "set", iface.name, "up"]);
@@ -233,7 +228,7 @@ function buildRemote(
   remote: Netns,
   offLan: readonly string[],
 ): void {
-  veth(script, remote, "eth0", world, "remote0");
+  script.veth(remote, "eth0", world, "remote0");
   script.ip(world, ["addr", "add", `${REMOTE_LINK.world}/${REMOTE_LINK.prefix}`, "dev", "remote0"]);
   script.ip(world, addrArgs(REMOTE_LINK6.world, REMOTE_LINK6.prefix, "remote0"));
   script.ip(world, ["link", "set", "remote0", "up"]);

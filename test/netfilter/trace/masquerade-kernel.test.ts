@@ -149,7 +149,7 @@ interface Case {
 function hostNetworkNode(s: IpScript, node: Netns, lan: Netns): void {
   s.ip(node, ["link", "set", "lo", "up"]);
   // (No dummy device on every kernel: a veth whose other end nobody uses.)
-  s.ip(node, ["link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", lan.name]);
+  s.veth(node, "eth0", lan, "eth0");
   s.ip(node, ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
   s.ip(node, ["link", "set", "eth0", "up"]);
   // A ClusterIP is routable (off-link here; the DNAT makes it local before it leaves).
@@ -193,18 +193,7 @@ const CASES: readonly Case[] = [
       // The LAN: client 192.168.0.20, the gateway 192.168.0.1 and the other node's pod
       // 10.244.1.5 all answer on one interface.
       s.ip(node, ["link", "set", "lo", "up"]);
-      s.ip(node, [
-        "link",
-        "add",
-        "eth0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "eth0",
-        "netns",
-        lan.name,
-      ]);
+      s.veth(node, "eth0", lan, "eth0");
       s.ip(node, ["addr", "add", "172.16.0.10/24", "dev", "eth0"]);
       s.ip(node, ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
       s.ip(node, ["link", "set", "eth0", "up"]);
@@ -325,18 +314,7 @@ describe("kernel: MASQUERADE's source over random address layouts (property)", (
               const n = nodeNs!;
               const s = new IpScript();
               s.ip(n, ["link", "set", "lo", "up"]);
-              s.ip(n, [
-                "link",
-                "add",
-                "eth0",
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "eth0",
-                "netns",
-                lan!.name,
-              ]);
+              s.veth(n, "eth0", lan!, "eth0");
               for (const a of addresses) s.ip(n, ["addr", "add", a, "dev", "eth0"]);
               s.ip(n, ["link", "set", "eth0", "up"]);
               if (gateway !== undefined) s.ip(n, ["route", "add", "default", "via", gateway]);
