@@ -207,13 +207,14 @@ function spanPositions(spans: DocumentSpans, k: number): Positions {
 
 /**
  * The documents from the `first`-th (the k-th, which has a syntax error, or the one before it)
- * read on the `yaml` path as the whole file's reading reads them: from that document's start (the
- * documents before it ended at their markers, having no error, so the parser starts it afresh
- * there as in the whole file) on through the rest of the file, stopping after the last document
- * before a split point after the k-th (documentStarts) where the parser starts a document. Where that is is the parser's to say: a
- * construct left open may run over later markers (a quoted scalar can, to the end of the file).
- * `next` is that split point's index. Undefined when the `yaml` path would report nesting too
- * deep (it reads nothing else of the file then).
+ * read on the `yaml` path as the whole file's reading reads them: from that document's start
+ * (the documents before it ended at their markers, having no error, so the parser starts it
+ * afresh there as in the whole file) on through the rest of the file, stopping after the last
+ * document before a split point after the k-th (documentStarts) where the parser starts a
+ * document. Where that is is the parser's to say: a construct left open may run over later
+ * markers (a quoted scalar can, to the end of the file). `next` is that split point's index.
+ * Undefined when the `yaml` path would report nesting too deep (it reads nothing else of the
+ * file then).
  */
 function troubledDocuments(
   spans: DocumentSpans,
@@ -222,23 +223,22 @@ function troubledDocuments(
 ): { items: (DecodedDocument | DocumentIssue)[]; next: number } | undefined {
   const { input, starts, lines } = spans;
   const from = starts[first]!;
-  const later = starts.slice(k + 1).map((s) => s - from);
+  // The parser's document starts come in increasing order: one pass over the split points.
+  let j = k + 1;
+  const splitAt = (offset: number): number | undefined => {
+    while (j < starts.length && starts[j]! < from + offset) j++;
+    return starts[j] === from + offset ? j : undefined;
+  };
   const items: (DecodedDocument | DocumentIssue)[] = [];
-  let tooDeep = false;
-  const stoppedAt = readSlowDocuments(
-    { file: input.file, text: input.text.slice(from) },
-    lines.position(from).line - 1,
-    {
-      document: (d) => items.push(d),
-      issue: (issue) => {
-        if (issue.message === TOO_DEEP_MESSAGE) tooDeep = true;
-        items.push({ issue });
-      },
-    },
-    later,
+  const read = readSlowDocuments(
+    input.file,
+    input.text.slice(from),
+    { lines, from },
+    { document: (d) => items.push(d), issue: (issue) => items.push({ issue }) },
+    splitAt,
   );
-  if (tooDeep) return undefined;
-  return { items, next: stoppedAt === undefined ? starts.length : k + 1 + stoppedAt };
+  if (read.tooDeep) return undefined;
+  return { items, next: read.stoppedAt ?? starts.length };
 }
 
 /** One document's text (`input.text[from, to)`) on js-yaml, else on `yaml`. */
@@ -261,10 +261,12 @@ function readDeclinedDocument(
   }
   const documents: DecodedDocument[] = [];
   let troubled = false;
-  readSlowDocuments({ file: input.file, text }, lines.position(from).line - 1, {
-    document: (d) => documents.push(d),
-    issue: () => (troubled = true),
-  });
+  readSlowDocuments(
+    input.file,
+    text,
+    { lines, from },
+    { document: (d) => documents.push(d), issue: () => (troubled = true) },
+  );
   return troubled ? { kind: "report" } : { kind: "read", documents };
 }
 
@@ -277,10 +279,15 @@ function readWholeFile(input: ManifestInput, objects: RawObject[], issues: Issue
 
 /** The whole file on the `yaml` path. */
 function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
-  readSlowDocuments(input, 0, {
-    document: (d) => addDocument(input.file, d.value, d.positions, objects, issues),
-    issue: (i) => issues.push(i),
-  });
+  readSlowDocuments(
+    input.file,
+    input.text,
+    { lines: new LineStarts(input.text), from: 0 },
+    {
+      document: (d) => addDocument(input.file, d.value, d.positions, objects, issues),
+      issue: (i) => issues.push(i),
+    },
+  );
 }
 
 function readFast(
@@ -336,31 +343,44 @@ interface SlowSink {
   issue(i: Issue): void;
 }
 
+/** Where a text read on the `yaml` path lies in its file: its offset and the file's lines. */
+interface TextAt {
+  readonly lines: LineStarts;
+  readonly from: number;
+}
+
 /**
- * The `yaml` path: every document of `input.text` with its positions (lines shifted by
- * `lineShift`, where the text is a part of a file), and the problems found. With `stops`
- * (offsets in the text, ascending), it stops after the last document before the first of them
- * where the parser starts a document, and returns that stop's index; the parser and composer
- * run lazily, so the text after it is not read. Undefined when it read the whole text.
+ * What the `yaml` path read: `tooDeep` when it refused the text for its nesting (one issue, and
+ * nothing else read); `stoppedAt` where `stopAt` stopped it.
+ */
+interface SlowRead {
+  readonly tooDeep: boolean;
+  readonly stoppedAt?: number;
+}
+
+/**
+ * The `yaml` path: every document of `text` (the file's from `at.from` on) with its positions,
+ * and the problems found. With `stopAt`, it stops after a document when the next one starts
+ * where `stopAt` gives a value for (an offset in `text`); the parser and composer run lazily, so
+ * the text after it is not read. Positions come from the file's own line starts: yaml's
+ * LineCounter misses a line break the lexer skips while recovering from some syntax errors (an
+ * alias used as a key), which shifted every position after it by a line.
  */
 function readSlowDocuments(
-  input: ManifestInput,
-  lineShift: number,
+  file: string,
+  text: string,
+  at: TextAt,
   sink: SlowSink,
-  stops: readonly number[] = [],
-): number | undefined {
-  // Lines from the text itself: yaml's LineCounter misses a line break the lexer skips while
-  // recovering from some syntax errors (an alias used as a key), which shifted every position
-  // after it by a line.
-  const lines = new LineStarts(input.text);
-  const pos = (offset: number): SourcePosition => {
-    const lp = lines.position(offset);
-    return { file: input.file, line: lp.line + lineShift, col: lp.col };
-  };
-  const deep = tooDeepAt(input.text);
+  stopAt?: (offset: number) => number | undefined,
+): SlowRead {
+  const pos = (offset: number): SourcePosition => ({
+    file,
+    ...at.lines.position(at.from + offset),
+  });
+  const deep = tooDeepAt(text);
   if (deep !== undefined) {
     sink.issue(tooDeepIssue(pos(deep)));
-    return undefined;
+    return { tooDeep: true };
   }
   // parseAllDocuments, one document at a time. The composer hands a document over when the next
   // one's syntax tree arrives (or at the end): `following` is then where that next one starts.
@@ -373,19 +393,19 @@ function readSlowDocuments(
     following = undefined;
   };
   const composer = new Composer({ uniqueKeys: true, prettyErrors: false });
-  const parser = new Parser();
   try {
-    for (const doc of composer.compose(tokens(parser.parse(input.text)))) {
+    for (const doc of composer.compose(tokens(new Parser().parse(text)))) {
       readSlowDocument(doc, pos, sink);
-      const stop = following === undefined ? -1 : stops.indexOf(following);
-      if (stop !== -1) return stop;
+      const stoppedAt = following !== undefined ? stopAt?.(following) : undefined;
+      if (stoppedAt !== undefined) return { tooDeep: false, stoppedAt };
     }
   } catch (e) {
     // Nesting the depth scan could not see (it stops at the first syntax error).
     if (!(e instanceof RangeError)) throw e;
-    sink.issue(tooDeepIssue({ file: input.file, line: 1 + lineShift, col: 1 }));
+    sink.issue(tooDeepIssue(pos(0)));
+    return { tooDeep: true };
   }
-  return undefined;
+  return { tooDeep: false };
 }
 
 /** One document the `yaml` path composed: its syntax errors, or its value and positions. */
@@ -445,13 +465,11 @@ function conversionIssue(
   return undefined;
 }
 
-const TOO_DEEP_MESSAGE = `YAML nesting deeper than ${MAX_YAML_DEPTH} levels`;
-
 function tooDeepIssue(source: SourcePosition): Issue {
   return {
     code: "yaml-syntax",
     severity: "error",
-    message: TOO_DEEP_MESSAGE,
+    message: `YAML nesting deeper than ${MAX_YAML_DEPTH} levels`,
     source,
     path: [],
   };
