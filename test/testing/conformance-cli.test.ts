@@ -193,3 +193,28 @@ test("an unknown adapter or suite is a one-line error, exit 2", async () => {
   expect(n.code).toBe(2);
   expect(n.err.trim()).toBe('kube-netsim: --num-runs "0": expected an integer of at least 1');
 });
+
+test("an adapter module that throws, at its top level or in nodeState, is a one-line error naming it and where, exit 2", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "kube-netsim-conformance-"));
+  try {
+    const atImport = join(dir, "broken.cjs");
+    writeFileSync(atImport, `const x = 1;\nthrow new RangeError("no dataplane here");\n`);
+    const r = await run(["conformance", "--adapter", atImport, "--suite", "sctp"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `kube-netsim: --adapter ${atImport}: the module failed to load: RangeError: no dataplane here (at ${atImport}:2:7)\n`,
+    );
+    const inState = join(dir, "state.cjs");
+    writeFileSync(
+      inState,
+      `module.exports = { adapter: { name: "half", features: ["services"],\n  nodeState: () => { throw new TypeError("rules missing"); } } };\n`,
+    );
+    const s = await run(["conformance", "--adapter", inState, "--suite", "sctp"]);
+    expect(s.code).toBe(2);
+    expect(s.err).toBe(
+      `kube-netsim: --adapter ${inState}: adapter "half" nodeState failed: TypeError: rules missing (at ${inState}:2:28)\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -8,7 +8,6 @@
 import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Backend } from "../../backends/backend.js";
 import { netnsBackend } from "../../backends/netns/backend.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
@@ -25,7 +24,7 @@ import {
   type SuiteName,
 } from "../../testing/conformance/run-suites.js";
 import { formatConformanceJson, formatConformanceText, formatJunit } from "./conformance-report.js";
-import { importModule } from "../../util/import-module.js";
+import { guardedAdapter, importAdapterModule } from "./user-adapter.js";
 import { CliError, EXIT_CHECK_FAILED } from "../exit.js";
 import type { CliIO } from "../program.js";
 
@@ -79,7 +78,7 @@ async function loadAdapter(name: string): Promise<ConformanceAdapter> {
     );
   const path = resolve(name);
   if (!existsSync(path)) throw new CliError(`--adapter ${name}: no such file`);
-  const mod = (await importModule(pathToFileURL(path).href)) as Record<string, unknown>;
+  const mod = await importAdapterModule(name, path);
   const candidates = [
     mod.default,
     mod.adapter,
@@ -90,7 +89,7 @@ async function loadAdapter(name: string): Promise<ConformanceAdapter> {
     throw new CliError(
       `${name}: exports no adapter (a default or "adapter" export with name, features and nodeState)`,
     );
-  return found;
+  return guardedAdapter(name, path, found);
 }
 
 export function registerConformance(program: Command, io: CliIO): void {
