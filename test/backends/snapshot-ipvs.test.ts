@@ -7,7 +7,10 @@
  * iptables-save.txt is our rendered text too. The ipsets are the kernel's: kube-proxy's sets
  * are loaded with `ipset restore` into a scratch namespace and collected from it
  * (`snapshot collect --netns`), so the ipset part compares against real `ipset save` output;
- * one case changes a set there with `ipset` itself.
+ * one case changes a set there with `ipset` itself. kube-ipvs0 is a real dummy interface in that
+ * namespace (a bridge: this kernel has no dummy driver) holding the rendered addresses (collected
+ * with `ip -j addr`); one case removes one
+ * address and adds another with `ip`.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,6 +61,11 @@ async function collect(out: string, change: (ns: Netns) => void = () => {}): Pro
     ns!.exec("ipset", ["restore"], rendered.ipset);
     ns!.exec("ip", ["link", "add", "eth0", "type", "bridge"]);
     ns!.exec("ip", ["addr", "add", "192.168.10.11/24", "dev", "eth0"]);
+    // kube-proxy's dummy interface with every service address it binds, laid by `ip` itself
+    // (this kernel has no dummy driver: a bridge holds the addresses as well, and only the
+    // addresses are compared).
+    ns!.exec("ip", ["link", "add", "kube-ipvs0", "type", "bridge"]);
+    for (const a of rendered.addresses) ns!.exec("ip", ["addr", "add", a, "dev", "kube-ipvs0"]);
     change(ns!);
     const r = await cli(["snapshot", "collect", "--out", out, "--netns", ns!.name]);
     expect(r.code).toBe(0);
@@ -199,6 +207,42 @@ describe("snapshot diff, IPVS mode", () => {
         ["shop/web:http", "missing-element", "ipset", "KUBE-CLUSTER-IP", "10.96.100.10,tcp:80"],
         [undefined, "extra-element", "ipset", "KUBE-CLUSTER-IP", "10.96.1.1,tcp:80"],
       ]);
+    },
+  );
+
+  kernelTest(
+    "kube-ipvs0 without a service address, and with one no service has: missing-address and extra-address",
+    [...NEEDS],
+    async () => {
+      expect(rendered.addresses).toContain("10.96.100.10/32");
+      const changed = join(tmp, "addresses-changed");
+      await collect(changed, (ns) => {
+        ns.exec("ip", ["addr", "del", "10.96.100.10/32", "dev", "kube-ipvs0"]);
+        ns.exec("ip", ["addr", "add", "10.96.7.7/32", "dev", "kube-ipvs0"]);
+      });
+      const r = await diffWithIpvs(rendered.ipvs, changed);
+      expect(r.code).toBe(1);
+      expect(r.diff.drifts).toEqual([
+        {
+          kind: "missing-address",
+          family: "IPv4",
+          table: "interface",
+          chain: "kube-ipvs0",
+          element: "10.96.100.10/32",
+          message: "kube-ipvs0: missing address 10.96.100.10/32 (shop/web)",
+        },
+        {
+          kind: "extra-address",
+          family: "IPv4",
+          table: "interface",
+          chain: "kube-ipvs0",
+          element: "10.96.7.7/32",
+          message: "kube-ipvs0: address kube-proxy would unbind: 10.96.7.7/32",
+        },
+      ]);
+      expect(r.text).toContain(
+        "(no service port):\n  missing-address: kube-ipvs0: missing address 10.96.100.10/32 (shop/web)\n",
+      );
     },
   );
 });

@@ -2,7 +2,8 @@
  * `snapshot diff` in IPVS mode: kube-proxy's iptables rules (diff-iptables.ts), its IPVS table
  * (`ipvsadm-save -n`: each virtual server with its scheduler and flags, each real server with
  * its forwarding method and weight; connection counters ignored) and its ipsets (`ipset save`:
- * the KUBE-* sets and their entries, in any order; other sets are not judged), per service port.
+ * the KUBE-* sets and their entries, in any order; other sets are not judged), per service port,
+ * and the addresses on kube-ipvs0 (diff-ipvs-addresses.ts).
  * A real server on the node for an endpoint the API has not ready, or not at all, is a stale
  * endpoint.
  */
@@ -22,6 +23,7 @@ import { formatIP } from "../../net/index.js";
 import { renderIpvs } from "../../proxiers/ipvs/index.js";
 import type { DiffOptions, Drift, DriftPart } from "./diff.js";
 import { apiEndpoints, diffIptablesPart } from "./diff-iptables.js";
+import { diffIpvsAddresses } from "./diff-ipvs-addresses.js";
 import type { Snapshot } from "./read.js";
 import { servicePortIndex, type ServicePortIndex } from "./service-port-index.js";
 
@@ -213,5 +215,6 @@ export function diffIpvsMode(snapshot: Snapshot, cluster: Cluster, opts: DiffOpt
     diffIptablesPart(snapshot, expectedRules, cluster),
     diffIpvsTable(render.state.table, actualIpvs, cluster, index),
     diffIpsets(render.ipsets, actualSets, index),
+    diffIpvsAddresses(render.addresses, snapshot, index),
   ];
 }

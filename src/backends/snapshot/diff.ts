@@ -6,7 +6,8 @@
  *   there, or the same rules in another order, which matters within a chain); a stale
  *   endpoint: a KUBE-SEP chain for an endpoint the API has not ready, or not at all.
  * - ipvs (diff-ipvs.ts): the iptables part as above, plus the IPVS table (virtual servers and
- *   their real servers, from `ipvsadm-save -n`) and kube-proxy's ipsets (sets and entries).
+ *   their real servers, from `ipvsadm-save -n`), kube-proxy's ipsets (sets and entries) and the
+ *   addresses bound on kube-ipvs0 (diff-ipvs-addresses.ts).
  * - nftables (diff-nftables.ts): the `ip kube-proxy` / `ip6 kube-proxy` tables of
  *   `nft list ruleset`: chains and their rules, set and map elements.
  * What kube-proxy does not own (other software's rules, chains, sets, tables) is counted and not
@@ -41,7 +42,10 @@ export type DriftKind =
   | "extra-set"
   | "missing-element"
   | "extra-element"
-  | "element-differs";
+  | "element-differs"
+  // IPVS mode: the addresses on kube-ipvs0
+  | "missing-address"
+  | "extra-address";
 
 export interface Drift {
   /** `ns/svc:port`, or undefined for rules that belong to no service port. */
@@ -49,14 +53,17 @@ export interface Drift {
   readonly kind: DriftKind;
   readonly family: string;
   /**
-   * Where: the netfilter table (`nat`, `filter`), `ipvs`, `ipset`, or the nftables table
-   * (`ip kube-proxy`, `ip6 kube-proxy`).
+   * Where: the netfilter table (`nat`, `filter`), `ipvs`, `ipset`, the nftables table
+   * (`ip kube-proxy`, `ip6 kube-proxy`), or `interface` (kube-ipvs0's addresses).
    */
   readonly table: string;
-  /** The chain; the virtual server (`-t 10.96.0.1:443`); the ipset; the nftables chain, set or map. */
+  /**
+   * The chain; the virtual server (`-t 10.96.0.1:443`); the ipset; the nftables chain, set or
+   * map; the interface (`kube-ipvs0`).
+   */
   readonly chain: string;
   readonly rule?: string;
-  /** A set or map element, or a real server (`ip:port`). */
+  /** A set or map element, a real server (`ip:port`), or an interface address (`ip/32`). */
   readonly element?: string;
   readonly endpoint?: string;
   readonly message: string;

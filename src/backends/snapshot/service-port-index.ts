@@ -12,6 +12,8 @@ export interface ServicePortIndex {
   lookup(protocol: string, address: string | undefined, port: number): string | undefined;
   /** Every service port name. */
   readonly names: readonly string[];
+  /** The service (`ns/svc`) one of whose addresses `address` is, if any. */
+  serviceAt(address: string): string | undefined;
 }
 
 const key = (protocol: string, address: string, port: number): string =>
@@ -20,6 +22,7 @@ const key = (protocol: string, address: string, port: number): string =>
 export function servicePortIndex(cluster: Cluster): ServicePortIndex {
   const map = new Map<string, string>();
   const names: string[] = [];
+  const services = new Map<string, string>();
   for (const svc of cluster.services) {
     const spec = svc.spec;
     if (spec === undefined) continue;
@@ -34,6 +37,7 @@ export function servicePortIndex(cluster: Cluster): ServicePortIndex {
       const c = canonicalIP(a);
       return c === undefined ? [] : [c];
     });
+    for (const a of addresses) if (!services.has(a)) services.set(a, base);
     for (const p of spec.ports ?? []) {
       const name = p.name !== undefined && p.name !== "" ? `${base}:${p.name}` : base;
       names.push(name);
@@ -45,6 +49,10 @@ export function servicePortIndex(cluster: Cluster): ServicePortIndex {
   }
   return {
     names,
+    serviceAt: (address) => {
+      const a = canonicalIP(address);
+      return a === undefined ? undefined : services.get(a);
+    },
     lookup(protocol, address, port) {
       const a = address === undefined ? undefined : canonicalIP(address);
       return (
