@@ -215,6 +215,6 @@ export function diffIpvsMode(snapshot: Snapshot, cluster: Cluster, opts: DiffOpt
     diffIptablesPart(snapshot, expectedRules, cluster),
     diffIpvsTable(render.state.table, actualIpvs, cluster, index),
     diffIpsets(render.ipsets, actualSets, index),
-    diffIpvsAddresses(render.addresses, snapshot, index),
+    diffIpvsAddresses(render.addresses, snapshot, opts.node.ipFamilies, index),
   ];
 }

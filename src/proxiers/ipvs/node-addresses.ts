@@ -22,7 +22,12 @@ export const DUMMY_DEVICE = "kube-ipvs0";
 
 const IPV6_LINK_LOCAL = parseCIDR("fe80::/10");
 
-function isValidNodeAddress(ip: string, family: IPFamily): boolean {
+/**
+ * An address of `family` the proxier of that family counts as the node's (netlink_linux.go
+ * `isValidForSet`): not loopback, not IPv6 link-local. Also which of kube-ipvs0's addresses it
+ * considers bound.
+ */
+export function isValidNodeAddress(ip: string, family: IPFamily): boolean {
   const a = parseIP(ip, "lenient");
   if (a === undefined || a.family !== family) return false;
   if (isLoopbackIP(ip)) return false;
