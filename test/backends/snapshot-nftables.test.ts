@@ -4,7 +4,8 @@
  * collected from it (`snapshot collect --netns`, so the diff reads the kernel's own
  * `nft list ruleset`), and diffed against the same manifests: in sync. Then one change each,
  * made with nft itself, is reported precisely: a removed map element, an added stale endpoint
- * chain, a deleted service chain, another table (counted, not judged).
+ * chain, a deleted service chain, a base chain's policy and another's priority, another table
+ * (counted, not judged).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -171,6 +172,43 @@ describe("snapshot diff, nftables mode (kernel)", () => {
         ].sort(),
       );
       expect(r.diff.drifts.some((d) => d.kind === "missing-rule")).toBe(true);
+    },
+  );
+
+  kernelTest(
+    "a base chain with a drop policy, and one re-hooked at another priority: chain-differs",
+    [...NEEDS],
+    async () => {
+      const r = await diffAfter((ns) => {
+        nft(ns, "chain", "ip", "kube-proxy", "filter-forward", "{ policy drop ; }");
+        // A base chain's priority cannot be changed in place: made again with its one rule.
+        const chain = "filter-prerouting-pre-dnat";
+        nft(ns, "flush", "chain", "ip", "kube-proxy", chain);
+        nft(ns, "delete", "chain", "ip", "kube-proxy", chain);
+        nft(
+          ns,
+          "add",
+          "chain",
+          "ip",
+          "kube-proxy",
+          chain,
+          "{ type filter hook prerouting priority -200 ; }",
+        );
+        nft(ns, "add", "rule", "ip", "kube-proxy", chain, "ct state new jump firewall-check");
+      });
+      expect(r.code).toBe(1);
+      expect(r.diff.drifts.map((d) => [d.kind, d.chain, d.message])).toEqual([
+        [
+          "chain-differs",
+          "filter-forward",
+          "ip kube-proxy/filter-forward: chain differs: expected type filter hook forward priority filter; policy accept, node has type filter hook forward priority filter; policy drop",
+        ],
+        [
+          "chain-differs",
+          "filter-prerouting-pre-dnat",
+          "ip kube-proxy/filter-prerouting-pre-dnat: chain differs: expected type filter hook prerouting priority dstnat - 10; policy accept, node has type filter hook prerouting priority -200; policy accept",
+        ],
+      ]);
     },
   );
 

@@ -2,7 +2,9 @@
  * `snapshot diff` in nftables mode: the tables kube-proxy's nftables proxier owns
  * (`ip kube-proxy`, `ip6 kube-proxy`) as rendered for the manifests, against those tables in the
  * node's `nft list ruleset`, per service port: chains missing or not expected (an endpoint chain
- * the API has not ready, or not at all, is a stale endpoint), rules missing, unexpected or in
+ * the API has not ready, or not at all, is a stale endpoint), base chains with another type,
+ * hook, priority or policy (or a regular chain where kube-proxy writes a base chain, and the
+ * reverse), rules missing, unexpected or in
  * another order (compared in `nft list` form, so counters and spelling do not matter), sets and
  * maps missing or not expected, and their elements missing, not expected, or mapped to another
  * verdict. Other tables (iptables-nft's, other software's) are counted, not judged, and not even
@@ -11,7 +13,7 @@
 import type { Cluster } from "../../model/cluster.js";
 import { canonicalIP, joinHostPort } from "../../net/index.js";
 import { verdictText } from "../../netfilter/nftables/knftables-text.js";
-import { ruleCanonical } from "../../netfilter/nftables/list.js";
+import { priorityText, ruleCanonical } from "../../netfilter/nftables/list.js";
 import type { Chain, NamedSet, SetElement, Table } from "../../netfilter/nftables/model.js";
 import { parseNftables } from "../../netfilter/nftables/parse/index.js";
 import { renderNftables } from "../../proxiers/nftables/render-nftables.js";
@@ -107,6 +109,17 @@ function servicePortOfElement(e: SetElement): string | undefined {
   return undefined;
 }
 
+/**
+ * What makes a chain a base chain, as `nft list` prints it (type, hook, priority, policy), or
+ * `regular chain`. A base chain hooked elsewhere, at another priority (so before or after other
+ * software's chains), or with a drop policy changes what every packet meets, whatever its rules.
+ */
+function baseText(c: Chain): string {
+  const b = c.base;
+  if (b === undefined) return "regular chain";
+  return `type ${b.type} hook ${b.hook} priority ${priorityText(b)}; policy ${b.policy ?? "accept"}`;
+}
+
 function multisetMinus(a: readonly string[], b: readonly string[]): string[] {
   const counts = new Map<string, number>();
   for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
@@ -165,6 +178,15 @@ function diffTable(
         });
       continue;
     }
+    const eb = baseText(e);
+    const ab = baseText(a);
+    if (eb !== ab)
+      add({
+        ...sp,
+        kind: "chain-differs",
+        chain: name,
+        message: `${where}/${name}: chain differs: expected ${eb}, node has ${ab}`,
+      });
     const er = rules(expected, e);
     const ar = rules(actual, a);
     const missing = multisetMinus(er, ar);

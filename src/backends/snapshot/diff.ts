@@ -9,7 +9,8 @@
  *   their real servers, from `ipvsadm-save -n`), kube-proxy's ipsets (sets and entries) and the
  *   addresses bound on kube-ipvs0 (diff-ipvs-addresses.ts).
  * - nftables (diff-nftables.ts): the `ip kube-proxy` / `ip6 kube-proxy` tables of
- *   `nft list ruleset`: chains and their rules, set and map elements.
+ *   `nft list ruleset`: chains (base chains' hooks, priorities and policies too) and their
+ *   rules, set and map elements.
  * What kube-proxy does not own (other software's rules, chains, sets, tables) is counted and not
  * judged. Counters and orders the kernel does not keep are ignored.
  */
@@ -26,6 +27,8 @@ import type { Snapshot } from "./read.js";
 export type DriftKind =
   | "missing-chain"
   | "extra-chain"
+  // nftables mode: a base chain's type, hook, priority or policy
+  | "chain-differs"
   | "missing-rule"
   | "unexpected-rule"
   | "rule-order"
