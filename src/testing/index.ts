@@ -30,6 +30,7 @@ export {
 export {
   nodeServiceCase as arbNodeServiceCase,
   type NodeServiceCase,
+  type NodeServiceCaseOptions,
 } from "./arbitraries/nodeServiceCase.js";
 export {
   nodeHostPortCase as arbNodeHostPortCase,

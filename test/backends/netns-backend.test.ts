@@ -25,6 +25,10 @@ import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { parseProxyConfig } from "../../src/model/load-proxy-config.js";
 import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";
 import { kernelTest } from "../helpers/kernel.js";
+import { makeCluster } from "../../src/model/cluster.js";
+import { pod } from "../../src/testing/builders/pod.js";
+import { service } from "../../src/testing/builders/service.js";
+import { propertyNode } from "../../src/testing/conformance/fixture.js";
 
 const EXAMPLES = new URL("../../examples/", import.meta.url).pathname;
 
@@ -148,6 +152,40 @@ kernelTest(
     expect(liveNetns()).toEqual([]);
   },
   300_000,
+);
+
+kernelTest(
+  "IPv6: a TCP connection to a Service port without endpoints is rejected, every time (the ICMPv6 error that races connect() is seen at the SYN's retransmission)",
+  [...NEEDS, "ip6tables"],
+  async () => {
+    const cluster = makeCluster({
+      pods: [pod("default/client", { ip: ["10.244.1.10", "fd00:10:244:1::a"], node: "node-a" })],
+      services: [
+        service("default/svc", {
+          clusterIPs: ["fd00:10:96::50"],
+          ipFamilies: ["IPv6"],
+          ipFamilyPolicy: "SingleStack",
+          selector: { app: "svc" },
+          ports: [{ name: "http", port: 80, targetPort: 8000 }],
+        }),
+      ],
+    });
+    const scenario = scenarioOfCluster(cluster, {
+      node: propertyNode(["IPv4", "IPv6"]),
+      proxyConfig: DEFAULT_PROXY_CONFIG,
+    });
+    const probes = [40001, 40002, 40003, 40004].map((sourcePort) => ({
+      protocol: "tcp" as const,
+      from: "default/client",
+      to: "fd00:10:96::50",
+      port: 80,
+      sourcePort,
+    }));
+    const r = await verifyProbes(netnsBackend(), scenario, probes);
+    expect(r.rows.map((row) => row.observation)).toEqual(probes.map(() => ({ kind: "rejected" })));
+    expect(r.summary.disagreed).toBe(0);
+  },
+  60_000,
 );
 
 kernelTest(

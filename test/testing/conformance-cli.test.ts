@@ -218,3 +218,33 @@ test("an adapter module that throws, at its top level or in nodeState, is a one-
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("--families runs the Service suite dual-stack; a bad list is a one-line error", async () => {
+  const r = await run([
+    "conformance",
+    "--adapter",
+    "kube-proxy-nftables",
+    "--suite",
+    "service",
+    "--families",
+    "ipv6,ipv4",
+    "--num-runs",
+    "5",
+    "--reporter",
+    "json",
+  ]);
+  expect(r.code).toBe(0);
+  const parsed = JSON.parse(r.out) as { results: { name: string; failures: string[] }[] };
+  expect(parsed.results.map((x) => [x.name, x.failures])).toEqual([
+    ["a Service port with ready endpoints reaches only them", []],
+    ["a NodePort reaches the Service's ready endpoints from outside", []],
+    ["a Service port without ready endpoints rejects", []],
+    // The hostPort property stays IPv4 (the adapter claims hostPorts too).
+    ["a hostPort reaches its pod from outside", []],
+  ]);
+  const bad = await run(["conformance", "--adapter", "kube-proxy-nftables", "--families", "ipv5"]);
+  expect(bad.code).toBe(2);
+  expect(bad.err).toBe(
+    'kube-netsim: --families "ipv5": expected ipv4, ipv6, or both comma-separated (ipv4,ipv6 or ipv6,ipv4)\n',
+  );
+});

@@ -30,6 +30,8 @@ export interface Probe {
   readonly dport: number;
   /** UDP: resend the datagram a few times within the timeout. */
   readonly retry?: boolean;
+  /** This probe's own timeout in ms, when it must be longer than the batch's (TCP over IPv6). */
+  readonly timeoutMs?: number;
 }
 
 /** argv: nsLabel, JSON list of addresses, JSON list of ports. Prints "ready" once all listen. */
@@ -79,7 +81,7 @@ function tcp(p) {
     let done = false;
     const finish = (r) => { if (!done) { done = true; clearTimeout(timer); s.destroy(); resolve(r); } };
     const s = net.connect({ host: p.dst, port: p.dport, localPort: p.sport, ...(p.src ? { localAddress: p.src } : {}) });
-    const timer = setTimeout(() => finish({ kind: "timeout" }), timeout);
+    const timer = setTimeout(() => finish({ kind: "timeout" }), p.timeoutMs ?? timeout);
     s.on("data", (d) => { data += d; if (data.includes("\n")) finish({ kind: "reached", reply: JSON.parse(data) }); });
     s.on("error", (e) => finish(classify(e.code)));
     s.on("end", () => finish(data ? { kind: "reached", reply: JSON.parse(data) } : { kind: "error", code: "EOF" }));

@@ -25,6 +25,7 @@ import { runClient } from "../linux/topology.js";
 import { detectSctpSockets, runSctpClient } from "../linux/sctp.js";
 import { ensureSctpListening } from "./sctp-listening.js";
 import type { Probe as WireProbe, ProbeResult } from "../linux/probe-scripts.js";
+import { ipFamilyOf } from "../../net/index.js";
 import {
   buildTopology,
   ensureListening,
@@ -169,6 +170,16 @@ function setSysctls(t: ScenarioTopology, sysctls: Readonly<Record<string, string
   }
 }
 
+/**
+ * The least a TCP probe over IPv6 waits. An ICMPv6 error (a REJECT's port unreachable) that
+ * comes back while connect() still holds the client's socket is kept as a soft error (the
+ * kernel counts it in TcpExtLockDroppedIcmps): the client learns of it only when the SYN is
+ * retransmitted, 1 s later (the initial RTO), and the error comes again. On veths the error
+ * comes back that fast nearly every time for IPv6, so a shorter wait would call a rejection a
+ * drop. The same wait as the IPv6 oracle's (test/backends/linux/trace-oracle.ts).
+ */
+const IPV6_TCP_TIMEOUT_MS = 1_600;
+
 export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
   const variant = opts.iptables ?? "default";
   const timeoutMs = opts.timeoutMs ?? 1000;
@@ -265,6 +276,9 @@ export function netnsBackend(opts: NetnsBackendOptions = {}): Backend {
           dst: p.to,
           dport: p.port,
           retry: true,
+          ...(p.protocol === "tcp" && ipFamilyOf(p.to) === "IPv6"
+            ? { timeoutMs: Math.max(timeoutMs, IPV6_TCP_TIMEOUT_MS) }
+            : {}),
         },
       });
       byTransport.set(place, list);

@@ -9,6 +9,7 @@ import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Backend } from "../../backends/backend.js";
+import type { IPFamily } from "../../net/index.js";
 import { netnsBackend } from "../../backends/netns/backend.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
 import type { ConformanceAdapter } from "../../testing/conformance/adapter.js";
@@ -33,6 +34,7 @@ interface ConformanceCliOptions {
   readonly backend: "simulator" | "netns";
   readonly reporter: "text" | "junit" | "json";
   readonly suite: string;
+  readonly families: string;
   readonly numRuns: string;
   readonly seed: string;
 }
@@ -50,6 +52,21 @@ function parseSuites(text: string): SuiteName[] {
     if (!(SUITE_NAMES as readonly string[]).includes(n))
       throw new CliError(`--suite "${text}": "${n}" is not one of ${SUITE_NAMES.join(", ")}`);
   return SUITE_NAMES.filter((n) => names.includes(n));
+}
+
+/** `--families ipv4,ipv6`: the Service suite's cluster families, in order, each once. */
+function parseFamilies(text: string): IPFamily[] {
+  const names = text.split(",").map((s) => s.trim().toLowerCase());
+  const families: IPFamily[] = [];
+  for (const n of names) {
+    const f = n === "ipv4" ? "IPv4" : n === "ipv6" ? "IPv6" : undefined;
+    if (f === undefined || families.includes(f))
+      throw new CliError(
+        `--families "${text}": expected ipv4, ipv6, or both comma-separated (ipv4,ipv6 or ipv6,ipv4)`,
+      );
+    families.push(f);
+  }
+  return families;
 }
 
 function integerOption(flag: string, text: string, min: number): number {
@@ -107,6 +124,11 @@ export function registerConformance(program: Command, io: CliIO): void {
       `comma-separated suites to run: ${SUITE_NAMES.join(", ")}`,
       SUITE_NAMES.join(","),
     )
+    .option(
+      "--families <list>",
+      "IP families of the Service suite's clusters: ipv4, ipv6, or ipv4,ipv6 (dual-stack; the first is primary)",
+      "ipv4",
+    )
     .option("--num-runs <n>", "runs of each Service/NetworkPolicy property", "20")
     .option("--seed <n>", "fast-check seed of the properties (the same cases every run)", "13")
     .addOption(
@@ -125,15 +147,23 @@ export function registerConformance(program: Command, io: CliIO): void {
 Examples:
   kube-netsim conformance --adapter kube-proxy-iptables
   kube-netsim conformance --adapter kube-proxy-nftables --suite sctp,service
+  kube-netsim conformance --adapter kube-proxy-iptables --suite service --families ipv4,ipv6
   kube-netsim conformance --adapter ./dist/conformance-adapter.js --reporter junit > conformance.xml`,
     )
     .action(async (opts: ConformanceCliOptions) => {
       const suites = parseSuites(opts.suite);
       const numRuns = integerOption("--num-runs", opts.numRuns, 1);
       const seed = integerOption("--seed", opts.seed, 0);
+      const families = parseFamilies(opts.families);
       const adapter = await loadAdapter(opts.adapter);
       const backend: Backend = opts.backend === "netns" ? netnsBackend() : simulatorBackend();
-      const results = await runConformanceSuites(adapter, { backend, suites, numRuns, seed });
+      const results = await runConformanceSuites(adapter, {
+        backend,
+        suites,
+        numRuns,
+        seed,
+        families,
+      });
       switch (opts.reporter) {
         case "junit":
           io.stdout(formatJunit(adapter.name, results));

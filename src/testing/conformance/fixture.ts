@@ -7,6 +7,7 @@
 import type { Cluster } from "../../model/cluster.js";
 import type { Service } from "../../model/kinds.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
+import type { IPFamily } from "../../net/index.js";
 import { cluster } from "../builders/cluster.js";
 import { endpoints } from "../builders/endpoints.js";
 import { networkPolicy } from "../builders/network-policy.js";
@@ -32,6 +33,39 @@ export function sctpNode(): NodeEnvironment {
       { name: "cbr0", addresses: ["10.244.1.1/24"] },
     ],
   });
+}
+
+/** The node's IPv6 address and its pod bridge's, for properties over IPv6 (see `propertyNode`). */
+export const NODE_IP6 = "fd00:192:168::10";
+
+/**
+ * The node the section 7 properties probe, in the given families (in that order; the first is
+ * the node's primary): `sctpNode()` for IPv4 alone, else the same node with `fd00:192:168::10/64`
+ * on eth0 and `fd00:10:244:1::1/64` on the pod bridge in IPv6. Pods on it have addresses in
+ * 10.244.1.0/24 and fd00:10:244:1::/64.
+ */
+export function propertyNode(families: readonly IPFamily[]): NodeEnvironment {
+  if (families.length === 1 && families[0] === "IPv4") return sctpNode();
+  const has = (f: IPFamily): boolean => families.includes(f);
+  const pick = (v4: string, v6: string): string[] => families.map((f) => (f === "IPv4" ? v4 : v6));
+  return nodeEnv({
+    name: "node-a",
+    ips: pick(NODE_IP, NODE_IP6),
+    ipFamilies: families,
+    interfaces: [
+      {
+        name: "lo",
+        addresses: [...(has("IPv4") ? ["127.0.0.1/8"] : []), ...(has("IPv6") ? ["::1/128"] : [])],
+      },
+      { name: "eth0", addresses: pick(`${NODE_IP}/24`, `${NODE_IP6}/64`) },
+      { name: "cbr0", addresses: pick("10.244.1.1/24", "fd00:10:244:1::1/64") },
+    ],
+  });
+}
+
+/** The node's address in `family` (NodePort and hostPort probes go to it). */
+export function propertyNodeIP(family: IPFamily): string {
+  return family === "IPv4" ? NODE_IP : NODE_IP6;
 }
 
 export function sctpCluster(): Cluster {

@@ -19,7 +19,7 @@ export {
 } from "./run-plan.js";
 export type { ModuleState } from "../../backends/linux/kernel-module.js";
 export { SCTP_PLAN, type PlanTest } from "./sctp-plan.js";
-export { sctpCluster, sctpNode } from "./fixture.js";
+export { propertyNode, sctpCluster, sctpNode } from "./fixture.js";
 export {
   describeNetworkPolicyConformance,
   type PropertySuiteOptions,

@@ -6,6 +6,7 @@
  * them and reports the failures.
  */
 import fc from "fast-check";
+import type { IPFamily } from "../../net/index.js";
 import { hostPortsReachPods } from "../properties/hostPortsReachPods.js";
 import { nodePortsReachable } from "../properties/nodePortsReachable.js";
 import { noEndpointServicesReject } from "../properties/noEndpointServicesReject.js";
@@ -21,6 +22,12 @@ export interface PropertySuiteOptions extends ConformanceOptions {
   readonly numRuns?: number;
   /** Default 13 (the issue's number): the same cases on every run. */
   readonly seed?: number;
+  /**
+   * The cluster's and node's IP families for the Service properties (default `["IPv4"]`;
+   * `["IPv4", "IPv6"]`: dual-stack, each case probing one family). The hostPort and
+   * NetworkPolicy properties stay IPv4.
+   */
+  readonly families?: readonly IPFamily[];
 }
 
 /** One property of a suite: `assert` resolves when it holds and rejects with fast-check's report. */
@@ -37,22 +44,27 @@ const params = (o: PropertySuiteOptions): fc.Parameters<unknown> => ({
 });
 const backendOf = (o: PropertySuiteOptions) =>
   o.backend !== undefined ? { backend: o.backend } : {};
+/** What the Service properties take: the backend and the families. */
+const serviceOptions = (o: PropertySuiteOptions) => ({
+  ...backendOf(o),
+  ...(o.families !== undefined ? { families: o.families } : {}),
+});
 
 export const SERVICE_SUITE: readonly PropertyTest[] = [
   {
     name: "a Service port with ready endpoints reaches only them",
     feature: "services",
-    assert: (a, o) => fc.assert(servicesReachOnlyReadyEndpoints(a, backendOf(o)), params(o)),
+    assert: (a, o) => fc.assert(servicesReachOnlyReadyEndpoints(a, serviceOptions(o)), params(o)),
   },
   {
     name: "a NodePort reaches the Service's ready endpoints from outside",
     feature: "services",
-    assert: (a, o) => fc.assert(nodePortsReachable(a, backendOf(o)), params(o)),
+    assert: (a, o) => fc.assert(nodePortsReachable(a, serviceOptions(o)), params(o)),
   },
   {
     name: "a Service port without ready endpoints rejects",
     feature: "services",
-    assert: (a, o) => fc.assert(noEndpointServicesReject(a, backendOf(o)), params(o)),
+    assert: (a, o) => fc.assert(noEndpointServicesReject(a, serviceOptions(o)), params(o)),
   },
   {
     name: "a hostPort reaches its pod from outside",

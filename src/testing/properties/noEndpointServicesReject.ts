@@ -6,9 +6,10 @@
  */
 import fc from "fast-check";
 import { describeObservation } from "../../backends/agree.js";
+import { joinHostPort } from "../../net/index.js";
 import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { sctpNode } from "../conformance/fixture.js";
+import { propertyNode } from "../conformance/fixture.js";
 import { observeProbe, type PropertyOptions } from "./trace-probe.js";
 
 export function noEndpointServicesReject(
@@ -16,12 +17,20 @@ export function noEndpointServicesReject(
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
   return fc.asyncProperty(
-    nodeServiceCase().filter((c) => c.readyTargets.length === 0),
+    nodeServiceCase({ families: options.families ?? ["IPv4"] }).filter(
+      (c) => c.readyTargets.length === 0,
+    ),
     async (c) => {
-      const o = await observeProbe(adapter, c.cluster, sctpNode(), c.probe, options);
+      const o = await observeProbe(
+        adapter,
+        c.cluster,
+        propertyNode(options.families ?? ["IPv4"]),
+        c.probe,
+        options,
+      );
       if (o.kind !== "rejected")
         throw new Error(
-          `${adapter.name}: ${c.probe.protocol.toUpperCase()} ${c.probe.from} → ${c.probe.to}:${c.probe.port} has no ready endpoint: expected rejected, traced ${describeObservation(o)}`,
+          `${adapter.name}: ${c.probe.protocol.toUpperCase()} ${c.probe.from} → ${joinHostPort(c.probe.to, c.probe.port)} has no ready endpoint: expected rejected, traced ${describeObservation(o)}`,
         );
       return true;
     },

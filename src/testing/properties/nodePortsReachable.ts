@@ -6,9 +6,10 @@
  */
 import fc from "fast-check";
 import { describeObservation } from "../../backends/agree.js";
+import { joinHostPort } from "../../net/index.js";
 import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { NODE_IP, sctpNode } from "../conformance/fixture.js";
+import { propertyNode, propertyNodeIP } from "../conformance/fixture.js";
 import { observeProbe, type PropertyOptions } from "./trace-probe.js";
 
 export function nodePortsReachable(
@@ -16,18 +17,26 @@ export function nodePortsReachable(
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
   return fc.asyncProperty(
-    nodeServiceCase().filter((c) => c.nodePort !== undefined && c.readyTargets.length > 0),
+    nodeServiceCase({ families: options.families ?? ["IPv4"] }).filter(
+      (c) => c.nodePort !== undefined && c.readyTargets.length > 0,
+    ),
     async (c) => {
       const probe = {
         protocol: c.probe.protocol,
         from: "external",
-        to: NODE_IP,
+        to: propertyNodeIP(c.family),
         port: c.nodePort ?? 0,
       };
-      const o = await observeProbe(adapter, c.cluster, sctpNode(), probe, options);
+      const o = await observeProbe(
+        adapter,
+        c.cluster,
+        propertyNode(options.families ?? ["IPv4"]),
+        probe,
+        options,
+      );
       if (o.kind !== "delivered" || !c.readyTargets.includes(o.to))
         throw new Error(
-          `${adapter.name}: ${probe.protocol.toUpperCase()} external → ${NODE_IP}:${probe.port} (NodePort): expected delivery to one of ${c.readyTargets.join(", ")}, traced ${describeObservation(o)}`,
+          `${adapter.name}: ${probe.protocol.toUpperCase()} external → ${joinHostPort(probe.to, probe.port)} (NodePort): expected delivery to one of ${c.readyTargets.join(", ")}, traced ${describeObservation(o)}`,
         );
       return true;
     },

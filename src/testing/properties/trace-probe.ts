@@ -6,12 +6,18 @@ import type { Backend, Observation, Probe } from "../../backends/backend.js";
 import { simulatorBackend } from "../../backends/simulator/backend.js";
 import type { Cluster } from "../../model/cluster.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
+import type { IPFamily } from "../../net/index.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
 import { closeRun, openRun } from "../conformance/probe-check.js";
 import { scenarioOfAdapter } from "../conformance/scenario.js";
 
 export interface PropertyOptions {
   readonly backend?: Backend;
+  /**
+   * The cluster's and the node's IP families, for the Service properties (default `["IPv4"]`):
+   * each case probes one of them (see nodeServiceCase). The other properties are IPv4.
+   */
+  readonly families?: readonly IPFamily[];
 }
 
 export async function observeProbe(
