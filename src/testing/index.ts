@@ -35,6 +35,7 @@ export {
 export {
   nodeHostPortCase as arbNodeHostPortCase,
   type NodeHostPortCase,
+  type NodeHostPortCaseOptions,
 } from "./arbitraries/nodeHostPortCase.js";
 // Upstream kube-proxy's runPacketFlowTests rows as jest tests.
 export {

@@ -239,7 +239,7 @@ test("--families runs the Service suite dual-stack; a bad list is a one-line err
     ["a Service port with ready endpoints reaches only them", []],
     ["a NodePort reaches the Service's ready endpoints from outside", []],
     ["a Service port without ready endpoints rejects", []],
-    // The hostPort property stays IPv4 (the adapter claims hostPorts too).
+    // The adapter claims hostPorts too.
     ["a hostPort reaches its pod from outside", []],
   ]);
   const bad = await run(["conformance", "--adapter", "kube-proxy-nftables", "--families", "ipv5"]);

@@ -126,7 +126,7 @@ export function registerConformance(program: Command, io: CliIO): void {
     )
     .option(
       "--families <list>",
-      "IP families of the Service suite's clusters: ipv4, ipv6, or ipv4,ipv6 (dual-stack; the first is primary)",
+      "IP families of the Service suite's clusters (hostPorts too): ipv4, ipv6, or ipv4,ipv6 (dual-stack; the first is primary)",
       "ipv4",
     )
     .option("--num-runs <n>", "runs of each Service/NetworkPolicy property", "20")

@@ -23,9 +23,9 @@ export interface PropertySuiteOptions extends ConformanceOptions {
   /** Default 13 (the issue's number): the same cases on every run. */
   readonly seed?: number;
   /**
-   * The cluster's and node's IP families for the Service properties (default `["IPv4"]`;
-   * `["IPv4", "IPv6"]`: dual-stack, each case probing one family). The hostPort and
-   * NetworkPolicy properties stay IPv4.
+   * The cluster's and node's IP families for the Service suite, hostPorts included (default
+   * `["IPv4"]`; `["IPv4", "IPv6"]`: dual-stack, each case probing one family). The NetworkPolicy
+   * properties stay IPv4.
    */
   readonly families?: readonly IPFamily[];
 }
@@ -44,7 +44,7 @@ const params = (o: PropertySuiteOptions): fc.Parameters<unknown> => ({
 });
 const backendOf = (o: PropertySuiteOptions) =>
   o.backend !== undefined ? { backend: o.backend } : {};
-/** What the Service properties take: the backend and the families. */
+/** What the Service suite's properties take: the backend and the families. */
 const serviceOptions = (o: PropertySuiteOptions) => ({
   ...backendOf(o),
   ...(o.families !== undefined ? { families: o.families } : {}),
@@ -69,7 +69,7 @@ export const SERVICE_SUITE: readonly PropertyTest[] = [
   {
     name: "a hostPort reaches its pod from outside",
     feature: "hostPorts",
-    assert: (a, o) => fc.assert(hostPortsReachPods(a, backendOf(o)), params(o)),
+    assert: (a, o) => fc.assert(hostPortsReachPods(a, serviceOptions(o)), params(o)),
   },
 ];
 

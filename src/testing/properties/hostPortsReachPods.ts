@@ -6,21 +6,31 @@
  */
 import fc from "fast-check";
 import { describeObservation } from "../../backends/agree.js";
+import { joinHostPort } from "../../net/index.js";
 import { nodeHostPortCase, type NodeHostPortCase } from "../arbitraries/nodeHostPortCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { sctpNode } from "../conformance/fixture.js";
+import { propertyNode } from "../conformance/fixture.js";
 import { observeProbe, type PropertyOptions } from "./trace-probe.js";
 
 export function hostPortsReachPods(
   adapter: ConformanceAdapter,
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeHostPortCase]> {
-  return fc.asyncProperty(nodeHostPortCase(), async (c) => {
-    const o = await observeProbe(adapter, c.cluster, sctpNode(), c.probe, options);
-    if (o.kind !== "delivered" || o.to !== c.target)
-      throw new Error(
-        `${adapter.name}: ${c.probe.protocol.toUpperCase()} external → ${c.probe.to}:${c.probe.port} (hostPort): expected delivery to ${c.target}, traced ${describeObservation(o)}`,
+  return fc.asyncProperty(
+    nodeHostPortCase({ families: options.families ?? ["IPv4"] }),
+    async (c) => {
+      const o = await observeProbe(
+        adapter,
+        c.cluster,
+        propertyNode(options.families ?? ["IPv4"]),
+        c.probe,
+        options,
       );
-    return true;
-  });
+      if (o.kind !== "delivered" || o.to !== c.target)
+        throw new Error(
+          `${adapter.name}: ${c.probe.protocol.toUpperCase()} external → ${joinHostPort(c.probe.to, c.probe.port)} (hostPort): expected delivery to ${c.target}, traced ${describeObservation(o)}`,
+        );
+      return true;
+    },
+  );
 }

@@ -14,8 +14,9 @@ import { scenarioOfAdapter } from "../conformance/scenario.js";
 export interface PropertyOptions {
   readonly backend?: Backend;
   /**
-   * The cluster's and the node's IP families, for the Service properties (default `["IPv4"]`):
-   * each case probes one of them (see nodeServiceCase). The other properties are IPv4.
+   * The cluster's and the node's IP families, for the Service and hostPort properties (default
+   * `["IPv4"]`): each case probes one of them (see nodeServiceCase, nodeHostPortCase). The
+   * NetworkPolicy properties are IPv4.
    */
   readonly families?: readonly IPFamily[];
 }

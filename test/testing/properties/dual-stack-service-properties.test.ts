@@ -1,10 +1,13 @@
-// The Service properties over dual-stack and IPv6 clusters (`families`): the cases reach both
-// families, kube-proxy's proxiers hold them, and a dataplane that writes only IPv4 rules fails
-// them on an IPv6 probe while it passes on an IPv4-only cluster.
+// The Service and hostPort properties over dual-stack and IPv6 clusters (`families`): the cases
+// reach both families, kube-proxy's proxiers and kubenet's hostports hold them, and a dataplane
+// that writes only IPv4 rules fails them on an IPv6 probe while it passes on an IPv4 cluster.
 import { expect, test } from "@jest/globals";
 import fc from "fast-check";
+import { nodeHostPortCase } from "../../../src/testing/arbitraries/nodeHostPortCase.js";
 import { nodeServiceCase } from "../../../src/testing/arbitraries/nodeServiceCase.js";
 import {
+  hostPortsReachPods,
+  kubenetHostports,
   kubeProxyIptables,
   kubeProxyNftables,
   nodePortsReachable,
@@ -73,5 +76,38 @@ test("a dataplane that writes only IPv4 rules passes on IPv4 and fails on an IPv
   expect(e).toBeInstanceOf(Error);
   expect(String((e as Error).cause)).toMatch(
     /IPv4 only: (TCP|UDP|SCTP) default\/client → \[fd00:10:96::50\]:8\d: expected delivery to one of \[fd00:10:244:[12]::[0-9a-f]+\]:800\d/,
+  );
+});
+
+test("hostPort cases probe the node in both families; kubenet hostports hold them, IPv4-only rules do not", async () => {
+  const cases = fc.sample(nodeHostPortCase({ families: DUAL }), { seed: 3, numRuns: 40 });
+  expect(cases.length).toBe(40);
+  const v6 = cases.filter((c) => c.family === "IPv6");
+  expect(v6.length).toBeGreaterThan(0);
+  expect(cases.some((c) => c.family === "IPv4")).toBe(true);
+  for (const c of v6) {
+    expect(c.probe.to).toBe("fd00:192:168::10");
+    expect(c.target).toMatch(/^\[fd00:10:244:1::3[0-2]\]:(8\d|90)$/);
+  }
+  for (const families of [DUAL, ["IPv6"] as const])
+    await expect(
+      fc.assert(hostPortsReachPods(kubenetHostports, { families }), PARAMS),
+    ).resolves.toBeUndefined();
+  const v4Only: ConformanceAdapter = {
+    name: "IPv4 hostports only",
+    features: ["hostPorts"],
+    nodeState: async (input) => {
+      const state = await kubenetHostports.nodeState(input);
+      return { ...state, iptables: { IPv4: state.iptables?.IPv4 ?? "" } };
+    },
+  };
+  await expect(fc.assert(hostPortsReachPods(v4Only), PARAMS)).resolves.toBeUndefined();
+  const e = await fc.assert(hostPortsReachPods(v4Only, { families: ["IPv6"] }), PARAMS).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(Error);
+  expect(String((e as Error).cause)).toMatch(
+    /IPv4 hostports only: (TCP|UDP|SCTP) external → \[fd00:192:168::10\]:808\d \(hostPort\): expected delivery to \[fd00:10:244:1::3[0-2]\]/,
   );
 });
