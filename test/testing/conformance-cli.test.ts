@@ -229,7 +229,7 @@ test("--families runs the Service suite dual-stack; a bad list is a one-line err
     "--families",
     "ipv6,ipv4",
     "--num-runs",
-    "5",
+    "3",
     "--reporter",
     "json",
   ]);
