@@ -4,22 +4,20 @@
  * and rule path, as `kube-netsim trace` does.
  */
 import { describeOutcome } from "../netfilter/trace/explain.js";
-import type { TraceOutcome, TraceResult } from "../netfilter/trace/result.js";
+import {
+  formatTracedPacket,
+  type TraceOutcome,
+  type TraceResult,
+} from "../netfilter/trace/result.js";
 import { wrongReceived, type MatcherContextLike, type MatcherResult } from "./context.js";
 
 function isTraceResult(x: unknown): x is TraceResult {
   return typeof x === "object" && x !== null && "outcomes" in x && "packet" in x;
 }
 
-function packetText(r: TraceResult): string {
-  const p = r.packet;
-  const host = (ip: string): string => (ip.includes(":") ? `[${ip}]` : ip);
-  return `${p.proto} ${host(p.src)}:${p.sport} -> ${host(p.dst)}:${p.dport}`;
-}
-
 /** The trace as text: the packet, then one line per outcome with its rule path. */
 export function formatOutcomes(r: TraceResult): string {
-  const lines = [`packet: ${packetText(r)} (${r.origin})`];
+  const lines = [`packet: ${formatTracedPacket(r.packet)} (${r.origin})`];
   if (r.outcomes.length === 0) lines.push("  no outcomes");
   for (const o of r.outcomes)
     lines.push(

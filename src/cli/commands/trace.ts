@@ -19,6 +19,7 @@ import {
   buildDataplane,
   describeOutcome,
   describeStep,
+  formatTracedPacket,
   parseTraceProtocol,
   trace,
   TraceInputError,
@@ -290,7 +291,19 @@ function checkInInterface(spec: PacketSpec, r: TraceResult, where: Where): void 
 }
 
 function optionSpec(opts: TraceCommandOptions): PacketSpec {
-  const missing = (["proto", "src", "dst", "dport"] as const).filter((k) => opts[k] === undefined);
+  // An ICMP packet is an echo request: it has no ports to give.
+  const icmp = opts.proto?.toLowerCase() === "icmp";
+  if (icmp)
+    for (const [flag, value] of [
+      ["--sport", opts.sport],
+      ["--dport", opts.dport],
+    ] as const)
+      if (value !== undefined)
+        throw new CliError(`${flag}: an ICMP packet (an echo request) has no ports; leave it out`);
+  const wanted = icmp
+    ? (["proto", "src", "dst"] as const)
+    : (["proto", "src", "dst", "dport"] as const);
+  const missing = wanted.filter((k) => opts[k] === undefined);
   if (missing.length > 0)
     throw new CliError(
       `missing ${missing.map((m) => `--${m}`).join(", ")} (or give --packets FILE.tsv)`,
@@ -303,7 +316,7 @@ function optionSpec(opts: TraceCommandOptions): PacketSpec {
     proto: parseTraceProtocol(opts.proto!),
     src: opts.src!,
     dst: opts.dst!,
-    dport: portOption(opts.dport, "--dport")!,
+    dport: icmp ? 0 : portOption(opts.dport, "--dport")!,
     ...(sport !== undefined ? { sport } : {}),
     ...(opts.inInterface !== undefined ? { inInterface: opts.inInterface } : {}),
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
@@ -312,10 +325,7 @@ function optionSpec(opts: TraceCommandOptions): PacketSpec {
 
 export function formatTraceText(r: TraceResult): string {
   const p = r.packet;
-  const lines = [
-    `packet: ${p.proto} ${p.src}:${p.sport} -> ${p.dst}:${p.dport} (${r.origin})`,
-    `  ${r.explanation.origin}`,
-  ];
+  const lines = [`packet: ${formatTracedPacket(p)} (${r.origin})`, `  ${r.explanation.origin}`];
   for (const note of r.explanation.notes) lines.push(`  note: ${note}`);
   r.outcomes.forEach((o, i) => {
     lines.push(`outcome ${i + 1}: ${describeOutcome(o)}`);

@@ -4,6 +4,7 @@
  * scenarios, explanation). Addresses are printed strings so the result serialises as is.
  */
 import type { Hook, TableName } from "../model.js";
+import { joinHostPort } from "../../net/index.js";
 
 export type TraceProtocol = "tcp" | "udp" | "sctp" | "icmp";
 
@@ -145,4 +146,14 @@ export interface TraceResult {
   /** Present when a `recent` match was consulted: both scenarios, the first equal to `outcomes`. */
   readonly scenarios?: readonly ScenarioResult[];
   readonly explanation: TraceExplanation;
+}
+
+/**
+ * The traced packet as one line: `tcp 10.0.0.1:40000 -> [fd00::1]:80`; an ICMP packet (an echo
+ * request) as `icmp 10.0.0.1 -> 10.0.0.2 (echo request)`, with no ports.
+ */
+export function formatTracedPacket(p: TraceResult["packet"]): string {
+  return p.proto === "icmp"
+    ? `icmp ${p.src} -> ${p.dst} (echo request)`
+    : `${p.proto} ${joinHostPort(p.src, p.sport)} -> ${joinHostPort(p.dst, p.dport)}`;
 }

@@ -41,6 +41,72 @@ describe("kube-netsim trace", () => {
     expect(r.out).toContain("routing: not local -> forwarded out of cbr0");
   });
 
+  test("ICMP: an echo request without ports; --dport or --sport with it is refused", async () => {
+    const r = await cli([
+      ...base,
+      "--proto",
+      "icmp",
+      "--src",
+      "203.0.113.2",
+      "--dst",
+      "172.30.0.44",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toBe(
+      "packet: icmp 203.0.113.2 -> 172.30.0.44 (echo request) (remote)",
+    );
+    for (const flag of ["--dport", "--sport"]) {
+      const bad = await cli([
+        ...base,
+        "--proto",
+        "icmp",
+        "--src",
+        "203.0.113.2",
+        "--dst",
+        "172.30.0.44",
+        flag,
+        "80",
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toBe(
+        `kube-netsim: ${flag}: an ICMP packet (an echo request) has no ports; leave it out\n`,
+      );
+    }
+    const tcp = await cli([
+      ...base,
+      "--proto",
+      "tcp",
+      "--src",
+      "203.0.113.2",
+      "--dst",
+      "172.30.0.44",
+    ]);
+    expect(tcp.code).toBe(2);
+    expect(tcp.err).toBe("kube-netsim: missing --dport (or give --packets FILE.tsv)\n");
+  });
+
+  test("IPv6 addresses in the packet line are bracketed before their ports", async () => {
+    const r = await cli([
+      "trace",
+      "-f",
+      "examples/dual-stack/cluster.yaml",
+      "--node-env",
+      "examples/dual-stack/node.yaml",
+      "--proto",
+      "tcp",
+      "--src",
+      "2001:db8::9",
+      "--dst",
+      "fd00:10:96::10",
+      "--dport",
+      "80",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toBe(
+      "packet: tcp [2001:db8::9]:40000 -> [fd00:10:96::10]:80 (remote)",
+    );
+  });
+
   test("json: the interfaces.md shape", async () => {
     const r = await cli([
       ...base,
