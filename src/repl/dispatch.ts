@@ -85,14 +85,16 @@ export function tracedPacket(words: readonly string[]): PacketSpec | undefined {
   const dst = optionValue(words, ["--dst"]);
   const dport = optionValue(words, ["--dport"]);
   const sport = optionValue(words, ["--sport"]);
-  if (proto === undefined || src === undefined || dst === undefined || dport === undefined)
-    return undefined;
+  // An ICMP echo request has no ports (the trace command refuses them): port 0.
+  const icmp = proto?.toLowerCase() === "icmp";
+  if (proto === undefined || src === undefined || dst === undefined) return undefined;
+  if (dport === undefined && !icmp) return undefined;
   try {
     return {
       proto: parseTraceProtocol(proto),
       src,
       dst,
-      dport: Number(dport),
+      dport: icmp ? 0 : Number(dport),
       ...(sport !== undefined ? { sport: Number(sport) } : {}),
     };
   } catch {

@@ -40,6 +40,8 @@ export function servicePackets(
 
 /** `sctp 203.0.113.10 -> 10.96.0.50:9999` */
 export function packetKey(p: PacketSpec): string {
+  // An ICMP echo request has no ports.
+  if (p.proto === "icmp") return `icmp ${p.src} -> ${p.dst}`;
   const dst = p.dst.includes(":") ? `[${p.dst}]` : p.dst;
   return `${p.proto} ${p.src}${p.sport !== undefined ? `:${p.sport}` : ""} -> ${dst}:${p.dport}`;
 }

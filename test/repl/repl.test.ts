@@ -62,6 +62,17 @@ describe("repl session", () => {
     expect(out).toMatch(/"externalTrafficPolicy": "Cluster"/);
   });
 
+  it("traces an ICMP echo request without ports; refuses one with a port", async () => {
+    const out = await drive([
+      "trace --proto icmp --src 203.0.113.9 --dst 192.168.0.2",
+      "trace --proto icmp --src 203.0.113.9 --dst 192.168.0.2 --dport 7",
+    ]);
+    expect(out).toContain("packet: icmp 203.0.113.9 -> 192.168.0.2 (echo request) (remote)");
+    expect(out).toContain(
+      "kube-netsim: --dport: an ICMP packet (an echo request) has no ports; leave it out\n(exit 2)",
+    );
+  });
+
   it("refuses an invalid edit with the API server's message and changes nothing", async () => {
     const out = await drive([
       "set svc default/sctp-echo spec.externalTrafficPolicy=Lokal",
