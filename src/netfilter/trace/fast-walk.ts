@@ -51,12 +51,13 @@ import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
 import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
-  compareOutcomes,
+  NO_STEPS,
   outcomeOf,
   Printer,
   type BuiltOutcome,
   type OriginalTuple,
   type OutcomeParts,
+  sortOutcomes,
 } from "./outcomes.js";
 import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
 import { UNTRACKED, withNatState } from "./target-effects.js";
@@ -201,14 +202,19 @@ function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayo
   return layout;
 }
 
-/** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
+/**
+ * A chain to go back to when the current one returns: resume `chain` at rule `next`. Frames
+ * live in the walker's pool (`framePool`): a frame is made for a jump and only read while the
+ * called chain's walk runs, which ends before the jump returns, so they are taken and given
+ * back in stack order and never changed while in use.
+ */
 interface Frame {
   /** The chain's number (dense-rules.ts). */
-  readonly chain: number;
-  readonly next: number;
+  chain: number;
+  next: number;
   /** The chain's nesting depth (a `-g` adds depth without a frame, as in walk.ts). */
-  readonly depth: number;
-  readonly parent: Frame | undefined;
+  depth: number;
+  parent: Frame | undefined;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -268,15 +274,30 @@ class Walker {
   readonly groups: Group[] = [];
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
+  /** Per group, its summed probability (outcomesOf; -1: no final yet). */
+  readonly sums: number[] = [];
+  /** The outcomes' printer (outcomesOf), reset for each packet. */
+  readonly printer = new Printer();
   /** Rule contexts by plan position, made once and bound to each packet's runner. */
   private readonly contexts: (BoundContext | undefined)[] = [];
   /** The runner the contexts are bound to. */
   private boundTo: HookRunner | undefined = undefined;
-  /** Table walks recorded for replay, by plan position (this packet only). */
-  private readonly memo: (MemoEntry[] | undefined)[] = [];
-  private readonly recording: (Recording | undefined)[] = [];
+  /**
+   * Table walks recorded for replay, by plan position (this packet only): the first
+   * `memoCount[pc]` entries of `memo[pc]` (entries beyond are stale, kept for reuse).
+   */
+  private readonly memo: MemoEntry[][] = [];
+  private readonly memoCount: number[] = [];
+  /** The entry being recorded at each plan position (undefined: none). */
+  private readonly recording: (MemoEntry | undefined)[] = [];
+  /** The rules replayed walks took: an entry's are `memoLabels[labelStart .. labelEnd)`. */
+  private readonly memoLabels: string[] = [];
+  private memoLabelsLength = 0;
   /** The state each open split restores (by split depth; reused). */
   private readonly splitStates: Saved[] = [];
+  /** Frames (see Frame): `framePool[0 .. frameTop)` are in use. */
+  private readonly framePool: Frame[] = [];
+  private frameTop = 0;
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
@@ -333,10 +354,13 @@ class Walker {
     this.splits = 0;
     this.nesting = 0;
     this.pathLength = 0;
+    this.memoLabelsLength = 0;
+    this.frameTop = 0;
     this.groups.length = 0;
     this.finals.length = 0;
     for (let pc = 0; pc < this.plan.length; pc++) {
-      this.memo[pc] = undefined;
+      this.memo[pc] ??= [];
+      this.memoCount[pc] = 0;
       this.recording[pc] = undefined;
     }
   }
@@ -392,10 +416,6 @@ class Walker {
     }
   }
 
-  private extendPath(labels: readonly string[]): void {
-    for (const label of labels) this.path[this.pathLength++] = label;
-  }
-
   /**
    * A table's walk for the current branch. Statistic branches often reach a table with equal
    * packets (FORWARD and POSTROUTING after a service's split, which only look at marks and
@@ -403,25 +423,29 @@ class Walker {
    * field the table's chains can read or write (footprint.ts) replays it, as hooks.ts's memo.
    */
   private table(chain: CompiledChain, pc: number): void {
-    const memo = this.memo[pc];
+    const memo = this.memo[pc]!;
+    const count = this.memoCount[pc]!;
     const f = this.footprints[pc]!;
-    if (memo !== undefined)
-      for (const m of memo)
-        if (this.sameEntry(m.from, f)) {
-          if (m.effect === null) break;
-          return this.replay(m.effect, f, pc);
-        }
+    for (let k = 0; k < count; k++) {
+      const m = memo[k]!;
+      if (this.sameEntry(m.from, f)) {
+        if (!m.done) break;
+        return this.replay(m, f, pc);
+      }
+    }
     // Only a share not yet walked can reach this step again (the plan only goes forward): with
     // no split open, a record would never be read (a packet without a split records nothing).
-    if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
+    if (this.openSplits === 0 || count >= MEMO_LIMIT || this.prob <= 0)
       return this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
-    const entry: MemoEntry = { from: this.save(), effect: null };
-    if (memo === undefined) this.memo[pc] = [entry];
-    else memo.push(entry);
-    const recording: Recording = { entry, prob: this.prob, open: true };
-    this.recording[pc] = recording;
+    const entry = (memo[count] ??= blankEntry());
+    this.memoCount[pc] = count + 1;
+    this.saveInto(entry.from);
+    entry.done = false;
+    entry.prob = this.prob;
+    entry.open = true;
+    this.recording[pc] = entry;
     this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
-    recording.open = false;
+    entry.open = false;
   }
 
   /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
@@ -451,9 +475,10 @@ class Walker {
     );
   }
 
-  private replay(e: Effect, f: number, pc: number): void {
+  private replay(e: MemoEntry, f: number, pc: number): void {
     const p = this.pkt;
-    this.extendPath(e.labels);
+    const labels = this.memoLabels;
+    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
     const to = e.to;
     // Fields outside the footprint were neither read nor written: they keep their values.
     if (f & SRC) p.src = to.src;
@@ -479,12 +504,15 @@ class Walker {
     if (rec !== undefined && rec.open) {
       rec.open = false;
       // The first exit of a walk with a split has a share of the probability: not reusable.
-      if (this.prob === rec.prob)
-        rec.entry.effect = {
-          labels: this.path.slice(rec.entry.from.pathLength, this.pathLength),
-          to: this.save(),
-          end,
-        };
+      if (this.prob === rec.prob) {
+        rec.labelStart = this.memoLabelsLength;
+        for (let k = rec.from.pathLength; k < this.pathLength; k++)
+          this.memoLabels[this.memoLabelsLength++] = this.path[k]!;
+        rec.labelEnd = this.memoLabelsLength;
+        this.saveInto(rec.to);
+        rec.end = end;
+        rec.done = true;
+      }
     }
     if (end === "DROP" || end === "REJECT") return this.final(pc, end, "stopped");
     if (end === "RETURN" && this.builtin(pc).policy === "DROP")
@@ -613,8 +641,23 @@ class Walker {
       const sub = d.ops[4 * at + 1]!;
       if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
-      const resume = op === GOTO ? frames : { chain, next: i + 1, depth, parent: frames };
+      if (op === GOTO) {
+        this.rules(sub, 0, frames, depth + 1, pc);
+        return false;
+      }
+      const resume = (this.framePool[this.frameTop] ??= {
+        chain,
+        next: 0,
+        depth,
+        parent: undefined,
+      });
+      this.frameTop++;
+      resume.chain = chain;
+      resume.next = i + 1;
+      resume.depth = depth;
+      resume.parent = frames;
       this.rules(sub, 0, resume, depth + 1, pc);
+      this.frameTop--;
       return false;
     }
     if (op !== APPLY) return true;
@@ -674,7 +717,7 @@ class Walker {
     this.pkt.ctState = UNTRACKED;
   }
 
-  /** `save()` into an existing object (a split's, reused). */
+  /** The branch's state into `s` (a split's or a memo entry's, reused). */
   private saveInto(s: Saved): void {
     const p = this.pkt;
     s.src = p.src;
@@ -692,27 +735,6 @@ class Walker {
     s.untracked = this.untracked;
     s.randomPort = this.randomPort;
     s.pathLength = this.pathLength;
-  }
-
-  private save(): Saved {
-    const p = this.pkt;
-    return {
-      src: p.src,
-      sport: p.sport,
-      dst: p.dst,
-      dport: p.dport,
-      inInterface: p.inInterface,
-      outInterface: p.outInterface,
-      mark: p.mark,
-      connmark: p.connmark,
-      ctState: p.ctState,
-      dnat: this.dnat,
-      snat: this.snat,
-      accepted: this.accepted,
-      untracked: this.untracked,
-      randomPort: this.randomPort,
-      pathLength: this.pathLength,
-    };
   }
 
   private restore(s: Saved): void {
@@ -771,7 +793,7 @@ class Walker {
         mark: pkt.mark,
         randomPort: this.randomPort,
         path: this.path.slice(0, this.pathLength),
-        steps: [],
+        steps: NO_STEPS,
       };
       if (g < 0) {
         g = this.groups.length;
@@ -804,23 +826,35 @@ function ipv4(value: number): IPAddress {
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */
 const MEMO_LIMIT = 64;
 
+/**
+ * A table's walk from a state, and what it did: the rules it took, the state it left with, how
+ * it ended. Kept in the walker and filled again for each packet (nothing read across packets).
+ */
 interface MemoEntry {
   readonly from: Saved;
-  /** null: the walk split (or is still running), so it is not replayed. */
-  effect: Effect | null;
-}
-
-/** What a table's walk did: the rules it took, the state it left with, how it ended. */
-interface Effect {
-  readonly labels: readonly string[];
-  readonly to: Saved;
-  readonly end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
-}
-
-interface Recording {
-  readonly entry: MemoEntry;
-  readonly prob: number;
+  /** False: the walk split (or is still running), so it is not replayed. */
+  done: boolean;
+  /** While recording: the branch's probability at entry, and whether it has not left yet. */
+  prob: number;
   open: boolean;
+  /** When done: the rules taken (`memoLabels`), the state at the exit, how it ended. */
+  labelStart: number;
+  labelEnd: number;
+  readonly to: Saved;
+  end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
+}
+
+function blankEntry(): MemoEntry {
+  return {
+    from: blankSaved(),
+    done: false,
+    prob: 0,
+    open: false,
+    labelStart: 0,
+    labelEnd: 0,
+    to: blankSaved(),
+    end: "RETURN",
+  };
 }
 
 /** A branch's state, to restore or compare (mutable: a split's is reused, `saveInto`). */
@@ -844,7 +878,7 @@ interface Saved {
 
 const NO_ADDRESS: IPAddress = { family: "IPv4", value: 0 };
 
-/** A Saved to fill (the same shape as `save()`'s). */
+/** A Saved to fill (`saveInto`). */
 function blankSaved(): Saved {
   return {
     src: NO_ADDRESS,
@@ -915,21 +949,19 @@ function outcomesOf(
   // by plan position, then depth-first order (a stable sort keeps the latter).
   let sorted = true;
   for (let k = 3; k < finals.length; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
-  const sums = new Array<number>(groups.length).fill(-1);
-  const add = (k: number): void => {
-    const g = finals[k + 1]!;
-    const p = finals[k + 2]!;
-    sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
-  };
+  const sums = w.sums;
+  sums.length = 0;
+  for (let g = 0; g < groups.length; g++) sums.push(-1);
   // Usually every branch ends at the same step: already in order.
-  if (sorted) for (let k = 0; k < finals.length; k += 3) add(k);
+  if (sorted) for (let k = 0; k < finals.length; k += 3) addFinal(sums, finals, k);
   else {
     const order: number[] = [];
     for (let k = 0; k < finals.length; k += 3) order.push(k);
     order.sort((a, b) => finals[a]! - finals[b]!);
-    for (const k of order) add(k);
+    for (const k of order) addFinal(sums, finals, k);
   }
-  const printer = new Printer();
+  const printer = w.printer;
+  printer.reset();
   // The packet as parsePacketSpec printed it: its addresses as formatIP prints them.
   const tuple: OriginalTuple = {
     src: printed.src,
@@ -945,7 +977,14 @@ function outcomesOf(
     built.push(outcomeOf(parts, proto, tuple, printer));
   }
   // A split counts as expensive whatever the count: every share is walked to its end.
-  return { built: built.sort(compareOutcomes), cost: finals.length > 3 ? Infinity : w.evaluated };
+  return { built: sortOutcomes(built), cost: finals.length > 3 ? Infinity : w.evaluated };
+}
+
+/** Final `k` (of the flattened triples) into its group's sum. */
+function addFinal(sums: number[], finals: readonly number[], k: number): void {
+  const g = finals[k + 1]!;
+  const p = finals[k + 2]!;
+  sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
 }
 
 /** The walker kept per rule set, one per plan (remote, local). */
