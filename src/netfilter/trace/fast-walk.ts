@@ -25,7 +25,7 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { routeChoice } from "./addressing.js";
+import { masqueradeSource, routeChoice, type RouteChoice } from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -72,7 +72,9 @@ import {
   OUT_IFACE,
   SPORT,
   SRC,
+  DST_ROUTE,
   footprint,
+  routedFootprint,
 } from "./footprint.js";
 
 /** The packet as parsePacketSpec printed it. */
@@ -174,11 +176,23 @@ interface PlanLayout {
   readonly numbers: readonly number[];
   /** Their footprints (footprint.ts; 0: none). */
   readonly footprints: readonly number[];
+  /**
+   * At a routing step, the footprint of the rest of the plan (`routedFootprint` of every later
+   * table step, which covers whatever step the branch takes; see `Walker.restEntry`); -1
+   * elsewhere.
+   */
+  readonly rests: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   readonly dense: DenseRuleSet | undefined;
 }
 
-const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], footprints: [], dense: undefined };
+const NO_LAYOUT: PlanLayout = {
+  chains: [],
+  numbers: [],
+  footprints: [],
+  rests: [],
+  dense: undefined,
+};
 const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
@@ -197,7 +211,16 @@ function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayo
     );
     const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
     const footprints = chains.map((c) => (c === undefined ? 0 : footprint(c)));
-    cache.set(compiled, (layout = { chains, numbers, footprints, dense }));
+    const rests = plan.map((ins, pc) => {
+      if (ins.kind !== "route-in" && ins.kind !== "route-out") return -1;
+      let f = 0;
+      for (let k = pc + 1; k < plan.length; k++) {
+        const c = chains[k];
+        if (c !== undefined) f |= routedFootprint(c);
+      }
+      return f;
+    });
+    cache.set(compiled, (layout = { chains, numbers, footprints, rests, dense }));
   }
   return layout;
 }
@@ -225,13 +248,13 @@ const MAX_NESTING = 1000;
 /** A TraceError the tracer catches: the reference walk then traces the packet. */
 const GAVE_UP = "the depth-first walk gives up";
 
-/** A merged group of final branches (outcomes.ts's `Group`). */
+/** A merged group of final branches (outcomes.ts's `Group`; the walker's, filled per packet). */
 interface Group {
-  readonly verdict: TraceVerdict;
-  readonly dnat: boolean;
-  readonly snat: boolean;
-  readonly dst: IPAddress;
-  readonly dport: number;
+  verdict: TraceVerdict;
+  dnat: boolean;
+  snat: boolean;
+  dst: IPAddress;
+  dport: number;
   /** Plan position of the branch the outcome is printed from. */
   rank: number;
   /** Its own object: the probability is written in once the group's shares are summed. */
@@ -271,10 +294,16 @@ class Walker {
    */
   private readonly path: string[] = [];
   private pathLength = 0;
+  /**
+   * The groups are `groups[0 .. groupCount)`, the finals `finals[0 .. finalsLength)`: counts,
+   * as for the path (an array whose length is set to 0 gives its storage up, and grows again).
+   */
   readonly groups: Group[] = [];
+  groupCount = 0;
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
-  /** Per group, its summed probability (outcomesOf; -1: no final yet). */
+  finalsLength = 0;
+  /** Per group, its summed probability (outcomesOf; -1: no final yet; `groupCount` of them). */
   readonly sums: number[] = [];
   /** The outcomes' printer (outcomesOf), reset for each packet. */
   readonly printer = new Printer();
@@ -293,6 +322,12 @@ class Walker {
   /** The rules replayed walks took: an entry's are `memoLabels[labelStart .. labelEnd)`. */
   private readonly memoLabels: string[] = [];
   private memoLabelsLength = 0;
+  /** Rests of the plan recorded for replay, by routing step, as `memo` (this packet only). */
+  private readonly restMemo: RestEntry[][] = [];
+  private readonly restCount: number[] = [];
+  private readonly restRecording: (RestEntry | undefined)[] = [];
+  /** The plan positions that have a rest (PlanLayout.rests). */
+  private readonly restSteps: number[] = [];
   /** The state each open split restores (by split depth; reused). */
   private readonly splitStates: Saved[] = [];
   /** Frames (see Frame): `framePool[0 .. frameTop)` are in use. */
@@ -305,6 +340,8 @@ class Walker {
   private readonly numbers: readonly number[];
   /** Their footprints. */
   private readonly footprints: readonly number[];
+  /** The rest of the plan's footprints at routing steps (PlanLayout.rests). */
+  private readonly rests: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   private readonly d: DenseRuleSet | undefined;
 
@@ -318,6 +355,10 @@ class Walker {
     this.chains = layout.chains;
     this.numbers = layout.numbers;
     this.footprints = layout.footprints;
+    this.rests = layout.rests;
+    this.rests.forEach((f, pc) => {
+      if (f >= 0) this.restSteps.push(pc);
+    });
     this.d = layout.dense;
   }
 
@@ -356,12 +397,15 @@ class Walker {
     this.pathLength = 0;
     this.memoLabelsLength = 0;
     this.frameTop = 0;
-    this.groups.length = 0;
-    this.finals.length = 0;
+    this.groupCount = 0;
+    this.finalsLength = 0;
     for (let pc = 0; pc < this.plan.length; pc++) {
       this.memo[pc] ??= [];
       this.memoCount[pc] = 0;
       this.recording[pc] = undefined;
+      this.restMemo[pc] ??= [];
+      this.restCount[pc] = 0;
+      this.restRecording[pc] = undefined;
     }
   }
 
@@ -393,13 +437,17 @@ class Walker {
         }
         case "route-in": {
           const d = routeChoice(this.r.dp, this.pkt.dst);
+          if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
-        case "route-out":
-          this.pkt.outInterface = routeChoice(this.r.dp, this.pkt.dst).outInterface;
+        case "route-out": {
+          const d = routeChoice(this.r.dp, this.pkt.dst);
+          if (this.rest(pc, d)) return;
+          this.pkt.outInterface = d.outInterface;
           break;
+        }
         case "loopback":
           if (this.pkt.outInterface === "lo") {
             this.pkt.inInterface = "lo";
@@ -446,6 +494,128 @@ class Walker {
     this.recording[pc] = entry;
     this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
     entry.open = false;
+  }
+
+  /**
+   * The rest of the plan from the routing step at `pc`, for a branch routed by `d`: replayed
+   * (true) when an earlier branch of this packet reached this step in a state that makes the
+   * rest go the same way, else recorded for later branches (false: the caller walks it).
+   *
+   * After a service's DNAT the statistic branches differ in their destination. From here on
+   * the destination is read by the routing (`d`), by rules that test it (DST in the rest's
+   * footprint: then it is compared as is) and by MASQUERADE through the node's answer for the
+   * outgoing interface (DST_ROUTE: then that answer is compared). A branch equal to a recorded
+   * one in those answers and in every other field the rest reads or writes takes the same rules
+   * to the same end, leaving its destination as it is: the rest's rules, state and final are
+   * replayed, the final printed from this branch's own packet (its destination included).
+   * A rest that split is not recorded (each share is walked), as for the table memo.
+   */
+  private rest(pc: number, d: RouteChoice): boolean {
+    const f = this.rests[pc] ?? -1;
+    if (f < 0) return false;
+    const count = this.restCount[pc]!;
+    if (count === 0 && this.openSplits === 0) return false;
+    // A local destination (no outgoing interface) is compared as is.
+    const masq =
+      f & DST_ROUTE && !d.local
+        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst)
+        : undefined;
+    const entries = this.restMemo[pc]!;
+    for (let k = 0; k < count; k++) {
+      const e = entries[k]!;
+      if (this.sameRest(e, f, d, masq)) {
+        if (!e.done) break;
+        this.replayRest(e, f);
+        return true;
+      }
+    }
+    if (this.openSplits === 0 || count >= MEMO_LIMIT || this.prob <= 0) return false;
+    const e = (entries[count] ??= blankRest());
+    this.restCount[pc] = count + 1;
+    this.saveInto(e.from);
+    e.choice = d;
+    e.masq = masq;
+    e.done = false;
+    e.prob = this.prob;
+    e.open = true;
+    this.restRecording[pc] = e;
+    return false;
+  }
+
+  /** Whether the rest from a routing step goes for this branch as for entry `e`'s. */
+  private sameRest(e: RestEntry, f: number, d: RouteChoice, masq: IPAddress | undefined): boolean {
+    const p = this.pkt;
+    const s = e.from;
+    const c = e.choice;
+    if (d !== c && (d.local !== c.local || d.outInterface !== c.outInterface)) return false;
+    if (f & DST || d.local) {
+      if (p.dst.value !== s.dst.value || p.dst.family !== s.dst.family) return false;
+    } else if (f & DST_ROUTE) {
+      const m = e.masq;
+      if (masq !== m && (masq === undefined || m === undefined || masq.value !== m.value))
+        return false;
+    }
+    // The interfaces always: routing and the loopback step write them.
+    return (
+      p.inInterface === s.inInterface &&
+      p.outInterface === s.outInterface &&
+      (!(f & SRC) || p.src === s.src) &&
+      (!(f & SPORT) || p.sport === s.sport) &&
+      (!(f & DPORT) || p.dport === s.dport) &&
+      (!(f & MARK) || p.mark === s.mark) &&
+      (!(f & CONNMARK) || p.connmark === s.connmark) &&
+      p.ctState === s.ctState &&
+      this.dnat === s.dnat &&
+      this.snat === s.snat &&
+      this.accepted === s.accepted &&
+      this.untracked === s.untracked &&
+      this.randomPort === s.randomPort
+    );
+  }
+
+  private replayRest(e: RestEntry, f: number): void {
+    const p = this.pkt;
+    const labels = this.memoLabels;
+    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
+    const to = e.to;
+    if (f & SRC) p.src = to.src;
+    if (f & SPORT) p.sport = to.sport;
+    if (f & DST) p.dst = to.dst;
+    if (f & DPORT) p.dport = to.dport;
+    if (f & MARK) p.mark = to.mark;
+    if (f & CONNMARK) p.connmark = to.connmark;
+    p.inInterface = to.inInterface;
+    p.outInterface = to.outInterface;
+    p.ctState = to.ctState;
+    this.dnat = to.dnat;
+    this.snat = to.snat;
+    this.accepted = to.accepted;
+    this.untracked = to.untracked;
+    this.randomPort = to.randomPort;
+    this.final(e.finalPc, e.stoppedBy, e.delivery);
+  }
+
+  /** A branch ended: the rest recordings it was walking are complete (unless it split). */
+  private closeRests(
+    pc: number,
+    stoppedBy: "DROP" | "REJECT" | undefined,
+    delivery: Delivery,
+  ): void {
+    for (const at of this.restSteps) {
+      const rec = this.restRecording[at];
+      if (rec === undefined || !rec.open) continue;
+      rec.open = false;
+      if (this.prob !== rec.prob || this.prob <= 0) continue;
+      rec.labelStart = this.memoLabelsLength;
+      for (let k = rec.from.pathLength; k < this.pathLength; k++)
+        this.memoLabels[this.memoLabelsLength++] = this.path[k]!;
+      rec.labelEnd = this.memoLabelsLength;
+      this.saveInto(rec.to);
+      rec.finalPc = pc;
+      rec.stoppedBy = stoppedBy;
+      rec.delivery = delivery;
+      rec.done = true;
+    }
   }
 
   /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
@@ -758,13 +928,14 @@ class Walker {
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
   private final(pc: number, stoppedBy: "DROP" | "REJECT" | undefined, delivery: Delivery): void {
+    if (this.restSteps.length > 0) this.closeRests(pc, stoppedBy, delivery);
     const prob = this.prob;
     if (prob <= 0) return;
     const pkt = this.pkt;
     const verdict: TraceVerdict =
       stoppedBy ?? (this.dnat ? "DNAT" : this.accepted ? "ACCEPT" : "NONE");
     let g = -1;
-    for (let k = 0; k < this.groups.length; k++) {
+    for (let k = 0; k < this.groupCount; k++) {
       const c = this.groups[k]!;
       if (
         c.verdict === verdict &&
@@ -796,22 +967,31 @@ class Walker {
         steps: NO_STEPS,
       };
       if (g < 0) {
-        g = this.groups.length;
-        this.groups.push({
+        g = this.groupCount++;
+        const c = (this.groups[g] ??= {
           verdict,
-          dnat: this.dnat,
-          snat: this.snat,
-          dst: pkt.dst,
-          dport: pkt.dport,
-          rank: pc,
+          dnat: false,
+          snat: false,
+          dst: NO_ADDRESS,
+          dport: 0,
+          rank: 0,
           parts,
         });
-      } else {
-        this.groups[g]!.rank = pc;
-        this.groups[g]!.parts = parts;
+        c.verdict = verdict;
+        c.dnat = this.dnat;
+        c.snat = this.snat;
+        c.dst = pkt.dst;
+        c.dport = pkt.dport;
       }
+      this.groups[g]!.rank = pc;
+      this.groups[g]!.parts = parts;
     }
-    this.finals.push(pc, g, prob);
+    const finals = this.finals;
+    const n = this.finalsLength;
+    finals[n] = pc;
+    finals[n + 1] = g;
+    finals[n + 2] = prob;
+    this.finalsLength = n + 3;
   }
 }
 
@@ -842,6 +1022,43 @@ interface MemoEntry {
   labelEnd: number;
   readonly to: Saved;
   end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
+}
+
+/** The rest of the plan from a routing step, walked from a state (see `Walker.rest`). */
+interface RestEntry {
+  readonly from: Saved;
+  /** The route the branch took, and MASQUERADE's address for it (when the rest reads it). */
+  choice: RouteChoice;
+  masq: IPAddress | undefined;
+  done: boolean;
+  prob: number;
+  open: boolean;
+  labelStart: number;
+  labelEnd: number;
+  readonly to: Saved;
+  /** How the branch ended (`final`'s arguments). */
+  finalPc: number;
+  stoppedBy: "DROP" | "REJECT" | undefined;
+  delivery: Delivery;
+}
+
+const NO_ROUTE: RouteChoice = { local: false, outInterface: "" };
+
+function blankRest(): RestEntry {
+  return {
+    from: blankSaved(),
+    choice: NO_ROUTE,
+    masq: undefined,
+    done: false,
+    prob: 0,
+    open: false,
+    labelStart: 0,
+    labelEnd: 0,
+    to: blankSaved(),
+    finalPc: 0,
+    stoppedBy: undefined,
+    delivery: "forward",
+  };
 }
 
 function blankEntry(): MemoEntry {
@@ -944,19 +1161,20 @@ function outcomesOf(
   printed: PrintedPacket,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
   const finals = w.finals;
+  const count = w.finalsLength;
   const groups = w.groups;
+  const groupCount = w.groupCount;
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
   // by plan position, then depth-first order (a stable sort keeps the latter).
   let sorted = true;
-  for (let k = 3; k < finals.length; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
+  for (let k = 3; k < count; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
   const sums = w.sums;
-  sums.length = 0;
-  for (let g = 0; g < groups.length; g++) sums.push(-1);
+  for (let g = 0; g < groupCount; g++) sums[g] = -1;
   // Usually every branch ends at the same step: already in order.
-  if (sorted) for (let k = 0; k < finals.length; k += 3) addFinal(sums, finals, k);
+  if (sorted) for (let k = 0; k < count; k += 3) addFinal(sums, finals, k);
   else {
     const order: number[] = [];
-    for (let k = 0; k < finals.length; k += 3) order.push(k);
+    for (let k = 0; k < count; k += 3) order.push(k);
     order.sort((a, b) => finals[a]! - finals[b]!);
     for (const k of order) addFinal(sums, finals, k);
   }
@@ -971,13 +1189,13 @@ function outcomesOf(
   };
   const proto = printed.proto;
   const built: BuiltOutcome[] = [];
-  for (let k = 0; k < groups.length; k++) {
+  for (let k = 0; k < groupCount; k++) {
     const parts = groups[k]!.parts;
     parts.probability = sums[k]!;
     built.push(outcomeOf(parts, proto, tuple, printer));
   }
   // A split counts as expensive whatever the count: every share is walked to its end.
-  return { built: sortOutcomes(built), cost: finals.length > 3 ? Infinity : w.evaluated };
+  return { built: sortOutcomes(built), cost: count > 3 ? Infinity : w.evaluated };
 }
 
 /** Final `k` (of the flattened triples) into its group's sum. */
