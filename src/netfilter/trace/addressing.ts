@@ -332,7 +332,12 @@ export function masqueradeSource(
 ): IPAddress | undefined {
   const family = dst.family;
   if (family === "IPv6") return ipv6Source(dp, iface, dst);
-  const nextHop = iface === "lo" ? dst : lookupRoute(dp, dst).nextHop;
+  // `lookupRoute(dp, dst).nextHop` without its answer object (every statistic branch asks).
+  let nextHop: IPAddress = dst;
+  if (iface !== "lo") {
+    lookupRoute4(bookOf(dp), dp, dst.value);
+    nextHop = found.gateway ?? dst;
+  }
   let first: IPAddress | undefined;
   for (const a of primaries(dp, iface, family)) {
     if (cidrContains(a.cidr, nextHop)) return a.cidr.address;

@@ -44,9 +44,11 @@ import {
   NO_TARGET,
   SOURCE,
   SOURCE_NEGATED,
+  TABLED,
   TARGET_BITS,
   type DenseRuleSet,
 } from "./dense-rules.js";
+import { candidateList } from "./dest-table.js";
 import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
 import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
@@ -717,17 +719,30 @@ class Walker {
     const ctx = this.ctx(pc);
     const pkt = this.pkt;
     const first = d.spans[3 * chain]!;
-    // Only an indexed chain's object is loaded (its destination index).
-    const candidates =
-      d.spans[3 * chain + 2] === 0
-        ? undefined
-        : candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+    const indexed = d.spans[3 * chain + 2]!;
+    // The rules to consider are `candidates[k]` for k in [k, count) (undefined: every rule):
+    // an IPv4 packet's from the chain's table of numbers, others from its index.
+    let candidates: ArrayLike<number> | undefined;
+    let k = start;
+    let count = d.spans[3 * chain + 1]!;
+    if (indexed & TABLED && pkt.dst.family === "IPv4") {
+      candidates = d.tables[chain]!.lists;
+      const list = candidateList(d.tables[chain]!, pkt.dst.value);
+      count = list + 1 + candidates[list]!;
+      k = atOrAfter(candidates, list + 1, count, start);
+    } else if (indexed !== 0) {
+      // Only an indexed chain's object is loaded (its destination index).
+      const list = candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+      if (list !== undefined) {
+        candidates = list;
+        count = list.length;
+        k = firstAtOrAfter(list, start);
+      }
+    }
     const constants = d.constants;
     const matchers = d.matchers;
     const ops = d.ops;
     const dests = d.dests;
-    const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
-    let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
@@ -993,6 +1008,19 @@ class Walker {
     finals[n + 2] = prob;
     this.finalsLength = n + 3;
   }
+}
+
+/** The first position in `list[from .. to)` (sorted) holding a rule at or after `start`. */
+function atOrAfter(list: ArrayLike<number>, from: number, to: number, start: number): number {
+  if (start === 0) return from;
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
