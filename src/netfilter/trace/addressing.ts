@@ -290,7 +290,10 @@ function lookupRouteAnyFamily(
 
 /** The interface a packet to `ip` leaves by (and one from `ip` is taken to arrive on). */
 export function interfaceFor(dp: NodeDataplane, ip: IPAddress): string {
-  return lookupRoute(dp, ip).dev;
+  if (ip.family !== "IPv4") return lookupRoute(dp, ip).dev;
+  // Without lookupRoute's answer object (every trace asks, for its arrival interface).
+  lookupRoute4(bookOf(dp), dp, ip.value);
+  return found.dev;
 }
 
 export interface RouteDecision {
