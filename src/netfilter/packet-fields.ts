@@ -21,6 +21,14 @@ export const CONNMARK = 128;
 /** Every per-branch field. */
 export const ALL_FIELDS = 255;
 /**
+ * The destination read only through the node's answers for it: the address MASQUERADE takes
+ * for the outgoing interface (`TargetEnv.masqueradeSource(outInterface, dst)`, which follows
+ * the route's next hop). Two packets equal but for destinations with the same answer get the
+ * same effect. Not one of ALL_FIELDS: a walk that does not compare those answers reads it as
+ * DST (trace/footprint.ts).
+ */
+export const DST_ROUTE = 512;
+/**
  * State outside the packet that may differ between two traces of the same packet (ipset
  * contents, `recent` lists, the IPVS scheduler's view): a trace that read it is never reused.
  */

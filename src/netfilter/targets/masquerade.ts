@@ -1,5 +1,5 @@
 /** `-j MASQUERADE [--to-ports P[-Q]] [--random] [--random-fully]` (nat table). */
-import { DST, OUT_IFACE, SPORT, SRC } from "../packet-fields.js";
+import { DST_ROUTE, OUT_IFACE, SPORT, SRC } from "../packet-fields.js";
 import { translate } from "./nat-translation.js";
 import { FLAG, single } from "../matches/extension.js";
 import { DROPPED, type TargetExtension } from "./extension.js";
@@ -40,8 +40,9 @@ export const masqueradeTarget: TargetExtension<Masquerade> = {
     return out.join(" ");
   },
   // The address is the outgoing interface's that holds the route's next hop (IPv6: the
-  // longest prefix shared with the destination): addressing.ts `masqueradeSource`.
-  touches: () => SRC | SPORT | OUT_IFACE | DST,
+  // longest prefix shared with the destination): addressing.ts `masqueradeSource`. The
+  // destination is read through that alone (env.masqueradeSource).
+  touches: () => SRC | SPORT | OUT_IFACE | DST_ROUTE,
   sourcePorts: (t) => t.toPorts,
   apply(t, p, env) {
     const ip = env.masqueradeSource(p.outInterface, p.dst);

@@ -290,7 +290,10 @@ function lookupRouteAnyFamily(
 
 /** The interface a packet to `ip` leaves by (and one from `ip` is taken to arrive on). */
 export function interfaceFor(dp: NodeDataplane, ip: IPAddress): string {
-  return lookupRoute(dp, ip).dev;
+  if (ip.family !== "IPv4") return lookupRoute(dp, ip).dev;
+  // Without lookupRoute's answer object (every trace asks, for its arrival interface).
+  lookupRoute4(bookOf(dp), dp, ip.value);
+  return found.dev;
 }
 
 export interface RouteDecision {
@@ -332,7 +335,12 @@ export function masqueradeSource(
 ): IPAddress | undefined {
   const family = dst.family;
   if (family === "IPv6") return ipv6Source(dp, iface, dst);
-  const nextHop = iface === "lo" ? dst : lookupRoute(dp, dst).nextHop;
+  // `lookupRoute(dp, dst).nextHop` without its answer object (every statistic branch asks).
+  let nextHop: IPAddress = dst;
+  if (iface !== "lo") {
+    lookupRoute4(bookOf(dp), dp, dst.value);
+    nextHop = found.gateway ?? dst;
+  }
   let first: IPAddress | undefined;
   for (const a of primaries(dp, iface, family)) {
     if (cidrContains(a.cidr, nextHop)) return a.cidr.address;

@@ -14,6 +14,7 @@
 import type { TargetApply } from "../targets/extension.js";
 import { fixedNatOf } from "../targets/nat-translation.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
+import { destinationTable, type DestinationTable } from "./dest-table.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
 /** What a rule does when it matches (`ops[4 * at] & TARGET_BITS`). */
@@ -39,14 +40,23 @@ export const DEST = 32;
 /** In `ops[4 * at]`: that test is negated. */
 export const DEST_NEGATED = 64;
 
+/** `spans[3 * n + 2]`: the chain has a destination index; and a table of it. */
+export const INDEXED = 1;
+export const TABLED = 2;
+
 /** `ops[4 * at + 1]` of a jump whose chain does not exist. */
 export const MISSING = -1;
 
 export interface DenseRuleSet {
   /** The compiled chains by number (for what the hot loop does not read: index, names). */
   readonly chains: readonly CompiledChain[];
-  /** Per chain number: its first rule's position, its rule count, 1 if it has an index. */
+  /**
+   * Per chain number: its first rule's position, its rule count, and INDEXED if it has a
+   * destination index, TABLED if that index is also in `tables` (IPv4 packets use the table).
+   */
   readonly spans: Int32Array;
+  /** Per chain number: its destination index as numbers (dest-table.ts), if it has one. */
+  readonly tables: readonly (DestinationTable | undefined)[];
   /**
    * Per rule position, four numbers: what it does (NO_TARGET, JUMP, GOTO, APPLY) with the
    * SOURCE and FIXED_DNAT bits, the jump's chain (FIXED_DNAT: the port), the `-s` network
@@ -99,11 +109,13 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
   const matchers: RuleMatcher[] = [];
   const appliers: (TargetApply | undefined)[] = [];
   const labels: string[] = [];
+  const tables = chains.map((c) => (c.index === undefined ? undefined : destinationTable(c.index)));
   let at = 0;
   chains.forEach((chain, n) => {
     spans[3 * n] = at;
     spans[3 * n + 1] = chain.rules.length;
-    spans[3 * n + 2] = chain.index === undefined ? 0 : 1;
+    spans[3 * n + 2] =
+      chain.index === undefined ? 0 : tables[n] === undefined ? INDEXED : INDEXED | TABLED;
     for (let i = 0; i < chain.rules.length; i++, at++) {
       const kind = chain.kinds[i];
       const sub = chain.jumpTargets[i];
@@ -137,7 +149,18 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       labels.push(chain.labels[i]!);
     }
   });
-  const layout = { chains, spans, ops, dests, constants, matchers, appliers, labels, numbers };
+  const layout = {
+    chains,
+    spans,
+    tables,
+    ops,
+    dests,
+    constants,
+    matchers,
+    appliers,
+    labels,
+    numbers,
+  };
   dense.set(compiled, layout);
   return layout;
 }

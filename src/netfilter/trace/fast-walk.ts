@@ -25,7 +25,7 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { routeChoice } from "./addressing.js";
+import { masqueradeSource, routeChoice, type RouteChoice } from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -44,19 +44,22 @@ import {
   NO_TARGET,
   SOURCE,
   SOURCE_NEGATED,
+  TABLED,
   TARGET_BITS,
   type DenseRuleSet,
 } from "./dense-rules.js";
+import { candidateList } from "./dest-table.js";
 import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
 import { fixedNatHolds } from "../targets/nat-translation.js";
 import { context, type BoundContext, type HookRunner, type RuleContext } from "./hooks.js";
 import {
-  compareOutcomes,
+  NO_STEPS,
   outcomeOf,
   Printer,
   type BuiltOutcome,
   type OriginalTuple,
   type OutcomeParts,
+  sortOutcomes,
 } from "./outcomes.js";
 import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
 import { UNTRACKED, withNatState } from "./target-effects.js";
@@ -71,7 +74,9 @@ import {
   OUT_IFACE,
   SPORT,
   SRC,
+  DST_ROUTE,
   footprint,
+  routedFootprint,
 } from "./footprint.js";
 
 /** The packet as parsePacketSpec printed it. */
@@ -173,11 +178,23 @@ interface PlanLayout {
   readonly numbers: readonly number[];
   /** Their footprints (footprint.ts; 0: none). */
   readonly footprints: readonly number[];
+  /**
+   * At a routing step, the footprint of the rest of the plan (`routedFootprint` of every later
+   * table step, which covers whatever step the branch takes; see `Walker.restEntry`); -1
+   * elsewhere.
+   */
+  readonly rests: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   readonly dense: DenseRuleSet | undefined;
 }
 
-const NO_LAYOUT: PlanLayout = { chains: [], numbers: [], footprints: [], dense: undefined };
+const NO_LAYOUT: PlanLayout = {
+  chains: [],
+  numbers: [],
+  footprints: [],
+  rests: [],
+  dense: undefined,
+};
 const remoteLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 const localLayouts = new WeakMap<CompiledRuleSet, PlanLayout>();
 
@@ -196,19 +213,33 @@ function planLayout(compiled: CompiledRuleSet | undefined, plan: Plan): PlanLayo
     );
     const numbers = chains.map((c) => (c === undefined ? -1 : dense.numbers.get(c)!));
     const footprints = chains.map((c) => (c === undefined ? 0 : footprint(c)));
-    cache.set(compiled, (layout = { chains, numbers, footprints, dense }));
+    const rests = plan.map((ins, pc) => {
+      if (ins.kind !== "route-in" && ins.kind !== "route-out") return -1;
+      let f = 0;
+      for (let k = pc + 1; k < plan.length; k++) {
+        const c = chains[k];
+        if (c !== undefined) f |= routedFootprint(c);
+      }
+      return f;
+    });
+    cache.set(compiled, (layout = { chains, numbers, footprints, rests, dense }));
   }
   return layout;
 }
 
-/** A chain to go back to when the current one returns: resume `chain` at rule `next`. */
+/**
+ * A chain to go back to when the current one returns: resume `chain` at rule `next`. Frames
+ * live in the walker's pool (`framePool`): a frame is made for a jump and only read while the
+ * called chain's walk runs, which ends before the jump returns, so they are taken and given
+ * back in stack order and never changed while in use.
+ */
 interface Frame {
   /** The chain's number (dense-rules.ts). */
-  readonly chain: number;
-  readonly next: number;
+  chain: number;
+  next: number;
   /** The chain's nesting depth (a `-g` adds depth without a frame, as in walk.ts). */
-  readonly depth: number;
-  readonly parent: Frame | undefined;
+  depth: number;
+  parent: Frame | undefined;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -219,13 +250,13 @@ const MAX_NESTING = 1000;
 /** A TraceError the tracer catches: the reference walk then traces the packet. */
 const GAVE_UP = "the depth-first walk gives up";
 
-/** A merged group of final branches (outcomes.ts's `Group`). */
+/** A merged group of final branches (outcomes.ts's `Group`; the walker's, filled per packet). */
 interface Group {
-  readonly verdict: TraceVerdict;
-  readonly dnat: boolean;
-  readonly snat: boolean;
-  readonly dst: IPAddress;
-  readonly dport: number;
+  verdict: TraceVerdict;
+  dnat: boolean;
+  snat: boolean;
+  dst: IPAddress;
+  dport: number;
   /** Plan position of the branch the outcome is printed from. */
   rank: number;
   /** Its own object: the probability is written in once the group's shares are summed. */
@@ -265,18 +296,45 @@ class Walker {
    */
   private readonly path: string[] = [];
   private pathLength = 0;
+  /**
+   * The groups are `groups[0 .. groupCount)`, the finals `finals[0 .. finalsLength)`: counts,
+   * as for the path (an array whose length is set to 0 gives its storage up, and grows again).
+   */
   readonly groups: Group[] = [];
+  groupCount = 0;
   /** Every final branch: plan position, group, probability (flattened triples). */
   readonly finals: number[] = [];
+  finalsLength = 0;
+  /** Per group, its summed probability (outcomesOf; -1: no final yet; `groupCount` of them). */
+  readonly sums: number[] = [];
+  /** The outcomes' printer (outcomesOf), reset for each packet. */
+  readonly printer = new Printer();
   /** Rule contexts by plan position, made once and bound to each packet's runner. */
   private readonly contexts: (BoundContext | undefined)[] = [];
   /** The runner the contexts are bound to. */
   private boundTo: HookRunner | undefined = undefined;
-  /** Table walks recorded for replay, by plan position (this packet only). */
-  private readonly memo: (MemoEntry[] | undefined)[] = [];
-  private readonly recording: (Recording | undefined)[] = [];
+  /**
+   * Table walks recorded for replay, by plan position (this packet only): the first
+   * `memoCount[pc]` entries of `memo[pc]` (entries beyond are stale, kept for reuse).
+   */
+  private readonly memo: MemoEntry[][] = [];
+  private readonly memoCount: number[] = [];
+  /** The entry being recorded at each plan position (undefined: none). */
+  private readonly recording: (MemoEntry | undefined)[] = [];
+  /** The rules replayed walks took: an entry's are `memoLabels[labelStart .. labelEnd)`. */
+  private readonly memoLabels: string[] = [];
+  private memoLabelsLength = 0;
+  /** Rests of the plan recorded for replay, by routing step, as `memo` (this packet only). */
+  private readonly restMemo: RestEntry[][] = [];
+  private readonly restCount: number[] = [];
+  private readonly restRecording: (RestEntry | undefined)[] = [];
+  /** The plan positions that have a rest (PlanLayout.rests). */
+  private readonly restSteps: number[] = [];
   /** The state each open split restores (by split depth; reused). */
   private readonly splitStates: Saved[] = [];
+  /** Frames (see Frame): `framePool[0 .. frameTop)` are in use. */
+  private readonly framePool: Frame[] = [];
+  private frameTop = 0;
 
   /** The built-in chain of each table step of the plan (undefined: none, or not a table). */
   private readonly chains: readonly (CompiledChain | undefined)[];
@@ -284,6 +342,8 @@ class Walker {
   private readonly numbers: readonly number[];
   /** Their footprints. */
   private readonly footprints: readonly number[];
+  /** The rest of the plan's footprints at routing steps (PlanLayout.rests). */
+  private readonly rests: readonly number[];
   /** The rules, laid out flat (undefined without a rule set: no table step has a chain). */
   private readonly d: DenseRuleSet | undefined;
 
@@ -297,6 +357,10 @@ class Walker {
     this.chains = layout.chains;
     this.numbers = layout.numbers;
     this.footprints = layout.footprints;
+    this.rests = layout.rests;
+    this.rests.forEach((f, pc) => {
+      if (f >= 0) this.restSteps.push(pc);
+    });
     this.d = layout.dense;
   }
 
@@ -333,11 +397,17 @@ class Walker {
     this.splits = 0;
     this.nesting = 0;
     this.pathLength = 0;
-    this.groups.length = 0;
-    this.finals.length = 0;
+    this.memoLabelsLength = 0;
+    this.frameTop = 0;
+    this.groupCount = 0;
+    this.finalsLength = 0;
     for (let pc = 0; pc < this.plan.length; pc++) {
-      this.memo[pc] = undefined;
+      this.memo[pc] ??= [];
+      this.memoCount[pc] = 0;
       this.recording[pc] = undefined;
+      this.restMemo[pc] ??= [];
+      this.restCount[pc] = 0;
+      this.restRecording[pc] = undefined;
     }
   }
 
@@ -369,13 +439,17 @@ class Walker {
         }
         case "route-in": {
           const d = routeChoice(this.r.dp, this.pkt.dst);
+          if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
-        case "route-out":
-          this.pkt.outInterface = routeChoice(this.r.dp, this.pkt.dst).outInterface;
+        case "route-out": {
+          const d = routeChoice(this.r.dp, this.pkt.dst);
+          if (this.rest(pc, d)) return;
+          this.pkt.outInterface = d.outInterface;
           break;
+        }
         case "loopback":
           if (this.pkt.outInterface === "lo") {
             this.pkt.inInterface = "lo";
@@ -392,10 +466,6 @@ class Walker {
     }
   }
 
-  private extendPath(labels: readonly string[]): void {
-    for (const label of labels) this.path[this.pathLength++] = label;
-  }
-
   /**
    * A table's walk for the current branch. Statistic branches often reach a table with equal
    * packets (FORWARD and POSTROUTING after a service's split, which only look at marks and
@@ -403,25 +473,151 @@ class Walker {
    * field the table's chains can read or write (footprint.ts) replays it, as hooks.ts's memo.
    */
   private table(chain: CompiledChain, pc: number): void {
-    const memo = this.memo[pc];
+    const memo = this.memo[pc]!;
+    const count = this.memoCount[pc]!;
     const f = this.footprints[pc]!;
-    if (memo !== undefined)
-      for (const m of memo)
-        if (this.sameEntry(m.from, f)) {
-          if (m.effect === null) break;
-          return this.replay(m.effect, f, pc);
-        }
+    for (let k = 0; k < count; k++) {
+      const m = memo[k]!;
+      if (this.sameEntry(m.from, f)) {
+        if (!m.done) break;
+        return this.replay(m, f, pc);
+      }
+    }
     // Only a share not yet walked can reach this step again (the plan only goes forward): with
     // no split open, a record would never be read (a packet without a split records nothing).
-    if (this.openSplits === 0 || (memo?.length ?? 0) >= MEMO_LIMIT || this.prob <= 0)
+    if (this.openSplits === 0 || count >= MEMO_LIMIT || this.prob <= 0)
       return this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
-    const entry: MemoEntry = { from: this.save(), effect: null };
-    if (memo === undefined) this.memo[pc] = [entry];
-    else memo.push(entry);
-    const recording: Recording = { entry, prob: this.prob, open: true };
-    this.recording[pc] = recording;
+    const entry = (memo[count] ??= blankEntry());
+    this.memoCount[pc] = count + 1;
+    this.saveInto(entry.from);
+    entry.done = false;
+    entry.prob = this.prob;
+    entry.open = true;
+    this.recording[pc] = entry;
     this.rules(this.numbers[pc]!, 0, undefined, 0, pc);
-    recording.open = false;
+    entry.open = false;
+  }
+
+  /**
+   * The rest of the plan from the routing step at `pc`, for a branch routed by `d`: replayed
+   * (true) when an earlier branch of this packet reached this step in a state that makes the
+   * rest go the same way, else recorded for later branches (false: the caller walks it).
+   *
+   * After a service's DNAT the statistic branches differ in their destination. From here on
+   * the destination is read by the routing (`d`), by rules that test it (DST in the rest's
+   * footprint: then it is compared as is) and by MASQUERADE through the node's answer for the
+   * outgoing interface (DST_ROUTE: then that answer is compared). A branch equal to a recorded
+   * one in those answers and in every other field the rest reads or writes takes the same rules
+   * to the same end, leaving its destination as it is: the rest's rules, state and final are
+   * replayed, the final printed from this branch's own packet (its destination included).
+   * A rest that split is not recorded (each share is walked), as for the table memo.
+   */
+  private rest(pc: number, d: RouteChoice): boolean {
+    const f = this.rests[pc] ?? -1;
+    if (f < 0) return false;
+    const count = this.restCount[pc]!;
+    if (count === 0 && this.openSplits === 0) return false;
+    // A local destination (no outgoing interface) is compared as is.
+    const masq =
+      f & DST_ROUTE && !d.local
+        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst)
+        : undefined;
+    const entries = this.restMemo[pc]!;
+    for (let k = 0; k < count; k++) {
+      const e = entries[k]!;
+      if (this.sameRest(e, f, d, masq)) {
+        if (!e.done) break;
+        this.replayRest(e, f);
+        return true;
+      }
+    }
+    if (this.openSplits === 0 || count >= MEMO_LIMIT || this.prob <= 0) return false;
+    const e = (entries[count] ??= blankRest());
+    this.restCount[pc] = count + 1;
+    this.saveInto(e.from);
+    e.choice = d;
+    e.masq = masq;
+    e.done = false;
+    e.prob = this.prob;
+    e.open = true;
+    this.restRecording[pc] = e;
+    return false;
+  }
+
+  /** Whether the rest from a routing step goes for this branch as for entry `e`'s. */
+  private sameRest(e: RestEntry, f: number, d: RouteChoice, masq: IPAddress | undefined): boolean {
+    const p = this.pkt;
+    const s = e.from;
+    const c = e.choice;
+    if (d !== c && (d.local !== c.local || d.outInterface !== c.outInterface)) return false;
+    if (f & DST || d.local) {
+      if (p.dst.value !== s.dst.value || p.dst.family !== s.dst.family) return false;
+    } else if (f & DST_ROUTE) {
+      const m = e.masq;
+      if (masq !== m && (masq === undefined || m === undefined || masq.value !== m.value))
+        return false;
+    }
+    // The interfaces always: routing and the loopback step write them.
+    return (
+      p.inInterface === s.inInterface &&
+      p.outInterface === s.outInterface &&
+      (!(f & SRC) || p.src === s.src) &&
+      (!(f & SPORT) || p.sport === s.sport) &&
+      (!(f & DPORT) || p.dport === s.dport) &&
+      (!(f & MARK) || p.mark === s.mark) &&
+      (!(f & CONNMARK) || p.connmark === s.connmark) &&
+      p.ctState === s.ctState &&
+      this.dnat === s.dnat &&
+      this.snat === s.snat &&
+      this.accepted === s.accepted &&
+      this.untracked === s.untracked &&
+      this.randomPort === s.randomPort
+    );
+  }
+
+  private replayRest(e: RestEntry, f: number): void {
+    const p = this.pkt;
+    const labels = this.memoLabels;
+    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
+    const to = e.to;
+    if (f & SRC) p.src = to.src;
+    if (f & SPORT) p.sport = to.sport;
+    if (f & DST) p.dst = to.dst;
+    if (f & DPORT) p.dport = to.dport;
+    if (f & MARK) p.mark = to.mark;
+    if (f & CONNMARK) p.connmark = to.connmark;
+    p.inInterface = to.inInterface;
+    p.outInterface = to.outInterface;
+    p.ctState = to.ctState;
+    this.dnat = to.dnat;
+    this.snat = to.snat;
+    this.accepted = to.accepted;
+    this.untracked = to.untracked;
+    this.randomPort = to.randomPort;
+    this.final(e.finalPc, e.stoppedBy, e.delivery);
+  }
+
+  /** A branch ended: the rest recordings it was walking are complete (unless it split). */
+  private closeRests(
+    pc: number,
+    stoppedBy: "DROP" | "REJECT" | undefined,
+    delivery: Delivery,
+  ): void {
+    for (const at of this.restSteps) {
+      const rec = this.restRecording[at];
+      if (rec === undefined || !rec.open) continue;
+      rec.open = false;
+      if (this.prob !== rec.prob || this.prob <= 0) continue;
+      rec.labelStart = this.memoLabelsLength;
+      for (let k = rec.from.pathLength; k < this.pathLength; k++)
+        this.memoLabels[this.memoLabelsLength++] = this.path[k]!;
+      rec.labelEnd = this.memoLabelsLength;
+      this.saveInto(rec.to);
+      rec.finalPc = pc;
+      rec.stoppedBy = stoppedBy;
+      rec.delivery = delivery;
+      rec.done = true;
+    }
   }
 
   /** Equal, for a walk that reads and writes the fields in `f`, to the state `s` was saved from. */
@@ -451,9 +647,10 @@ class Walker {
     );
   }
 
-  private replay(e: Effect, f: number, pc: number): void {
+  private replay(e: MemoEntry, f: number, pc: number): void {
     const p = this.pkt;
-    this.extendPath(e.labels);
+    const labels = this.memoLabels;
+    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
     const to = e.to;
     // Fields outside the footprint were neither read nor written: they keep their values.
     if (f & SRC) p.src = to.src;
@@ -479,12 +676,15 @@ class Walker {
     if (rec !== undefined && rec.open) {
       rec.open = false;
       // The first exit of a walk with a split has a share of the probability: not reusable.
-      if (this.prob === rec.prob)
-        rec.entry.effect = {
-          labels: this.path.slice(rec.entry.from.pathLength, this.pathLength),
-          to: this.save(),
-          end,
-        };
+      if (this.prob === rec.prob) {
+        rec.labelStart = this.memoLabelsLength;
+        for (let k = rec.from.pathLength; k < this.pathLength; k++)
+          this.memoLabels[this.memoLabelsLength++] = this.path[k]!;
+        rec.labelEnd = this.memoLabelsLength;
+        this.saveInto(rec.to);
+        rec.end = end;
+        rec.done = true;
+      }
     }
     if (end === "DROP" || end === "REJECT") return this.final(pc, end, "stopped");
     if (end === "RETURN" && this.builtin(pc).policy === "DROP")
@@ -519,17 +719,30 @@ class Walker {
     const ctx = this.ctx(pc);
     const pkt = this.pkt;
     const first = d.spans[3 * chain]!;
-    // Only an indexed chain's object is loaded (its destination index).
-    const candidates =
-      d.spans[3 * chain + 2] === 0
-        ? undefined
-        : candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+    const indexed = d.spans[3 * chain + 2]!;
+    // The rules to consider are `candidates[k]` for k in [k, count) (undefined: every rule):
+    // an IPv4 packet's from the chain's table of numbers, others from its index.
+    let candidates: ArrayLike<number> | undefined;
+    let k = start;
+    let count = d.spans[3 * chain + 1]!;
+    if (indexed & TABLED && pkt.dst.family === "IPv4") {
+      candidates = d.tables[chain]!.lists;
+      const list = candidateList(d.tables[chain]!, pkt.dst.value);
+      count = list + 1 + candidates[list]!;
+      k = atOrAfter(candidates, list + 1, count, start);
+    } else if (indexed !== 0) {
+      // Only an indexed chain's object is loaded (its destination index).
+      const list = candidateRules(d.chains[chain]!, pkt.dst, pkt.dport);
+      if (list !== undefined) {
+        candidates = list;
+        count = list.length;
+        k = firstAtOrAfter(list, start);
+      }
+    }
     const constants = d.constants;
     const matchers = d.matchers;
     const ops = d.ops;
     const dests = d.dests;
-    const count = candidates === undefined ? d.spans[3 * chain + 1]! : candidates.length;
-    let k = candidates === undefined ? start : firstAtOrAfter(candidates, start);
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
@@ -613,8 +826,23 @@ class Walker {
       const sub = d.ops[4 * at + 1]!;
       if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
-      const resume = op === GOTO ? frames : { chain, next: i + 1, depth, parent: frames };
+      if (op === GOTO) {
+        this.rules(sub, 0, frames, depth + 1, pc);
+        return false;
+      }
+      const resume = (this.framePool[this.frameTop] ??= {
+        chain,
+        next: 0,
+        depth,
+        parent: undefined,
+      });
+      this.frameTop++;
+      resume.chain = chain;
+      resume.next = i + 1;
+      resume.depth = depth;
+      resume.parent = frames;
       this.rules(sub, 0, resume, depth + 1, pc);
+      this.frameTop--;
       return false;
     }
     if (op !== APPLY) return true;
@@ -674,7 +902,7 @@ class Walker {
     this.pkt.ctState = UNTRACKED;
   }
 
-  /** `save()` into an existing object (a split's, reused). */
+  /** The branch's state into `s` (a split's or a memo entry's, reused). */
   private saveInto(s: Saved): void {
     const p = this.pkt;
     s.src = p.src;
@@ -692,27 +920,6 @@ class Walker {
     s.untracked = this.untracked;
     s.randomPort = this.randomPort;
     s.pathLength = this.pathLength;
-  }
-
-  private save(): Saved {
-    const p = this.pkt;
-    return {
-      src: p.src,
-      sport: p.sport,
-      dst: p.dst,
-      dport: p.dport,
-      inInterface: p.inInterface,
-      outInterface: p.outInterface,
-      mark: p.mark,
-      connmark: p.connmark,
-      ctState: p.ctState,
-      dnat: this.dnat,
-      snat: this.snat,
-      accepted: this.accepted,
-      untracked: this.untracked,
-      randomPort: this.randomPort,
-      pathLength: this.pathLength,
-    };
   }
 
   private restore(s: Saved): void {
@@ -736,13 +943,14 @@ class Walker {
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
   private final(pc: number, stoppedBy: "DROP" | "REJECT" | undefined, delivery: Delivery): void {
+    if (this.restSteps.length > 0) this.closeRests(pc, stoppedBy, delivery);
     const prob = this.prob;
     if (prob <= 0) return;
     const pkt = this.pkt;
     const verdict: TraceVerdict =
       stoppedBy ?? (this.dnat ? "DNAT" : this.accepted ? "ACCEPT" : "NONE");
     let g = -1;
-    for (let k = 0; k < this.groups.length; k++) {
+    for (let k = 0; k < this.groupCount; k++) {
       const c = this.groups[k]!;
       if (
         c.verdict === verdict &&
@@ -771,26 +979,48 @@ class Walker {
         mark: pkt.mark,
         randomPort: this.randomPort,
         path: this.path.slice(0, this.pathLength),
-        steps: [],
+        steps: NO_STEPS,
       };
       if (g < 0) {
-        g = this.groups.length;
-        this.groups.push({
+        g = this.groupCount++;
+        const c = (this.groups[g] ??= {
           verdict,
-          dnat: this.dnat,
-          snat: this.snat,
-          dst: pkt.dst,
-          dport: pkt.dport,
-          rank: pc,
+          dnat: false,
+          snat: false,
+          dst: NO_ADDRESS,
+          dport: 0,
+          rank: 0,
           parts,
         });
-      } else {
-        this.groups[g]!.rank = pc;
-        this.groups[g]!.parts = parts;
+        c.verdict = verdict;
+        c.dnat = this.dnat;
+        c.snat = this.snat;
+        c.dst = pkt.dst;
+        c.dport = pkt.dport;
       }
+      this.groups[g]!.rank = pc;
+      this.groups[g]!.parts = parts;
     }
-    this.finals.push(pc, g, prob);
+    const finals = this.finals;
+    const n = this.finalsLength;
+    finals[n] = pc;
+    finals[n + 1] = g;
+    finals[n + 2] = prob;
+    this.finalsLength = n + 3;
   }
+}
+
+/** The first position in `list[from .. to)` (sorted) holding a rule at or after `start`. */
+function atOrAfter(list: ArrayLike<number>, from: number, to: number, start: number): number {
+  if (start === 0) return from;
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -804,23 +1034,72 @@ function ipv4(value: number): IPAddress {
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */
 const MEMO_LIMIT = 64;
 
+/**
+ * A table's walk from a state, and what it did: the rules it took, the state it left with, how
+ * it ended. Kept in the walker and filled again for each packet (nothing read across packets).
+ */
 interface MemoEntry {
   readonly from: Saved;
-  /** null: the walk split (or is still running), so it is not replayed. */
-  effect: Effect | null;
-}
-
-/** What a table's walk did: the rules it took, the state it left with, how it ended. */
-interface Effect {
-  readonly labels: readonly string[];
-  readonly to: Saved;
-  readonly end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
-}
-
-interface Recording {
-  readonly entry: MemoEntry;
-  readonly prob: number;
+  /** False: the walk split (or is still running), so it is not replayed. */
+  done: boolean;
+  /** While recording: the branch's probability at entry, and whether it has not left yet. */
+  prob: number;
   open: boolean;
+  /** When done: the rules taken (`memoLabels`), the state at the exit, how it ended. */
+  labelStart: number;
+  labelEnd: number;
+  readonly to: Saved;
+  end: "ACCEPT" | "DROP" | "REJECT" | "RETURN";
+}
+
+/** The rest of the plan from a routing step, walked from a state (see `Walker.rest`). */
+interface RestEntry {
+  readonly from: Saved;
+  /** The route the branch took, and MASQUERADE's address for it (when the rest reads it). */
+  choice: RouteChoice;
+  masq: IPAddress | undefined;
+  done: boolean;
+  prob: number;
+  open: boolean;
+  labelStart: number;
+  labelEnd: number;
+  readonly to: Saved;
+  /** How the branch ended (`final`'s arguments). */
+  finalPc: number;
+  stoppedBy: "DROP" | "REJECT" | undefined;
+  delivery: Delivery;
+}
+
+const NO_ROUTE: RouteChoice = { local: false, outInterface: "" };
+
+function blankRest(): RestEntry {
+  return {
+    from: blankSaved(),
+    choice: NO_ROUTE,
+    masq: undefined,
+    done: false,
+    prob: 0,
+    open: false,
+    labelStart: 0,
+    labelEnd: 0,
+    to: blankSaved(),
+    finalPc: 0,
+    stoppedBy: undefined,
+    delivery: "forward",
+  };
+}
+
+function blankEntry(): MemoEntry {
+  return {
+    from: blankSaved(),
+    done: false,
+    prob: 0,
+    open: false,
+    labelStart: 0,
+    labelEnd: 0,
+    to: blankSaved(),
+    end: "RETURN",
+  };
 }
 
 /** A branch's state, to restore or compare (mutable: a split's is reused, `saveInto`). */
@@ -844,7 +1123,7 @@ interface Saved {
 
 const NO_ADDRESS: IPAddress = { family: "IPv4", value: 0 };
 
-/** A Saved to fill (the same shape as `save()`'s). */
+/** A Saved to fill (`saveInto`). */
 function blankSaved(): Saved {
   return {
     src: NO_ADDRESS,
@@ -910,26 +1189,25 @@ function outcomesOf(
   printed: PrintedPacket,
 ): { readonly built: BuiltOutcome[]; readonly cost: number } {
   const finals = w.finals;
+  const count = w.finalsLength;
   const groups = w.groups;
+  const groupCount = w.groupCount;
   // Probabilities summed per group in the order the breadth-first walk finds the finals:
   // by plan position, then depth-first order (a stable sort keeps the latter).
   let sorted = true;
-  for (let k = 3; k < finals.length; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
-  const sums = new Array<number>(groups.length).fill(-1);
-  const add = (k: number): void => {
-    const g = finals[k + 1]!;
-    const p = finals[k + 2]!;
-    sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
-  };
+  for (let k = 3; k < count; k += 3) if (finals[k]! < finals[k - 3]!) sorted = false;
+  const sums = w.sums;
+  for (let g = 0; g < groupCount; g++) sums[g] = -1;
   // Usually every branch ends at the same step: already in order.
-  if (sorted) for (let k = 0; k < finals.length; k += 3) add(k);
+  if (sorted) for (let k = 0; k < count; k += 3) addFinal(sums, finals, k);
   else {
     const order: number[] = [];
-    for (let k = 0; k < finals.length; k += 3) order.push(k);
+    for (let k = 0; k < count; k += 3) order.push(k);
     order.sort((a, b) => finals[a]! - finals[b]!);
-    for (const k of order) add(k);
+    for (const k of order) addFinal(sums, finals, k);
   }
-  const printer = new Printer();
+  const printer = w.printer;
+  printer.reset();
   // The packet as parsePacketSpec printed it: its addresses as formatIP prints them.
   const tuple: OriginalTuple = {
     src: printed.src,
@@ -939,13 +1217,20 @@ function outcomesOf(
   };
   const proto = printed.proto;
   const built: BuiltOutcome[] = [];
-  for (let k = 0; k < groups.length; k++) {
+  for (let k = 0; k < groupCount; k++) {
     const parts = groups[k]!.parts;
     parts.probability = sums[k]!;
     built.push(outcomeOf(parts, proto, tuple, printer));
   }
   // A split counts as expensive whatever the count: every share is walked to its end.
-  return { built: built.sort(compareOutcomes), cost: finals.length > 3 ? Infinity : w.evaluated };
+  return { built: sortOutcomes(built), cost: count > 3 ? Infinity : w.evaluated };
+}
+
+/** Final `k` (of the flattened triples) into its group's sum. */
+function addFinal(sums: number[], finals: readonly number[], k: number): void {
+  const g = finals[k + 1]!;
+  const p = finals[k + 2]!;
+  sums[g] = sums[g]! < 0 ? p : sums[g]! + p;
 }
 
 /** The walker kept per rule set, one per plan (remote, local). */

@@ -16,6 +16,7 @@ import {
   CONNMARK,
   DPORT,
   DST,
+  DST_ROUTE,
   IN_IFACE,
   MARK,
   OUT_IFACE,
@@ -27,7 +28,7 @@ import type { Rule } from "../model.js";
 import { matchReads, targetTouches } from "../registry.js";
 import type { CompiledChain } from "./chain-index.js";
 
-export { CONNMARK, DPORT, DST, IN_IFACE, MARK, OUT_IFACE, SPORT, SRC };
+export { CONNMARK, DPORT, DST, DST_ROUTE, IN_IFACE, MARK, OUT_IFACE, SPORT, SRC };
 export const ALL = ALL_FIELDS;
 
 function ruleFootprint(r: Rule): number {
@@ -41,19 +42,32 @@ function ruleFootprint(r: Rule): number {
     f |= reads & OUTSIDE ? ALL : reads;
   }
   if (r.target !== undefined) f |= targetTouches(r.target);
-  return f & ALL;
+  return f & (ALL | DST_ROUTE);
 }
 
 const cache = new WeakMap<CompiledChain, number>();
 
-/** The footprint of walking `chain` and every chain it can jump or go to. */
+/**
+ * The footprint of walking `chain` and every chain it can jump or go to. A destination read
+ * through the node's answers only (DST_ROUTE) counts as DST: the table memos compare the
+ * destination itself.
+ */
 export function footprint(chain: CompiledChain): number {
+  const f = routedFootprint(chain);
+  return f & DST_ROUTE ? (f | DST) & ALL : f;
+}
+
+/**
+ * `footprint`, with DST only where a rule reads or writes the destination itself, and
+ * DST_ROUTE where a target reads it through the node's answers only (MASQUERADE).
+ */
+export function routedFootprint(chain: CompiledChain): number {
   const hit = cache.get(chain);
   if (hit !== undefined) return hit;
   let f = 0;
   const seen = new Set<CompiledChain>([chain]);
   const todo = [chain];
-  while (todo.length > 0 && f !== ALL) {
+  while (todo.length > 0 && (f & ALL) !== ALL) {
     const c = todo.pop()!;
     c.rules.forEach((r, i) => {
       f |= ruleFootprint(r);

@@ -61,6 +61,10 @@ function verdictOf(f: FinalBranch): TraceVerdict {
 class LastIp {
   private ip: IPAddress | undefined;
   private text = "";
+  reset(): void {
+    this.ip = undefined;
+    this.text = "";
+  }
   print(a: IPAddress): string {
     const last = this.ip;
     if (last === undefined || a.value !== last.value || a.family !== last.family) {
@@ -78,6 +82,13 @@ export class Printer {
   private readonly lastSource = new LastIp();
   private lastMark = -1;
   private lastMarkText = "";
+  /** As new (a printer kept for reuse forgets what it printed). */
+  reset(): void {
+    this.lastIp.reset();
+    this.lastSource.reset();
+    this.lastMark = -1;
+    this.lastMarkText = "";
+  }
   ip(a: IPAddress): string {
     return this.lastIp.print(a);
   }
@@ -110,7 +121,10 @@ export function outcomeOf(
   printer: Printer,
 ): BuiltOutcome {
   const { verdict } = parts;
-  const steps: TraceStep[] = [...parts.steps, { kind: "verdict", verdict, where: parts.delivery }];
+  const steps =
+    parts.steps.length === 0
+      ? verdictOnly(verdict, parts.delivery)
+      : [...parts.steps, { kind: "verdict" as const, verdict, where: parts.delivery }];
   const dst = printer.ip(parts.dst);
   const src = printer.source(parts.src);
   const outcome = outcomeRecord({
@@ -138,6 +152,36 @@ export function outcomeOf(
   });
   return { outcome, steps, parts };
 }
+
+const VERDICTS: readonly TraceVerdict[] = ["DNAT", "ACCEPT", "DROP", "REJECT", "NONE"];
+const DELIVERIES: readonly Delivery[] = ["local", "forward", "ipvs", "stopped"];
+
+/**
+ * The explanation of an outcome without steps (a walk without explanations): its verdict step
+ * alone, one frozen list per verdict and delivery that every such outcome shares (as the flow
+ * cache's outcomes do).
+ */
+const verdictOnlyLists: ReadonlyMap<
+  TraceVerdict,
+  ReadonlyMap<Delivery, readonly TraceStep[]>
+> = new Map(
+  VERDICTS.map((verdict) => [
+    verdict,
+    new Map(
+      DELIVERIES.map((where) => [
+        where,
+        Object.freeze([Object.freeze({ kind: "verdict" as const, verdict, where })]),
+      ]),
+    ),
+  ]),
+);
+
+export function verdictOnly(verdict: TraceVerdict, where: Delivery): readonly TraceStep[] {
+  return verdictOnlyLists.get(verdict)!.get(where)!;
+}
+
+/** No steps (a walk without explanations). */
+export const NO_STEPS: readonly TraceStep[] = Object.freeze([]);
 
 /**
  * An outcome's properties, every one present: an absent optional one is undefined here. One
@@ -256,6 +300,20 @@ function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): Ou
 
 export function portRangeText(r: PortRange): string {
   return `${r.from}-${r.to}`;
+}
+
+/**
+ * `built.sort(compareOutcomes)` in place, by insertion (stable, as Array.prototype.sort; a
+ * trace has a few outcomes, and the built-in sort allocates a work array for each call).
+ */
+export function sortOutcomes(built: BuiltOutcome[]): BuiltOutcome[] {
+  for (let i = 1; i < built.length; i++) {
+    const b = built[i]!;
+    let j = i - 1;
+    for (; j >= 0 && compareOutcomes(built[j]!, b) > 0; j--) built[j + 1] = built[j]!;
+    built[j + 1] = b;
+  }
+  return built;
 }
 
 /** Outcomes in their printed order: by destination, verdict, then masquerade. */

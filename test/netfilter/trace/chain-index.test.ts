@@ -13,6 +13,7 @@ import { evaluateMatch } from "../../../src/netfilter/registry.js";
 import { ruleMatchesStandard } from "../../../src/netfilter/matches/standard.js";
 import type { Target } from "../../../src/netfilter/targets/index.js";
 import { parseIP } from "../../../src/net/index.js";
+import { candidateList, destinationTable } from "../../../src/netfilter/trace/dest-table.js";
 import {
   ACCEPT,
   DROP,
@@ -128,6 +129,47 @@ describe("destination index", () => {
     const slow = trace(dp, packet, { indexed: false });
     expect(fast).toEqual(slow);
   });
+
+  it.prop(
+    [
+      ruleSetArb,
+      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
+      fc.constantFrom(80, 81),
+      fc.constantFrom("tcp" as const, "udp" as const),
+    ],
+    { numRuns: 150, seed: 17 },
+  )(
+    "the depth-first walk (its table of numbers) and the naive walk agree",
+    (rs, dst, port, proto) => {
+      const dp = buildDataplane({ ruleSets: [rs], interfaces });
+      const packet = { proto, src: "203.0.113.2", dst, dport: port };
+      const opts = { explain: false, flowCache: false };
+      expect(trace(dp, packet, { ...opts, indexed: true })).toEqual(
+        trace(dp, packet, { ...opts, indexed: false }),
+      );
+    },
+  );
+
+  it.prop([ruleSetArb], { numRuns: 150, seed: 17 })(
+    "the table of numbers gives candidateRules's list for every destination",
+    (rs) => {
+      const chains = [...compileRuleSet(rs, true).tables.values()].flatMap((t) => [
+        ...t.chains.values(),
+      ]);
+      const tabled = chains.filter((c) => c.index !== undefined && c.index.ports.size === 0);
+      fc.pre(tabled.length > 0);
+      const probes = [...POOL, "172.30.0.9", "0.0.0.0", "255.255.255.255", "172.30.0.0"];
+      for (const c of tabled) {
+        const t = destinationTable(c.index!)!;
+        for (const text of probes) {
+          const ip = parseIP(text, "strict")!;
+          const at = candidateList(t, ip.value as number);
+          const list = Array.from(t.lists.subarray(at + 1, at + 1 + t.lists[at]!));
+          expect(list).toEqual(candidateRules(c, ip, 80));
+        }
+      }
+    },
+  );
 
   it.prop([ruleSetArb])("the index is used for chains of keyed rules", (rs) => {
     const compiled = compileRuleSet(rs, true);

@@ -113,18 +113,22 @@ const rules = (t: fc.Arbitrary<Target | undefined>, max: number, c0: fc.Arbitrar
   );
 
 /** Two endpoints behind a 50 % split, forwarded (cbr0): branches with different packets. */
-const SPLIT: readonly Rule[] = [
-  rule(dnat("10.1.0.5:8080"), { m: [statistic(0.5)] }),
-  rule(dnat("10.1.0.6:8080")),
+const splitOf = (endpoints: readonly string[]): readonly Rule[] => [
+  rule(dnat(`${endpoints[0]}:8080`), { m: [statistic(0.5)] }),
+  rule(dnat(`${endpoints[1]}:8080`)),
 ];
 
-const ruleSetArbOf = (c0: fc.Arbitrary<object>, split: boolean) =>
+const ruleSetArbOf = (
+  c0: fc.Arbitrary<object>,
+  split: boolean,
+  endpoints: readonly string[] = ENDPOINTS,
+) =>
   fc
     .record({
       svc: fc.array(
         fc.tuple(
           fc.oneof(
-            fc.constantFrom(...ENDPOINTS).map((e) => dnat(`${e}:8080`)),
+            fc.constantFrom(...endpoints).map((e) => dnat(`${e}:8080`)),
             fc.constantFrom(1, 2).map(orMark),
             fc.constant(jump("SEP")),
             fc.constant(goto("SEP")),
@@ -136,7 +140,7 @@ const ruleSetArbOf = (c0: fc.Arbitrary<object>, split: boolean) =>
       ),
       sep: rules(
         fc.oneof(
-          fc.constantFrom(...ENDPOINTS).map((e) => dnat(`${e}:80`)),
+          fc.constantFrom(...endpoints).map((e) => dnat(`${e}:80`)),
           subTarget,
         ),
         4,
@@ -158,7 +162,10 @@ const ruleSetArbOf = (c0: fc.Arbitrary<object>, split: boolean) =>
           chain("PREROUTING", [rule(jump("SVC"))], "ACCEPT"),
           chain("OUTPUT", [rule(jump("SVC"))], "ACCEPT"),
           chain("POSTROUTING", g.post, "ACCEPT"),
-          chain("SVC", [...(split ? SPLIT : []), ...g.svc.map(([t, c]) => ruleOf(t, c))]),
+          chain("SVC", [
+            ...(split ? splitOf(endpoints) : []),
+            ...g.svc.map(([t, c]) => ruleOf(t, c)),
+          ]),
           chain("SEP", g.sep),
           chain("P1", g.p1),
         ]),
@@ -177,8 +184,47 @@ const interfaces = [
   { name: "cbr0", addresses: ["10.1.0.1/16"] },
 ];
 
-function sameAsNaive(rs: RuleSet, src: string, dst: string, dport: number, explain: boolean): void {
-  const dp = buildDataplane({ ruleSets: [rs], interfaces });
+/**
+ * A node where endpoints leave by one interface with different MASQUERADE sources (two
+ * prefixes on cbr0), through a gateway (eth0), or are local: the rest of the plan after a
+ * DNAT is shared between branches only where the route and that source agree.
+ */
+const ROUTED_ENDPOINTS = ["10.1.0.5", "10.2.0.5", "172.31.0.9", "192.168.0.7", "192.168.0.2"];
+const routedNode = {
+  interfaces: [
+    { name: "lo", addresses: ["127.0.0.1/8"] },
+    { name: "eth0", addresses: ["192.168.0.2/24"] },
+    { name: "cbr0", addresses: ["10.1.0.1/16", "10.2.0.1/16"] },
+  ],
+  routes: [{ dst: "172.31.0.0/16", gateway: "192.168.0.254" }],
+};
+
+/** `rs` with a MASQUERADE for every packet left at the end of nat POSTROUTING. */
+function masqueradingRest(rs: RuleSet): RuleSet {
+  return {
+    ...rs,
+    tables: rs.tables.map((t) =>
+      t.name !== "nat"
+        ? t
+        : {
+            ...t,
+            chains: t.chains.map((c) =>
+              c.name === "POSTROUTING" ? { ...c, rules: [...c.rules, rule(MASQUERADE)] } : c,
+            ),
+          },
+    ),
+  };
+}
+
+function sameAsNaive(
+  rs: RuleSet,
+  src: string,
+  dst: string,
+  dport: number,
+  explain: boolean,
+  node: Pick<Parameters<typeof buildDataplane>[0], "interfaces" | "routes"> = { interfaces },
+): void {
+  const dp = buildDataplane({ ruleSets: [rs], ...node });
   const packet = { proto: "tcp" as const, src, dst, dport };
   const fast = trace(dp, packet, { indexed: true, explain });
   const slow = trace(dp, packet, { indexed: false, explain });
@@ -213,6 +259,19 @@ describe("the optimized indexed walk", () => {
   )(
     "gives the naive walk's results when branches with different endpoints share FORWARD and POSTROUTING walks",
     (rs, src, dport, explain) => sameAsNaive(rs, src, "172.30.0.1", dport, explain),
+  );
+
+  it.prop(
+    [
+      ruleSetArbOf(laterCond, true, ROUTED_ENDPOINTS).map(masqueradingRest),
+      fc.constantFrom("203.0.113.2", "192.168.0.2", "10.2.0.9"),
+      fc.constantFrom("172.30.0.1", "10.2.0.5"),
+      fc.constantFrom(80, 81),
+    ],
+    { numRuns: 150, seed: 17 },
+  )(
+    "gives the naive walk's results when branches route differently or masquerade to different addresses",
+    (rs, src, dst, dport) => sameAsNaive(rs, src, dst, dport, false, routedNode),
   );
 });
 
