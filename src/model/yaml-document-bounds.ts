@@ -16,9 +16,21 @@ type Text = string | Buffer;
 /** Offsets where each document's text starts (the first is 0), or undefined (see above). */
 export function documentStarts(text: Text): number[] | undefined {
   if (startsWithBom(text) || startsLine(text, "%") || startsMarker(text, "...")) return undefined;
+  if (typeof text !== "string") return byteDocumentStarts(text);
   const starts = [0];
   for (let i = text.indexOf("\n---"); i !== -1; i = text.indexOf("\n---", i + 4))
     if (isMarkerEnd(text, i + 4)) starts.push(i + 1);
+  return starts;
+}
+
+/** The marker after a line break, as bytes: Node then need not encode the needle at each call. */
+const MARKER_LINE = Buffer.from("\n---", "latin1");
+
+/** documentStarts' split of bytes. */
+function byteDocumentStarts(b: Buffer): number[] {
+  const starts = [0];
+  for (let i = b.indexOf(MARKER_LINE); i !== -1; i = b.indexOf(MARKER_LINE, i + 4))
+    if (isMarkerEnd(b, i + 4)) starts.push(i + 1);
   return starts;
 }
 
