@@ -7,8 +7,11 @@
  * when they are ASCII (so that a cached string's characters are its bytes).
  */
 
-/** Longer strings are decoded every time: they repeat less, and comparing costs more. */
-const MAX_LENGTH = 24;
+/**
+ * Longer strings are decoded every time: they repeat less, and comparing costs more. 40 holds
+ * the common long keys (`kubernetes.io/service-name`, 26).
+ */
+const MAX_LENGTH = 40;
 const SLOTS = 4096;
 
 /** Node's own Buffer decoding, which `Buffer.prototype.toString` wraps (one call less). */
@@ -55,7 +58,7 @@ export class StringCache {
 }
 
 /** The longest text shortAscii makes. */
-const SHORT = 24;
+const SHORT = MAX_LENGTH;
 
 /** For each length up to SHORT, an array of that length to pass the character codes in. */
 const CODES: number[][] = Array.from({ length: SHORT + 1 }, (_, n) => new Array<number>(n).fill(0));
