@@ -1,16 +1,16 @@
 /**
  * Offsets → 1-based line numbers of one text, counting `\n` as `yaml`'s LineCounter does.
- * Built on first use: loading a valid file never needs it.
+ * Built on first use: loading a valid file never needs it (nor, given as a function, the text).
  */
 export class LineStarts {
   private starts: number[] | undefined;
-  constructor(private readonly text: string) {}
+  constructor(private readonly source: string | (() => string)) {}
 
   private index(): number[] {
     if (this.starts !== undefined) return this.starts;
+    const text = typeof this.source === "string" ? this.source : this.source();
     const starts = [0];
-    for (let i = this.text.indexOf("\n"); i !== -1; i = this.text.indexOf("\n", i + 1))
-      starts.push(i + 1);
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
     this.starts = starts;
     return starts;
   }

@@ -15,6 +15,7 @@
  * a size budget so a "billion laughs" document is an error, not a hang, and an alias inside the
  * node it names is an error, not an endless expansion. Nesting deeper than MAX_YAML_DEPTH is
  * refused before anything is built. */
+import { isAscii } from "node:buffer";
 import {
   Composer,
   isAlias,
@@ -46,6 +47,12 @@ import { isRecord, type PlainRecord } from "../util/plain.js";
 export interface ManifestInput {
   readonly file: string;
   readonly text: string;
+  /**
+   * The text's UTF-8 bytes, when the caller has them (a file as read): the subset reader reads
+   * them as they are, and `text` (which may then be a getter that decodes them on first use) is
+   * read only where a document needs another path or a position.
+   */
+  readonly bytes?: Uint8Array;
 }
 
 /** One top-level object: a document, or an item of a `kind: List`. */
@@ -147,23 +154,24 @@ type EachDocument =
  * where it declines, by the whole-file paths run on that document's text alone.
  */
 function readEachDocument(input: ManifestInput): EachDocument {
-  const starts = documentStarts(input.text);
-  if (starts === undefined) return { kind: "whole-file" };
-  // CR LF is one line break, as LF is (YAML 1.2.2 §5.4): the subset reader reads a copy with LF
-  // only; positions and declined documents use the text as written. Both split alike.
-  const lf = input.text.includes("\r\n") ? input.text.replaceAll("\r\n", "\n") : input.text;
-  const lfStarts = lf === input.text ? starts : documentStarts(lf);
-  if (lfStarts?.length !== starts.length) return { kind: "whole-file" };
-  const lines = new LineStarts(input.text);
-  const strings = new StringCache(lf);
-  const spans: DocumentSpans = { input, starts, lines };
+  const source = subsetSource(input);
+  if (source === undefined) return { kind: "whole-file" };
+  const { bytes, byteStarts, starts } = source;
+  const lines = new LineStarts(() => input.text);
+  const strings = new StringCache(bytes);
+  const spans: DocumentSpans = { input, starts, lines, length: source.length };
   const out: (DecodedDocument | DocumentIssue)[] = [];
   // Where the previous document's items start in `out`, when a fast path read it (not part of a
   // troubled read, which ended with it).
   let previousAt: number | undefined;
   for (let k = 0; k < starts.length; k++) {
     const at = out.length;
-    const value = readSubsetDocument(lf, lfStarts[k]!, lfStarts[k + 1] ?? lf.length, strings);
+    const value = readSubsetDocument(
+      bytes,
+      byteStarts[k]!,
+      byteStarts[k + 1] ?? bytes.length,
+      strings,
+    );
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, starts[k]!, spanEnd(spans, k), lines);
       if (declined.kind === "whole-file") return declined;
@@ -189,15 +197,57 @@ function readEachDocument(input: ManifestInput): EachDocument {
   return { kind: "read", documents: out };
 }
 
+/**
+ * What the subset reader reads of a file: UTF-8 bytes with LF line breaks, split into documents
+ * (`byteStarts`), and where the same documents start in the text (`starts`, of `length`
+ * characters), which positions and the other paths use. A file read as ASCII bytes without a
+ * carriage return is read as it is, without decoding it (the two kinds of offset are then the
+ * same); any other is decoded (or given as a string) and encoded again. Undefined where the file
+ * cannot be split (yaml-document-bounds.ts).
+ */
+interface SubsetSource {
+  readonly bytes: Buffer;
+  readonly byteStarts: readonly number[];
+  readonly starts: readonly number[];
+  readonly length: number;
+}
+
+function subsetSource(input: ManifestInput): SubsetSource | undefined {
+  const given = input.bytes === undefined ? undefined : asBuffer(input.bytes);
+  if (given !== undefined && isAscii(given) && !given.includes(CR)) {
+    const starts = documentStarts(given);
+    if (starts === undefined) return undefined;
+    return { bytes: given, byteStarts: starts, starts, length: given.length };
+  }
+  const text = input.text;
+  const starts = documentStarts(text);
+  if (starts === undefined) return undefined;
+  // CR LF is one line break, as LF is (YAML 1.2.2 §5.4): the subset reader reads a copy with LF
+  // only; positions and declined documents use the text as written. Both split alike.
+  const lf = text.includes("\r\n") ? text.replaceAll("\r\n", "\n") : text;
+  const bytes = lf === text && given !== undefined ? given : Buffer.from(lf, "utf8");
+  const byteStarts = documentStarts(bytes);
+  if (byteStarts?.length !== starts.length) return undefined;
+  return { bytes, byteStarts, starts, length: text.length };
+}
+
+const CR = 0x0d;
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
 /** A file split into documents (the k-th is `input.text[starts[k], starts[k + 1])`). */
 interface DocumentSpans {
   readonly input: ManifestInput;
   readonly starts: readonly number[];
   readonly lines: LineStarts;
+  /** The text's length. */
+  readonly length: number;
 }
 
 function spanEnd(spans: DocumentSpans, k: number): number {
-  return spans.starts[k + 1] ?? spans.input.text.length;
+  return spans.starts[k + 1] ?? spans.length;
 }
 
 /** The positions of the k-th document (what a deferredCall keeps: no closure per document). */

@@ -75,10 +75,27 @@ const BACKSLASH = 0x5c;
 
 /**
  * Characters that are part of no scalar this reader reads: C0 controls (tab and CR included),
- * DEL, C1 controls, the byte-order mark, and the non-characters U+FFFE and U+FFFF (§5.1).
+ * DEL, C1 controls, the byte-order mark, and the non-characters U+FFFE and U+FFFF (§5.1); also
+ * U+FFFD, which decoding gives for bytes that are not UTF-8 (and for a lone surrogate of a
+ * string input encoded): left to the readers of the decoded text.
  */
 function unusual(c: number): boolean {
-  return c < SPACE || (c >= 0x7f && c <= 0x9f) || c === 0xfeff || c >= 0xfffe;
+  return c < SPACE || (c >= 0x7f && c <= 0x9f) || c === 0xfeff || c >= 0xfffd;
+}
+
+/**
+ * The bytes of unusual characters that are ASCII (the others are decoded first: a byte from 0x80
+ * on is part of a UTF-8 sequence, checked by nonAsciiUnusual once its scalar is decoded).
+ */
+function unusualByte(c: number): boolean {
+  return c < SPACE || c === 0x7f;
+}
+
+/** Whether `text`, decoded from `bytes` bytes, holds an unusual non-ASCII character. */
+function nonAsciiUnusual(text: string, bytes: number): boolean {
+  if (text.length === bytes) return false; // ASCII only: its bytes were checked
+  for (let i = 0; i < text.length; i++) if (unusual(text.charCodeAt(i))) return true;
+  return false;
 }
 
 /**
@@ -151,17 +168,25 @@ const ESCAPES: Readonly<Record<string, string>> = {
 const HEX_ESCAPE_LENGTH: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
 
 /**
- * The value of the document in `text[from, to)` (null when it is empty), or DECLINED. `strings`
- * (of the same text) is shared by the documents of a file.
+ * The value of the document in `text[from, to)` (null when it is empty), or DECLINED. The text
+ * is UTF-8 bytes (what a file holds: read without decoding it all, see yaml-documents.ts) or a
+ * string (encoded first; `from` and `to` are then offsets in it). `strings` (of the same bytes)
+ * is shared by the documents of a file.
  */
 export function readSubsetDocument(
-  text: string,
+  text: string | Uint8Array,
   from: number,
   to: number,
-  strings: StringCache = new StringCache(text),
+  strings?: StringCache,
 ): unknown {
+  let bytes: Uint8Array;
+  if (typeof text === "string") {
+    bytes = Buffer.from(text.slice(from, to), "utf8");
+    from = 0;
+    to = bytes.length;
+  } else bytes = text;
   try {
-    return new SubsetReader(text, from, to, strings).document();
+    return new SubsetReader(bytes, from, to, strings ?? new StringCache(bytes)).document();
   } catch (e) {
     if (e === DECLINE) return DECLINED;
     throw e;
@@ -197,18 +222,18 @@ class SubsetReader {
   private after = 0;
 
   constructor(
-    private readonly s: string,
+    private readonly s: Uint8Array,
     from: number,
     private readonly end: number,
     private readonly strings: StringCache,
   ) {
     this.pos = from;
-    this.strings = strings;
   }
 
   document(): unknown {
     const s = this.s;
-    if (s.startsWith("---", this.pos)) this.pos = this.endOfLine(this.pos + 3);
+    const p = this.pos;
+    if (s[p] === DASH && s[p + 1] === DASH && s[p + 2] === DASH) this.pos = this.endOfLine(p + 3);
     const indent = this.nextContent();
     if (indent === -1) return null;
     const value = this.blockNode(indent, 1);
@@ -217,7 +242,7 @@ class SubsetReader {
   }
 
   private code(i: number): number {
-    return i < this.end ? this.s.charCodeAt(i) : NL;
+    return i < this.end ? this.s[i]! : NL;
   }
 
   /**
@@ -228,7 +253,7 @@ class SubsetReader {
     const s = this.s;
     while (this.pos < this.end) {
       let i = this.pos;
-      while (s.charCodeAt(i) === SPACE) i++;
+      while (s[i] === SPACE) i++;
       const c = this.code(i);
       if (c === NL) this.pos = i + 1;
       else if (c === HASH) this.pos = this.lineAfter(i);
@@ -239,7 +264,7 @@ class SubsetReader {
 
   /** The start of the line after the one holding `i`. */
   private lineAfter(i: number): number {
-    const nl = this.s.indexOf("\n", i);
+    const nl = this.s.indexOf(NL, i);
     return nl === -1 || nl >= this.end ? this.end : nl + 1;
   }
 
@@ -381,8 +406,8 @@ class SubsetReader {
     const end = this.plainEnd(k, true);
     if (end === -1 || this.code(end) !== COLON || end - k > MAX_KEY_LENGTH) throw DECLINE;
     this.after = end + 1;
-    const text = this.strings.slice(k, end);
-    if (!mayBeNonString(this.s.charCodeAt(k))) return text;
+    const text = this.text(k, end);
+    if (!mayBeNonString(this.s[k]!)) return text;
     const v = plainScalarValue(text);
     // A null key is "" in `yaml`'s toJS() and "null" on the loader's slow path: left to it.
     if (v === undefined || v === null) throw DECLINE;
@@ -401,14 +426,14 @@ class SubsetReader {
     let j = i;
     let last = i; // one past the last non-blank
     for (;;) {
-      const c = j < this.end ? s.charCodeAt(j) : NL;
+      const c = j < this.end ? s[j]! : NL;
       if (c === NL) return last;
       if (c === COLON) {
         const n = this.code(j + 1);
         if (n === SPACE || n === NL) return key && last === j ? j : -1;
       } else if (c === HASH) {
-        if (s.charCodeAt(j - 1) === SPACE) return key ? -1 : last;
-      } else if (unusual(c)) return -1;
+        if (s[j - 1] === SPACE) return key ? -1 : last;
+      } else if (unusualByte(c)) return -1;
       j++;
       if (c !== SPACE) last = j;
     }
@@ -428,8 +453,8 @@ class SubsetReader {
 
   /** The value of the plain scalar `text[i, end)`. */
   private plain(i: number, end: number): unknown {
-    const text = this.strings.slice(i, end);
-    if (!mayBeNonString(this.s.charCodeAt(i))) return text;
+    const text = this.text(i, end);
+    if (!mayBeNonString(this.s[i]!)) return text;
     const v = plainScalarValue(text);
     if (v === undefined) throw DECLINE;
     return v;
@@ -440,38 +465,43 @@ class SubsetReader {
     return this.code(i) === SQUOTE ? this.singleQuoted(i) : this.doubleQuoted(i);
   }
 
+  /** The text of the bytes `[from, to)` (shared when short, see StringCache). */
+  private text(from: number, to: number): string {
+    const text = this.strings.slice(from, to);
+    if (nonAsciiUnusual(text, to - from)) throw DECLINE;
+    return text;
+  }
+
   private singleQuoted(i: number): string {
-    const s = this.s;
     let out = "";
     let from = i + 1;
     for (let j = from; ; j++) {
       const c = this.code(j);
       if (c === SQUOTE) {
-        out += s.slice(from, j);
+        out += this.text(from, j);
         if (this.code(j + 1) !== SQUOTE) {
           this.after = j + 1;
           return out;
         }
         out += "'"; // '' is one quote (§7.3.2)
         from = ++j + 1;
-      } else if (c === NL || unusual(c)) throw DECLINE;
+      } else if (c === NL || unusualByte(c)) throw DECLINE;
     }
   }
 
   private doubleQuoted(i: number): string {
-    const s = this.s;
     let out = "";
     let from = i + 1;
     for (let j = from; ; j++) {
       const c = this.code(j);
       if (c === DQUOTE) {
         this.after = j + 1;
-        return out + s.slice(from, j);
+        return out + this.text(from, j);
       }
-      if (c === NL || unusual(c)) throw DECLINE;
+      if (c === NL || unusualByte(c)) throw DECLINE;
       if (c !== BACKSLASH) continue;
-      out += s.slice(from, j);
-      const e = s[j + 1] ?? "";
+      out += this.text(from, j);
+      const e = String.fromCharCode(this.code(j + 1));
       const one = ESCAPES[e];
       if (one !== undefined) {
         out += one;
@@ -479,7 +509,8 @@ class SubsetReader {
       } else {
         const n = HEX_ESCAPE_LENGTH[e];
         if (n === undefined) throw DECLINE;
-        const hex = s.slice(j + 2, j + 2 + n);
+        if (j + 2 + n > this.end) throw DECLINE;
+        const hex = this.text(j + 2, j + 2 + n);
         if (hex.length !== n || !/^[0-9a-fA-F]+$/.test(hex)) throw DECLINE;
         const code = parseInt(hex, 16);
         if (code > 0x10ffff) throw DECLINE;
@@ -549,14 +580,14 @@ class SubsetReader {
     let j = i;
     let last = i;
     for (;;) {
-      const d = j < this.end ? s.charCodeAt(j) : NL;
+      const d = j < this.end ? s[j]! : NL;
       if (d === COMMA || d === RBRACKET || d === RBRACE) break;
       if (d === COLON) {
         const n = this.code(j + 1);
         if (n === SPACE || n === COMMA || n === RBRACKET || n === RBRACE || n === NL) break;
       }
-      if (d === NL || d === LBRACKET || d === LBRACE || unusual(d)) throw DECLINE;
-      if (d === HASH && s.charCodeAt(j - 1) === SPACE) throw DECLINE;
+      if (d === NL || d === LBRACKET || d === LBRACE || unusualByte(d)) throw DECLINE;
+      if (d === HASH && s[j - 1] === SPACE) throw DECLINE;
       j++;
       if (d !== SPACE) last = j;
     }

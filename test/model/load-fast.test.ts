@@ -8,14 +8,24 @@ import fc from "fast-check";
 import { parseAllDocuments, stringify } from "yaml";
 import { clusterFromManifests } from "../../src/model/load.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
-import { readManifests, type Decoders } from "../../src/model/yaml-documents.js";
+import {
+  readManifests,
+  type Decoders,
+  type ManifestInput,
+} from "../../src/model/yaml-documents.js";
 import { decodeFast } from "../../src/model/yaml-fast.js";
 import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
 
-/** Everything a load produces, positions included (read, which computes them). */
-function outcome(text: string, decoders: Decoders): unknown {
+/**
+ * Everything a load produces, positions included (read, which computes them). With `bytes`, the
+ * text's UTF-8 bytes are given too, as a file's reading gives them (the subset reader reads them).
+ */
+function outcome(text: string, decoders: Decoders, bytes = false): unknown {
   try {
-    const read = readManifests([{ file: "m.yaml", text }], decoders);
+    const input = bytes
+      ? { file: "m.yaml", text, bytes: Buffer.from(text, "utf8") }
+      : { file: "m.yaml", text };
+    const read = readManifests([input], decoders);
     const c = clusterFromManifests(read, { validation: "warn" });
     return JSON.parse(
       JSON.stringify({
@@ -203,10 +213,13 @@ describe("loader fast path", () => {
     fc.assert(
       fc.property(manifests, (text) => {
         if (decodeFast(text, MAX_YAML_DEPTH) !== undefined) fast++;
-        expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
+        const expected = outcome(text, "yaml");
+        expect(outcome(text, "fast")).toEqual(expected);
+        expect(outcome(text, "fast", true)).toEqual(expected);
         // Written with CR LF line ends (the subset reader reads a copy with LF).
         const crlf = text.replaceAll("\n", "\r\n");
         expect(outcome(crlf, "fast")).toEqual(outcome(crlf, "yaml"));
+        expect(outcome(crlf, "fast", true)).toEqual(outcome(crlf, "yaml"));
       }),
       { seed: 17, numRuns: 100 },
     );
@@ -231,6 +244,8 @@ describe("loader fast path", () => {
           const expected = outcome(text, "yaml");
           if (JSON.stringify(expected).includes("m.yaml:")) reported++;
           expect({ text, got: outcome(text, "fast") }).toEqual({ text, got: expected });
+          // As a file is read: the bytes too (read as they are when ASCII).
+          expect({ text, got: outcome(text, "fast", true) }).toEqual({ text, got: expected });
         },
       ),
       { seed: 29, numRuns: 200 },
@@ -283,6 +298,33 @@ describe("loader fast path", () => {
     const text = `apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: &m {name: b}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: c, bogus: 1}\n`;
     expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
     expect(JSON.stringify(outcome(text, "fast"))).toContain("m.yaml:11:21");
+  });
+
+  test("a file's ASCII bytes are read as they are: its text is decoded only for a position", () => {
+    const ns = (name: string): string =>
+      `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${name}}\n`;
+    const input = (text: string): ManifestInput & { decoded: number } => {
+      const bytes = Buffer.from(text, "utf8");
+      return {
+        file: "m.yaml",
+        bytes,
+        decoded: 0,
+        get text() {
+          this.decoded++;
+          return bytes.toString("utf8");
+        },
+      };
+    };
+    const valid = input(`${ns("a")}---\n${ns("b")}`);
+    const c = clusterFromManifests(readManifests([valid]));
+    expect(c.namespaces.map((n) => n.metadata?.name)).toEqual(["a", "b"]);
+    expect(valid.decoded).toBe(0);
+    // An error's position is the text's (in characters), with a two-byte character before it.
+    const invalid = input(
+      `${ns("a")}---\n# é\napiVersion: v1\nkind: Namespace\nmetadata: {annotations: {a: é}, name: é}\n`,
+    );
+    expect(() => clusterFromManifests(readManifests([invalid]))).toThrow(/^m\.yaml:8:33: /);
+    expect(invalid.decoded).toBeGreaterThan(0);
   });
 
   test("plain scalars resolve as the yaml core schema says", () => {
