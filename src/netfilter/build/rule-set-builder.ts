@@ -56,15 +56,20 @@ export class TableBuilder {
   readonly #rule: RuleBuilder;
   #built: Table | undefined;
 
+  /**
+   * @param expectedChains how many chains the table will likely declare (a hint: its set of
+   *   names is made that large at once).
+   */
   constructor(
     readonly name: TableName,
     private readonly values: SharedRuleValues,
     clauses = true,
+    expectedChains = 0,
   ) {
     this.#log = clauses ? [] : undefined;
     this.#builtins = BUILTIN_CHAINS[name];
     this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
-    this.#declared = new ChainNameSet(this.#declarations);
+    this.#declared = new ChainNameSet(this.#declarations, expectedChains);
     this.#lines = new Utf8Chunks(`a rule in ${name}`);
     this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
   }
@@ -77,7 +82,8 @@ export class TableBuilder {
     // A chain name is one restore word (iptables-restore splits a line at spaces).
     if (name === "" || name.includes(" ")) throw new Error(`invalid chain name "${name}"`);
     // A name seen before may only be one appended to and not declared yet.
-    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.has(name)))
+    const h = ChainNameSet.hashOf(name);
+    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.hasHashed(name, h)))
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
     this.#lastDeclared = name;
     const d = this.#declarations;
@@ -86,7 +92,7 @@ export class TableBuilder {
     d.write(name);
     d.write(" - [0:0]");
     d.newline();
-    this.#declared.add(name, at);
+    this.#declared.addHashed(h, at);
   }
 
   /** `name` was appended to and not declared; it is declared now. */
@@ -228,10 +234,17 @@ export class RuleSetBuilder {
    * @param opts.clauses false: keep only the restore text (`restore`, `writeRestore`), not the
    *   clauses the typed rules are made from (`build` refuses); a caller that only prints saves
    *   their memory and time.
+   * @param opts.expectedChains the most chains a table is likely to declare: each table's set of
+   *   declared names is made that large at once (a table that declares fewer wastes 8 bytes a
+   *   name; one that declares more grows as without it).
    */
   constructor(
     readonly family: IPFamily,
-    private readonly opts: { readonly clauses?: boolean } = {},
+    private readonly opts: {
+      readonly clauses?: boolean;
+      /** How many chains a table will likely declare, at most (a hint). */
+      readonly expectedChains?: number;
+    } = {},
   ) {
     this.#values = new SharedRuleValues(family);
   }
@@ -245,7 +258,7 @@ export class RuleSetBuilder {
   table(name: TableName): TableBuilder {
     let t = this.#tables.find((x) => x.name === name);
     if (t === undefined) {
-      t = new TableBuilder(name, this.#values, this.typed);
+      t = new TableBuilder(name, this.#values, this.typed, this.opts.expectedChains);
       this.#tables.push(t);
     }
     return t;

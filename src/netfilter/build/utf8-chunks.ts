@@ -62,6 +62,22 @@ export class Utf8Chunks {
     this.#at = at;
   }
 
+  /** Appends `String(n)`; a port (an integer 0–99,999) is written without making a string. */
+  writeNumber(n: number): void {
+    if (!(n >= 0 && n < 100000 && Number.isInteger(n))) {
+      this.write(String(n));
+      return;
+    }
+    const digits = n >= 10000 ? 5 : n >= 1000 ? 4 : n >= 100 ? 3 : n >= 10 ? 2 : 1;
+    if (this.#chunk.length - this.#at < digits) this.#next(digits);
+    const chunk = this.#chunk;
+    const start = this.#at;
+    for (let i = start + digits - 1, v = n; i >= start; i--, v = (v / 10) | 0) {
+      chunk[i] = 48 + (v % 10);
+    }
+    this.#at = start + digits;
+  }
+
   /** Ends a line. */
   newline(): void {
     if (this.#at === this.#chunk.length) this.#next(1);

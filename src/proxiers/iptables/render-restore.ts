@@ -80,7 +80,9 @@ export function writeRuleSet(
   };
   const largeClusterMode =
     opts.largeClusterMode ?? plan.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-  const builder = new RuleSetBuilder(settings.family, { clauses });
+  // At most: the fixed chains, four per service port (SVC, SVL, EXT, FW), one per endpoint.
+  const expectedChains = 8 + 4 * plan.servicePorts.length + plan.totalEndpoints;
+  const builder = new RuleSetBuilder(settings.family, { clauses, expectedChains });
   const filter = builder.table("filter");
   const nat = builder.table("nat");
 

@@ -110,7 +110,7 @@ describe("RuleSetBuilder", () => {
     }
   });
 
-  test("declared chains are told apart exactly, whatever their number (a Set is the reference)", () => {
+  test("declared chains are told apart exactly, whatever their number and the size hint (a Set is the reference)", () => {
     const name = fc.oneof(
       fc.stringMatching(/^KUBE-SEP-[A-Z2-7]{2}$/),
       fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
@@ -122,8 +122,14 @@ describe("RuleSetBuilder", () => {
           { maxLength: 300 },
         ),
         (names) => {
-          for (const clauses of [true, false]) {
-            const b = new RuleSetBuilder("IPv4", { clauses });
+          // A size hint of none (the set grows from its first size), a small one, and a large one.
+          for (const [clauses, expectedChains] of [
+            [true, 0],
+            [false, 0],
+            [false, 5],
+            [true, 1000],
+          ] as const) {
+            const b = new RuleSetBuilder("IPv4", { clauses, expectedChains });
             const nat = b.table("nat");
             const seen = new Set<string>(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
             const declared: string[] = [];

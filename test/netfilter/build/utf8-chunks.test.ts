@@ -10,6 +10,8 @@ import { Utf8Chunks } from "../../../src/netfilter/build/utf8-chunks.js";
 type Step =
   | { readonly kind: "write"; readonly text: string }
   | { readonly kind: "newline" }
+  /** `writeNumber`: a port's digits, or String(n) for any other number. */
+  | { readonly kind: "number"; readonly n: number }
   /** Back to one of the lengths reached so far (`keep` picks which). */
   | { readonly kind: "truncate"; readonly keep: number };
 
@@ -22,6 +24,17 @@ const word = fc.oneof(
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: word.map((text) => ({ kind: "write" as const, text })), weight: 6 },
   { arbitrary: fc.constant({ kind: "newline" as const }), weight: 2 },
+  {
+    arbitrary: fc
+      .oneof(
+        fc.integer({ min: 0, max: 65535 }),
+        fc.integer({ min: 99990, max: 100010 }),
+        fc.integer({ min: -10, max: -1 }),
+        fc.double(),
+      )
+      .map((n) => ({ kind: "number" as const, n })),
+    weight: 2,
+  },
   { arbitrary: fc.nat(1000).map((keep) => ({ kind: "truncate" as const, keep })), weight: 1 },
 );
 
@@ -40,6 +53,9 @@ describe("Utf8Chunks", () => {
           } else if (s.kind === "newline") {
             chunks.newline();
             expected = Buffer.concat([expected, Buffer.from("\n")]);
+          } else if (s.kind === "number") {
+            chunks.writeNumber(s.n);
+            expected = Buffer.concat([expected, Buffer.from(String(s.n), "utf8")]);
           } else {
             const keep = marks[s.keep % marks.length] as number;
             marks.length = (s.keep % marks.length) + 1;
