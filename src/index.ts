@@ -43,6 +43,7 @@ export { parseProtocol, type Protocol } from "./net/port.js";
 export { renderIptables } from "./proxiers/iptables/render-iptables.js";
 export type { IptablesRenderOptions } from "./proxiers/iptables/render.js";
 export type { IptablesRender, IptablesFamilyRender } from "./proxiers/iptables/render-iptables.js";
+export type { SpilledText } from "./netfilter/build/utf8-chunks.js";
 export type { ProxierOptions } from "./proxiers/common/proxier-settings.js";
 export { renderIpvs, IpvsUnavailableError, type IpvsRender } from "./proxiers/ipvs/render.js";
 export { HostportManager, type HostportManagerOptions } from "./hostports/hostport-manager.js";

@@ -19,7 +19,9 @@ import {
   type ManifestOptions,
   type NodeOptions,
 } from "../load.js";
-import { parseOutputFormat, renderData } from "../output.js";
+import { parseOutputFormat, renderData, type OutputFormat } from "../output.js";
+import { fstatSync } from "node:fs";
+import { SpillFiles } from "../spill-file.js";
 import type { CliIO } from "../program.js";
 import { startProgress } from "../progress.js";
 import { withRenderInputErrors } from "../render-errors.js";
@@ -114,50 +116,86 @@ Examples:
           `--family ${opts.family}: the node's families are ${node.ipFamilies.join(", ")}`,
         );
       progress.phase("rendering iptables rules");
-      const result = withRenderInputErrors(opts, cluster, () => {
-        try {
-          return renderIptables(cluster, {
-            node,
-            proxyConfig,
-            masqueradeMarkFormat: opts.markFormat,
-            // The restore text is all this prints: no typed rules are needed.
-            restoreOnly: opts.format === "restore",
-          });
-        } finally {
-          progress.end();
-        }
-      });
-      const families = result.families.filter(
-        (f) => opts.family === undefined || f.family === opts.family,
-      );
-      if (output === "json") {
-        io.stdout(
-          renderData(
-            {
-              families: families.map((f) => ({
-                family: f.family,
-                [opts.format]: opts.format === "restore" ? f.restore : f.save,
-              })),
-            },
-            "json",
-          ),
-        );
-        return;
+      const restoreBytes = opts.format === "restore" && output === "text" && io.stdoutBytes;
+      const spills = restoreBytes ? spillFilesForStdout() : undefined;
+      try {
+        const result = withRenderInputErrors(opts, cluster, () => {
+          try {
+            return renderIptables(cluster, {
+              node,
+              proxyConfig,
+              masqueradeMarkFormat: opts.markFormat,
+              // The restore text is all this prints: no typed rules are needed.
+              restoreOnly: opts.format === "restore",
+              ...(spills === undefined ? {} : { restoreSpill: spills.make }),
+            });
+          } finally {
+            progress.end();
+          }
+        });
+        printIptables(result, opts, output, io);
+      } finally {
+        spills?.close();
       }
-      const many = families.length > 1;
-      const write = io.stdoutBytes;
-      if (opts.format === "restore" && write !== undefined) {
-        // Bytes as the builder keeps them: the text is never made one string (~31 MB for
-        // 10,000 services × 10 endpoints) and encoded again.
-        for (const f of families) {
-          if (many) write(Buffer.from(`# ${f.family}\n`, "utf8"));
-          f.writeRestore(write);
-        }
-        return;
-      }
-      const parts = families.map(
-        (f) => `${many ? `# ${f.family}\n` : ""}${opts.format === "restore" ? f.restore : f.save}`,
-      );
-      io.stdout(parts.join(""));
     });
+}
+
+/**
+ * Temporary files to keep a large restore text in until it is printed (spill-file.ts), when
+ * stdout is a regular file: writes to it are synchronous, so the pieces handed out from one
+ * reused read buffer are written before the next is read (a pipe's writes may be queued). None
+ * when no temporary file can be made.
+ */
+function spillFilesForStdout(): SpillFiles | undefined {
+  try {
+    if (!fstatSync(1).isFile()) return undefined;
+    const files = new SpillFiles();
+    // One made (and closed) here: a temporary directory that cannot be written is found before
+    // any rule is written, and the text is then kept in memory.
+    files.make();
+    files.close();
+    return files;
+  } catch {
+    return undefined;
+  }
+}
+
+function printIptables(
+  result: ReturnType<typeof renderIptables>,
+  opts: IptablesOptions,
+  output: OutputFormat,
+  io: CliIO,
+): void {
+  const families = result.families.filter(
+    (f) => opts.family === undefined || f.family === opts.family,
+  );
+  if (output === "json") {
+    io.stdout(
+      renderData(
+        {
+          families: families.map((f) => ({
+            family: f.family,
+            [opts.format]: opts.format === "restore" ? f.restore : f.save,
+          })),
+        },
+        "json",
+      ),
+    );
+    return;
+  }
+  const many = families.length > 1;
+  const write = io.stdoutBytes;
+  if (opts.format === "restore" && write !== undefined) {
+    // Bytes as the builder keeps them: the text is never made one string (~31 MB for
+    // 10,000 services × 10 endpoints) and encoded again.
+    for (const f of families) {
+      if (many) write(Buffer.from(`# ${f.family}\n`, "utf8"));
+      f.writeRestore(write);
+    }
+    return;
+  }
+  const parts = families.map(
+    (f) => `${many ? `# ${f.family}\n` : ""}${opts.format === "restore" ? f.restore : f.save}`,
+  );
+  io.stdout(parts.join(""));
 }

@@ -11,6 +11,8 @@
 import type { Utf8Chunks } from "./utf8-chunks.js";
 
 const FIRST_CAPACITY = 1 << 6;
+/** The largest table made at once from a hint (16 MiB of slots); it grows beyond as needed. */
+const MAX_PRESIZED = 1 << 21;
 const SPACE = 0x20;
 
 export class ChainNameSet {
@@ -18,21 +20,34 @@ export class ChainNameSet {
    * Two numbers per slot (one cache line for both): the name's hash, then 1 + the byte offset of
    * the name in the text (0: an empty slot).
    */
-  #slots = new Int32Array(2 * FIRST_CAPACITY);
+  #slots: Int32Array;
   #size = 0;
 
   /**
    * @param text where the names are written, each followed by a space (declaration lines:
    *   `:NAME - [0:0]`), never truncated.
+   * @param expected how many names are likely to come (a hint): the table is made that large at
+   *   once instead of growing and rehashing into fresh memory step by step.
    */
-  constructor(private readonly text: Utf8Chunks) {}
+  constructor(
+    private readonly text: Utf8Chunks,
+    expected = 0,
+  ) {
+    let capacity = FIRST_CAPACITY;
+    while (capacity < expected * 2 && capacity < MAX_PRESIZED) capacity *= 2;
+    this.#slots = new Int32Array(2 * capacity);
+  }
 
   get size(): number {
     return this.#size;
   }
 
   has(name: string): boolean {
-    const h = hashName(name);
+    return this.hasHashed(name, hashName(name));
+  }
+
+  /** `has(name)`, `h` being `hashOf(name)` (a caller that adds it next hashes it once). */
+  hasHashed(name: string, h: number): boolean {
     const slots = this.#slots;
     const mask = (slots.length >> 1) - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -45,10 +60,20 @@ export class ChainNameSet {
 
   /** Adds `name`, written in the text at byte offset `at` (the caller knows it is new). */
   add(name: string, at: number): void {
+    this.addHashed(hashName(name), at);
+  }
+
+  /** `add(name, at)`, `h` being `hashOf(name)`. */
+  addHashed(h: number, at: number): void {
     if (at + 1 > 0x7fffffff) throw new Error("declarations beyond 2 GiB");
     if ((this.#size + 1) * 4 > this.#slots.length) this.#grow();
-    this.#insert(hashName(name), at + 1);
+    this.#insert(h, at + 1);
     this.#size++;
+  }
+
+  /** The hash `hasHashed` and `addHashed` take. */
+  static hashOf(name: string): number {
+    return hashName(name);
   }
 
   #insert(h: number, at1: number): void {

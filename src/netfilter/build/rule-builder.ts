@@ -201,7 +201,7 @@ export class RuleBuilder {
       this.#portModule = true;
     }
     this.text.write(" --dport ");
-    this.text.write(String(port));
+    this.text.writeNumber(port);
     this.log?.push(Op.Dport, port);
     return this;
   }
@@ -306,7 +306,7 @@ export class RuleBuilder {
     this.text.write(v6 ? " -j DNAT --to-destination [" : " -j DNAT --to-destination ");
     this.text.write(ip);
     this.text.write(v6 ? "]:" : ":");
-    this.text.write(String(port));
+    this.text.writeNumber(port);
     this.log?.push(Op.Dnat, ip, port);
     this.#end();
   }

@@ -26,7 +26,18 @@ import {
 import { ChainNameSet } from "./chain-name-set.js";
 import { replayRule, RuleBuilder } from "./rule-builder.js";
 import { SharedRuleValues, TypedRuleBuilder } from "./typed-rule-builder.js";
-import { Utf8Chunks } from "./utf8-chunks.js";
+import { Utf8Chunks, type SpilledText } from "./utf8-chunks.js";
+
+export type { SpilledText } from "./utf8-chunks.js";
+
+/**
+ * A text-only table's rule lines are spilled (`TableBuilder`'s `spill`) once this many bytes are
+ * held, whenever less than SPILL_ROOM is left in the current chunk: finished lines only, in
+ * pieces of about a chunk, the chunk then reused.
+ */
+const SPILL_HELD = 1 << 20;
+/** More than one rule line needs (a longer line only grows the chunk). */
+const SPILL_ROOM = 1 << 16;
 
 const ZERO: Counters = Object.freeze({ packets: 0n, bytes: 0n });
 
@@ -55,16 +66,26 @@ export class TableBuilder {
   readonly #log: unknown[] | undefined;
   readonly #rule: RuleBuilder;
   #built: Table | undefined;
+  /** Where finished rule lines went once the table held SPILL_HELD bytes (text only). */
+  #spill: SpilledText | undefined;
 
+  /**
+   * @param expectedChains how many chains the table will likely declare (a hint: its set of
+   *   names is made that large at once).
+   * @param spill where a text-only table's rule lines go once they are large (made when first
+   *   needed); ignored when the clauses are kept (`build` reads the lines back).
+   */
   constructor(
     readonly name: TableName,
     private readonly values: SharedRuleValues,
     clauses = true,
+    expectedChains = 0,
+    private readonly spill?: () => SpilledText,
   ) {
     this.#log = clauses ? [] : undefined;
     this.#builtins = BUILTIN_CHAINS[name];
     this.#declarations = new Utf8Chunks(`a chain declared in ${name}`);
-    this.#declared = new ChainNameSet(this.#declarations);
+    this.#declared = new ChainNameSet(this.#declarations, expectedChains);
     this.#lines = new Utf8Chunks(`a rule in ${name}`);
     this.#rule = new RuleBuilder(values, this.#log, this.#lines, () => this.#add());
   }
@@ -77,7 +98,8 @@ export class TableBuilder {
     // A chain name is one restore word (iptables-restore splits a line at spaces).
     if (name === "" || name.includes(" ")) throw new Error(`invalid chain name "${name}"`);
     // A name seen before may only be one appended to and not declared yet.
-    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.has(name)))
+    const h = ChainNameSet.hashOf(name);
+    if (!this.#unpend(name) && (this.#builtins.includes(name) || this.#declared.hasHashed(name, h)))
       throw new Error(`chain ${name} declared twice (or built in) in ${this.name}`);
     this.#lastDeclared = name;
     const d = this.#declarations;
@@ -86,7 +108,7 @@ export class TableBuilder {
     d.write(name);
     d.write(" - [0:0]");
     d.newline();
-    this.#declared.add(name, at);
+    this.#declared.addHashed(h, at);
   }
 
   /** `name` was appended to and not declared; it is declared now. */
@@ -116,8 +138,18 @@ export class TableBuilder {
 
   #add(): void {
     this.#rules++;
-    this.#linesLength = this.#lines.length;
+    const lines = this.#lines;
+    this.#linesLength = lines.length;
     if (this.#log !== undefined) this.#ends.push(this.#log.length);
+    else if (
+      this.spill !== undefined &&
+      lines.room < SPILL_ROOM &&
+      (lines.spilled > 0 || lines.held >= SPILL_HELD)
+    ) {
+      // Every line held is finished: the rule just ended.
+      this.#spill ??= this.spill();
+      lines.spillTo(this.#spill);
+    }
   }
 
   /** Lines used: `*TABLE`, declarations, rules, `COMMIT`. */
@@ -137,6 +169,11 @@ export class TableBuilder {
     return names;
   }
 
+  /** Some rule lines were spilled (pieces of `writeRestore` may be written over after use). */
+  get spilled(): boolean {
+    return this.#spill !== undefined;
+  }
+
   /** Every character written so far is ASCII. */
   get ascii(): boolean {
     return this.#declarations.ascii && this.#lines.ascii;
@@ -150,13 +187,15 @@ export class TableBuilder {
   /**
    * Hands the table's iptables-restore text to `write` as UTF-8 bytes, in pieces, from the
    * record (no rule objects): `*TABLE`, declarations, rules, `COMMIT`, each line ending in a
-   * newline. The pieces are views of the record: use them before writing more rules.
+   * newline. The pieces are views of the record (spilled lines: of a buffer written over after
+   * the call): use each before the call returns.
    */
   writeRestore(write: (bytes: Uint8Array) => void): void {
     this.#checkDeclared();
     write(Buffer.from(`*${this.name}\n`, "utf8"));
     for (const p of this.#declarations.pieces()) write(p);
-    let left = this.#linesLength;
+    this.#spill?.replay(write);
+    let left = this.#linesLength - this.#lines.spilled;
     for (const p of this.#lines.pieces()) {
       if (left === 0) break;
       const piece = p.length <= left ? p : p.subarray(0, left);
@@ -228,10 +267,22 @@ export class RuleSetBuilder {
    * @param opts.clauses false: keep only the restore text (`restore`, `writeRestore`), not the
    *   clauses the typed rules are made from (`build` refuses); a caller that only prints saves
    *   their memory and time.
+   * @param opts.expectedChains the most chains a table is likely to declare: each table's set of
+   *   declared names is made that large at once (a table that declares fewer wastes 8 bytes a
+   *   name; one that declares more grows as without it).
+   * @param opts.spill text only (`clauses` false): where each table's rule lines go once they
+   *   pass 1 MiB (made per table when first needed), so that a large text does not stay in
+   *   fresh memory until it is printed; `writeRestore` replays them in place.
    */
   constructor(
     readonly family: IPFamily,
-    private readonly opts: { readonly clauses?: boolean } = {},
+    private readonly opts: {
+      readonly clauses?: boolean;
+      /** How many chains a table will likely declare, at most (a hint). */
+      readonly expectedChains?: number;
+      /** Text only: where a large table's rule lines go (one store per table, made when needed). */
+      readonly spill?: () => SpilledText;
+    } = {},
   ) {
     this.#values = new SharedRuleValues(family);
   }
@@ -245,7 +296,13 @@ export class RuleSetBuilder {
   table(name: TableName): TableBuilder {
     let t = this.#tables.find((x) => x.name === name);
     if (t === undefined) {
-      t = new TableBuilder(name, this.#values, this.typed);
+      t = new TableBuilder(
+        name,
+        this.#values,
+        this.typed,
+        this.opts.expectedChains,
+        this.opts.spill,
+      );
       this.#tables.push(t);
     }
     return t;
@@ -254,14 +311,17 @@ export class RuleSetBuilder {
   /** kube-proxy's restore text of what was written (no typed rules are made). */
   restore(): string {
     const pieces: Uint8Array[] = [];
-    this.writeRestore((p) => pieces.push(p));
+    // A spilled table's pieces are written over after use: those are copied.
+    const copy = this.#tables.some((t) => t.spilled);
+    this.writeRestore((p) => pieces.push(copy ? Buffer.from(p) : p));
     const ascii = this.#tables.every((t) => t.ascii);
     return Buffer.concat(pieces).toString(ascii ? "latin1" : "utf8");
   }
 
   /**
    * The restore text as UTF-8 bytes, handed to `write` in pieces (the CLI writes them to stdout
-   * as they come: the text is never made one string). Use each piece before writing more rules.
+   * as they come: the text is never made one string). Use each piece before the call returns
+   * (spilled lines come in a buffer that is written over).
    */
   writeRestore(write: (bytes: Uint8Array) => void): void {
     for (const t of this.#tables) t.writeRestore(write);

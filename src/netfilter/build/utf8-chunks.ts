@@ -21,6 +21,23 @@
 const FIRST_CHUNK = 1 << 10;
 const MAX_CHUNK = 1 << 20;
 
+/**
+ * Where written text goes when it leaves memory (`Utf8Chunks.spillTo`): the caller's store, a
+ * temporary file for the CLI. A large rule set's text is kept there until it is printed, so the
+ * process does not map tens of MB of fresh memory for it (each new page costs a page fault, and
+ * on a virtual machine that costs as much as writing the text several times; see
+ * bench/render-iptables.ts).
+ */
+export interface SpilledText {
+  /** Keeps `bytes`: a view of memory that is written over once the call returns. */
+  append(bytes: Uint8Array): void;
+  /**
+   * Hands everything appended back to `write`, in order, in pieces; each piece may be written
+   * over once the call returns. May be called again.
+   */
+  replay(write: (bytes: Uint8Array) => void): void;
+}
+
 export class Utf8Chunks {
   /** Full chunks, each cut to the bytes written in it. */
   readonly #full: Uint8Array[] = [];
@@ -31,13 +48,46 @@ export class Utf8Chunks {
   #chunk: Uint8Array = new Uint8Array(0);
   #at = 0;
   #ascii = true;
+  /** Bytes handed to a SpilledText (`spillTo`): they come before those held here. */
+  #spilled = 0;
 
   /** @param what names the text in errors ("a rule in nat"). */
   constructor(private readonly what: string) {}
 
-  /** Bytes written. */
+  /** Bytes written (spilled ones included). */
   get length(): number {
+    return this.#spilled + this.#fullBytes + this.#at;
+  }
+
+  /** Bytes written and spilled (`spillTo`): they are no longer here. */
+  get spilled(): number {
+    return this.#spilled;
+  }
+
+  /** Bytes held in memory. */
+  get held(): number {
     return this.#fullBytes + this.#at;
+  }
+
+  /** Bytes that still fit in the current chunk. */
+  get room(): number {
+    return this.#chunk.length - this.#at;
+  }
+
+  /**
+   * Hands every byte held to `store` and keeps the current chunk (emptied) for what comes next:
+   * once the chunks have grown, text written and spilled over and over maps no new memory.
+   * Spilled bytes are not read back here (`pieces`, `text` and `startsWith` see only what is
+   * held) and cannot be truncated.
+   */
+  spillTo(store: SpilledText): void {
+    for (const p of this.#full) store.append(p);
+    if (this.#at > 0) store.append(this.#chunk.subarray(0, this.#at));
+    this.#spilled += this.#fullBytes + this.#at;
+    this.#full.length = 0;
+    this.#starts.length = 0;
+    this.#fullBytes = 0;
+    this.#at = 0;
   }
 
   /** Every character written was ASCII (so byte offsets are character offsets). */
@@ -60,6 +110,22 @@ export class Utf8Chunks {
       chunk[at++] = c;
     }
     this.#at = at;
+  }
+
+  /** Appends `String(n)`; a port (an integer 0–99,999) is written without making a string. */
+  writeNumber(n: number): void {
+    if (!(n >= 0 && n < 100000 && Number.isInteger(n))) {
+      this.write(String(n));
+      return;
+    }
+    const digits = n >= 10000 ? 5 : n >= 1000 ? 4 : n >= 100 ? 3 : n >= 10 ? 2 : 1;
+    if (this.#chunk.length - this.#at < digits) this.#next(digits);
+    const chunk = this.#chunk;
+    const start = this.#at;
+    for (let i = start + digits - 1, v = n; i >= start; i--, v = (v / 10) | 0) {
+      chunk[i] = 48 + (v % 10);
+    }
+    this.#at = start + digits;
   }
 
   /** Ends a line. */
@@ -92,6 +158,8 @@ export class Utf8Chunks {
 
   /** Drops what was written after the first `length` bytes. */
   truncate(length: number): void {
+    if (length < this.#spilled) throw new Error(`${this.what}: truncated into spilled text`);
+    length -= this.#spilled;
     while (length < this.#fullBytes) {
       const last = this.#full.pop() as Uint8Array;
       this.#starts.pop();
@@ -108,7 +176,10 @@ export class Utf8Chunks {
    * followed by the byte `then` when one is given (an ASCII code: the word's end).
    */
   startsWith(at: number, text: string, then = -1): boolean {
-    if (at < 0 || at > this.length) return false;
+    if (at < this.#spilled && at >= 0)
+      throw new Error(`${this.what}: spilled text is not read back`);
+    at -= this.#spilled;
+    if (at < 0 || at > this.held) return false;
     // The chunk holding byte `at`: the current one, or the last full one starting at or before it.
     let k = this.#full.length;
     let piece = this.#chunk;
@@ -146,18 +217,21 @@ export class Utf8Chunks {
   #startsWithEncoded(at: number, text: string, then: number): boolean {
     const bytes = Buffer.from(text, "utf8");
     const end = at + bytes.length;
-    if (end + (then < 0 ? 0 : 1) > this.length) return false;
+    if (end + (then < 0 ? 0 : 1) > this.held) return false;
     const all = Buffer.concat(this.pieces(), end + (then < 0 ? 0 : 1));
     return all.subarray(at, end).equals(bytes) && (then < 0 || all[end] === then);
   }
 
-  /** The bytes written, in order, in pieces (views of the chunks: read them before writing more). */
+  /**
+   * The bytes held (written and not spilled), in order, in pieces (views of the chunks: read
+   * them before writing more).
+   */
   pieces(): Uint8Array[] {
     return this.#at === 0 ? [...this.#full] : [...this.#full, this.#chunk.subarray(0, this.#at)];
   }
 
-  /** The text of the first `length` bytes written (all of them by default). */
-  text(length = this.length): string {
+  /** The text of the first `length` bytes held (all of them by default). */
+  text(length = this.held): string {
     const all = Buffer.concat(this.pieces(), length);
     return all.toString(this.#ascii ? "latin1" : "utf8");
   }

@@ -71,20 +71,17 @@ export function categorizeEndpoints(
   sp: ServicePort,
   topology: TopologyInput,
 ): CategorizedEndpoints {
-  let clusterEndpoints: Endpoint[] = [];
-  let localEndpoints: Endpoint[] = [];
+  // The lists are read only: a service port without any shares one empty list.
+  let clusterEndpoints: readonly Endpoint[] = NONE;
+  let localEndpoints: readonly Endpoint[] = NONE;
   let hasAnyEndpoints = false;
   let topologyMode: TopologyMode = "";
   if (endpoints.length === 0) {
-    return { clusterEndpoints, localEndpoints, allReachable: [], hasAnyEndpoints, topologyMode };
+    return { clusterEndpoints, localEndpoints, allReachable: NONE, hasAnyEndpoints, topologyMode };
   }
   if (sp.usesClusterEndpoints) {
     topologyMode = topologyModeFromHints(endpoints, topology);
-    const mode = topologyMode;
-    clusterEndpoints = every(
-      endpoints,
-      (ep) => ep.ready && availableForTopology(ep, mode, topology),
-    );
+    clusterEndpoints = readyForTopology(endpoints, topologyMode, topology);
     // No ready endpoint anywhere (topology never empties the list): fall back to
     // serving-and-terminating ones, on any node.
     if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter(servingTerminating);
@@ -111,14 +108,26 @@ export function categorizeEndpoints(
 }
 
 /**
- * The endpoints that pass `keep`: `endpoints` itself when all do (the usual case: every endpoint
- * ready, no topology hints), so a large cluster's plan holds one list per service port, not two.
+ * The ready endpoints available for the topology mode: `endpoints` itself when all are (the
+ * usual case: every endpoint ready, no topology hints), so a large cluster's plan holds one list
+ * per service port, not two (and no closure or copy is made per service port for it).
  */
-function every(endpoints: readonly Endpoint[], keep: (ep: Endpoint) => boolean): Endpoint[] {
+function readyForTopology(
+  endpoints: readonly Endpoint[],
+  mode: TopologyMode,
+  topology: TopologyInput,
+): readonly Endpoint[] {
   let all = true;
-  for (let i = 0; all && i < endpoints.length; i++) all = keep(endpoints[i] as Endpoint);
-  return all ? (endpoints as Endpoint[]) : endpoints.filter(keep);
+  for (let i = 0; all && i < endpoints.length; i++) {
+    const ep = endpoints[i] as Endpoint;
+    all = ep.ready && availableForTopology(ep, mode, topology);
+  }
+  return all
+    ? endpoints
+    : endpoints.filter((ep) => ep.ready && availableForTopology(ep, mode, topology));
 }
+
+const NONE: readonly Endpoint[] = Object.freeze([]);
 
 /** Strictly increasing `endpoint` strings (what endpointsByServicePort produces). */
 function isSortedUnique(list: readonly Endpoint[]): boolean {

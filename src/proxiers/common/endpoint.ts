@@ -53,13 +53,21 @@ export function endpointsByServicePort(
       compareStrings(a.metadata?.name ?? "", b.metadata?.name ?? ""),
   );
   const lists = new Map<string, Endpoint[]>();
-  for (const slice of sorted) {
+  // Indexed loops, and the ports' lists in two reused arrays: no iterator result or other
+  // object per endpoint (100,000 of them in a large cluster) but the endpoint itself.
+  const targetPorts: number[] = [];
+  const targetLists: Endpoint[][] = [];
+  for (let s = 0; s < sorted.length; s++) {
+    const slice = sorted[s] as EndpointSlice;
     const serviceName = slice.metadata?.labels?.["kubernetes.io/service-name"] ?? "";
     if (serviceName === "") continue;
     if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     const namespace = slice.metadata?.namespace ?? "default";
-    const targets: { readonly port: number; readonly list: Endpoint[] }[] = [];
-    for (const port of slice.ports ?? []) {
+    targetPorts.length = 0;
+    targetLists.length = 0;
+    const ports = slice.ports ?? [];
+    for (let p = 0; p < ports.length; p++) {
+      const port = ports[p] as (typeof ports)[number];
       if (port.name === undefined || port.name === null) continue;
       if (port.port === undefined || port.port === 0) continue;
       const key = servicePortKey(namespace, serviceName, port.name, port.protocol ?? "TCP");
@@ -68,10 +76,13 @@ export function endpointsByServicePort(
         list = [];
         lists.set(key, list);
       }
-      targets.push({ port: port.port, list });
+      targetPorts.push(port.port);
+      targetLists.push(list);
     }
-    if (targets.length === 0) continue;
-    for (const ep of slice.endpoints) {
+    if (targetPorts.length === 0) continue;
+    const endpoints = slice.endpoints;
+    for (let e = 0; e < endpoints.length; e++) {
+      const ep = endpoints[e] as (typeof endpoints)[number];
       const raw = ep.addresses[0];
       const ip = raw === undefined ? undefined : canonicalIPOfFamily(raw, family);
       if (ip === undefined) continue;
@@ -86,8 +97,9 @@ export function endpointsByServicePort(
         forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name);
       const nodeHints =
         forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name);
-      for (const { port, list } of targets) {
-        list.push({
+      for (let t = 0; t < targetPorts.length; t++) {
+        const port = targetPorts[t] as number;
+        (targetLists[t] as Endpoint[]).push({
           ip,
           nodeName: epNode,
           zone: ep.zone ?? "",
@@ -104,10 +116,10 @@ export function endpointsByServicePort(
     }
   }
   // Each list in place of the one it was made from (no second map).
-  for (const [key, list] of lists) {
+  lists.forEach((list, key) => {
     const unique = sortedUnique(list);
     if (unique !== list) lists.set(key, unique);
-  }
+  });
   return lists;
 }
 
@@ -120,10 +132,15 @@ function sortedUnique(list: Endpoint[]): Endpoint[] {
   for (let i = 1; i < list.length && ordered; i++) {
     ordered = (list[i - 1] as Endpoint).endpoint < (list[i] as Endpoint).endpoint;
   }
-  // Strictly increasing: sorted and free of duplicates already (the usual case).
+  // Strictly increasing: sorted and free of duplicates already.
   if (ordered) return list;
   // Stable: duplicates keep their slice order.
-  list.sort((a, b) => compareStrings(a.endpoint, b.endpoint));
+  sortByEndpoint(list);
+  let unique = true;
+  for (let i = 1; i < list.length && unique; i++) {
+    unique = (list[i - 1] as Endpoint).endpoint !== (list[i] as Endpoint).endpoint;
+  }
+  if (unique) return list;
   const out: Endpoint[] = [];
   for (let i = 0; i < list.length;) {
     let j = i;
@@ -136,6 +153,27 @@ function sortedUnique(list: Endpoint[]): Endpoint[] {
   }
   return out;
 }
+
+/** Sorts by endpoint string, stably, in place. */
+function sortByEndpoint(list: Endpoint[]): void {
+  // A service port's slice holds a handful to a few hundred endpoints: an insertion sort in
+  // place allocates nothing (Array.prototype.sort copies the list and calls a comparator).
+  if (list.length > 64) {
+    list.sort(byEndpoint);
+    return;
+  }
+  for (let i = 1; i < list.length; i++) {
+    const x = list[i] as Endpoint;
+    let j = i - 1;
+    while (j >= 0 && (list[j] as Endpoint).endpoint > x.endpoint) {
+      list[j + 1] = list[j] as Endpoint;
+      j--;
+    }
+    list[j + 1] = x;
+  }
+}
+
+const byEndpoint = (a: Endpoint, b: Endpoint): number => compareStrings(a.endpoint, b.endpoint);
 
 const SCRATCH = Buffer.allocUnsafeSlow(64);
 

@@ -16,7 +16,7 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from "./chain-names.js";
-import { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
+import { RuleSetBuilder, type SpilledText } from "../../netfilter/build/rule-set-builder.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import {
   writeForwardAcceptRules,
@@ -64,12 +64,15 @@ export function renderRuleSet(plan: FamilyPlan, opts: RestoreOptions = {}): Rule
 
 /**
  * kube-proxy's restore input written into a rule set builder: its `restore()` prints the text
- * and its `build()` makes the rule set, each when asked (`clauses` false: text only, no `build`).
+ * and its `build()` makes the rule set, each when asked (`clauses` false: text only, no `build`;
+ * `spill`: a large table's lines are kept there, not in memory).
  */
 export function writeRuleSet(
   plan: FamilyPlan,
   opts: RestoreOptions = {},
   clauses = true,
+  /** Text only: where a large table's rule lines go until printed (see RuleSetBuilder). */
+  spill?: () => SpilledText,
 ): RuleSetBuilder {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
@@ -80,7 +83,13 @@ export function writeRuleSet(
   };
   const largeClusterMode =
     opts.largeClusterMode ?? plan.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-  const builder = new RuleSetBuilder(settings.family, { clauses });
+  // At most: the fixed chains, four per service port (SVC, SVL, EXT, FW), one per endpoint.
+  const expectedChains = 8 + 4 * plan.servicePorts.length + plan.totalEndpoints;
+  const builder = new RuleSetBuilder(settings.family, {
+    clauses,
+    expectedChains,
+    ...(spill === undefined ? {} : { spill }),
+  });
   const filter = builder.table("filter");
   const nat = builder.table("nat");
 

@@ -10,7 +10,7 @@
 import type { Cluster } from "../../model/cluster.js";
 import type { IPFamily } from "../../net/index.js";
 import { formatIptablesRestore } from "../../netfilter/format/restore.js";
-import type { RuleSetBuilder } from "../../netfilter/build/rule-set-builder.js";
+import type { RuleSetBuilder, SpilledText } from "../../netfilter/build/rule-set-builder.js";
 import type { RuleSet } from "../../netfilter/model.js";
 import { planFamily, type FamilyPlan } from "../common/plan.js";
 import { proxierSettings, type ProxierOptions } from "../common/proxier-settings.js";
@@ -24,6 +24,12 @@ export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {
    * written again, with them.
    */
   readonly restoreOnly?: boolean;
+  /**
+   * With `restoreOnly`: where a large table's restore lines are kept until printed, instead of
+   * fresh memory (the CLI: a temporary file). `writeRestore` then hands out pieces that are
+   * written over after use.
+   */
+  readonly restoreSpill?: () => SpilledText;
 }
 
 export interface IptablesFamilyRestore {
@@ -94,6 +100,12 @@ export function renderIptablesFamilies(
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
     const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    return new FamilyRestore(family, plan, opts, writeRuleSet(plan, opts, !opts.restoreOnly));
+    const spill = opts.restoreOnly === true ? opts.restoreSpill : undefined;
+    return new FamilyRestore(
+      family,
+      plan,
+      opts,
+      writeRuleSet(plan, opts, !opts.restoreOnly, spill),
+    );
   });
 }

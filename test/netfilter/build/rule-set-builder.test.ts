@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import { RuleSetBuilder } from "../../../src/netfilter/build/rule-set-builder.js";
+import { RuleSetBuilder, type SpilledText } from "../../../src/netfilter/build/rule-set-builder.js";
 import { formatIptablesRestore } from "../../../src/netfilter/format/restore.js";
 import { parseIptables } from "../../../src/netfilter/parse/iptables.js";
 import type { IPFamily } from "../../../src/net/index.js";
@@ -110,7 +110,7 @@ describe("RuleSetBuilder", () => {
     }
   });
 
-  test("declared chains are told apart exactly, whatever their number (a Set is the reference)", () => {
+  test("declared chains are told apart exactly, whatever their number and the size hint (a Set is the reference)", () => {
     const name = fc.oneof(
       fc.stringMatching(/^KUBE-SEP-[A-Z2-7]{2}$/),
       fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
@@ -122,8 +122,14 @@ describe("RuleSetBuilder", () => {
           { maxLength: 300 },
         ),
         (names) => {
-          for (const clauses of [true, false]) {
-            const b = new RuleSetBuilder("IPv4", { clauses });
+          // A size hint of none (the set grows from its first size), a small one, and a large one.
+          for (const [clauses, expectedChains] of [
+            [true, 0],
+            [false, 0],
+            [false, 5],
+            [true, 1000],
+          ] as const) {
+            const b = new RuleSetBuilder("IPv4", { clauses, expectedChains });
             const nat = b.table("nat");
             const seen = new Set<string>(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
             const declared: string[] = [];
@@ -158,5 +164,86 @@ describe("RuleSetBuilder", () => {
     b.table("filter").append("KNS-UNDECLARED").verdict("ACCEPT");
     expect(() => b.restore()).toThrow(/never declared/);
     expect(() => b.build()).toThrow(/never declared/);
+  });
+});
+
+describe("RuleSetBuilder, text only, spilling its rule lines", () => {
+  /** A store that keeps copies, and replays them through one buffer written over each time. */
+  function memoryStore(): SpilledText & { readonly appended: () => number } {
+    const kept: Buffer[] = [];
+    return {
+      append: (b) => kept.push(Buffer.from(b)),
+      replay: (write) => {
+        for (const k of kept) {
+          const reused = Buffer.alloc(k.length);
+          k.copy(reused);
+          write(reused);
+          reused.fill(0x21);
+        }
+      },
+      appended: () => kept.length,
+    };
+  }
+
+  test("the text is the same as kept in memory, however large (the store is used past 1 MiB)", () => {
+    for (const rules of [10, 40_000]) {
+      const stores: ReturnType<typeof memoryStore>[] = [];
+      const texts = [false, true].map((spill) => {
+        const b = new RuleSetBuilder("IPv4", {
+          clauses: false,
+          ...(spill
+            ? {
+                spill: () => {
+                  const s = memoryStore();
+                  stores.push(s);
+                  return s;
+                },
+              }
+            : {}),
+        });
+        const filter = b.table("filter");
+        const nat = b.table("nat");
+        filter.declare("KNS-F");
+        for (let i = 0; i < rules; i++) {
+          const chain = `KNS-SEP-${i}`;
+          nat.declare(chain);
+          nat
+            .append(chain)
+            .comment(`ns/svc${i}:p`)
+            .source(`10.0.${i >> 8}.${i & 255}`)
+            .jump("KNS-F2");
+          // An unfinished rule never reaches the text.
+          if (i % 1000 === 0) nat.append(chain).comment("dropped");
+          nat
+            .append(chain)
+            .protocolMatch("tcp")
+            .dnat(`10.0.${i >> 8}.${i & 255}`, 8080);
+        }
+        nat.declare("KNS-F2");
+        filter.append("KNS-F").verdict("ACCEPT");
+        const pieces: Buffer[] = [];
+        b.writeRestore((p) => pieces.push(Buffer.from(p)));
+        const text = b.restore();
+        expect(Buffer.concat(pieces).toString("latin1")).toBe(text);
+        return text;
+      });
+      expect(texts[1]).toBe(texts[0]);
+      expect(texts[0]?.split("\n")).toHaveLength(3 * rules + 8);
+      // Small tables keep their lines; a large nat table spills them, in more than one piece.
+      if (rules === 10) expect(stores).toHaveLength(0);
+      else expect(stores.map((s) => s.appended() > 1)).toEqual([true]);
+    }
+  });
+
+  test("a builder that keeps the clauses never spills (its rules are read back)", () => {
+    const b = new RuleSetBuilder("IPv4", {
+      spill: () => {
+        throw new Error("spilled");
+      },
+    });
+    const nat = b.table("nat");
+    nat.declare("KNS-A");
+    for (let i = 0; i < 30_000; i++) nat.append("KNS-A").comment(`rule number ${i}`).jump("KNS-A");
+    expect(b.build().tables[0]?.chains.at(-1)?.rules).toHaveLength(30_000);
   });
 });

@@ -189,4 +189,43 @@ describe("endpointsByServicePort", () => {
       ]);
     }
   });
+  // The reading kube-proxy's endpointslicecache gives, written plainly: slices in name order,
+  // one entry per ip:port (the first copy, unless a later one is local), sorted by ip:port.
+  test("lists are the plain reading's, with many endpoints or few, in any order", () => {
+    const address = fc.tuple(fc.nat(3), fc.nat(12)).map(([a, b]) => `10.0.${a}.${b}`);
+    const endpoint = fc.record({
+      addresses: fc.tuple(address),
+      nodeName: fc.constantFrom("here", "there"),
+      zone: fc.constantFrom("z1", "z2"),
+    });
+    const slices = fc.array(fc.array(endpoint, { maxLength: 40 }), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(slices, (lists) => {
+        const input: EndpointSlice[] = lists.map((endpoints, i) => ({
+          metadata: {
+            namespace: "ns",
+            name: `e${i}`,
+            labels: { "kubernetes.io/service-name": "s" },
+          },
+          addressType: "IPv4",
+          endpoints,
+          ports: [{ name: "p", protocol: "TCP", port: 80 }],
+        }));
+        const chosen = new Map<string, { zone: string; isLocal: boolean }>();
+        for (const e of lists.flat()) {
+          const key = `${e.addresses[0]}:80`;
+          const isLocal = e.nodeName === "here";
+          if (!chosen.has(key) || isLocal) chosen.set(key, { zone: e.zone, isLocal });
+        }
+        const expected = [...chosen.keys()]
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          .map((k) => [k, chosen.get(k)!.zone, chosen.get(k)!.isLocal]);
+        const got = endpointsByServicePort(input, "IPv4", "here").get(
+          servicePortKey("ns", "s", "p", "TCP"),
+        );
+        expect((got ?? []).map((e) => [e.endpoint, e.zone, e.isLocal])).toEqual(expected);
+      }),
+      { seed: 17, numRuns: 300 },
+    );
+  });
 });
