@@ -11,8 +11,17 @@
 // Without esbuild, or with KUBE_NETSIM_FROM_SOURCE=1 (source-mapped stack traces while
 // developing), it runs the sources through tsx. In the installed package (no src/) it runs the
 // compiled ESM build in dist/esm, which `npm pack` (prepack) builds.
-import { createHash } from "node:crypto";
-import {
+//
+// Every start pays what this file does before the command runs, so it does little (docs in
+// DEVELOPERS.md, "CLI start-up"): it is CommonJS (bin/package.json), since loading Node's ES
+// module loader for the launcher alone cost ~10 ms; the key is a plain JavaScript hash
+// (node:crypto cost ~10 ms to load); the bundle is whitespace-minified ASCII, read as latin1 and
+// already wrapped as a function by esbuild (no 2 MB string copied); and Node's built-in modules
+// that Node does not load by itself (child_process, crypto, net, dgram, os, repl, ...) are loaded
+// on their first use, not when the bundle starts (`lazyBuiltins`): `--version` and `validate`
+// need none of them.
+"use strict";
+const {
   existsSync,
   mkdirSync,
   readFileSync,
@@ -21,44 +30,109 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-} from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import vm from "node:vm";
-import { fileURLToPath } from "node:url";
+} = require("node:fs");
+const { createRequire } = require("node:module");
+const { join } = require("node:path");
+const { pathToFileURL } = require("node:url");
+const vm = require("node:vm");
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const source = new URL("../src/cli/main.ts", import.meta.url);
-const built = new URL("../dist/esm/cli/main.js", import.meta.url);
+const root = join(__dirname, "..");
+const source = join(root, "src", "cli", "main.ts");
+const built = join(root, "dist", "esm", "cli", "main.js");
+
+/** A 64-bit string hash (two 32-bit FNV-1a lanes) as 16 hex digits: a cache key, not a secret. */
+function hash64(text) {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
 
 /**
  * A hash of what the bundle is made of: each source file's path, size and mtime, and those of
  * this launcher (the build options) and of the installed dependencies' lock (they are bundled).
  */
 function sourceKey() {
-  const hash = createHash("sha1");
-  const files = readdirSync(`${root}src`, { recursive: true, withFileTypes: true })
+  const files = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => `${e.parentPath ?? e.path}/${e.name}`)
     .sort();
-  const more = [
-    `${root}package.json`,
-    fileURLToPath(import.meta.url),
-    `${root}node_modules/.package-lock.json`,
-  ];
-  for (const f of [...files, ...more]) {
-    if (!existsSync(f)) continue;
-    const s = statSync(f);
-    hash.update(`${f}\0${s.size}\0${s.mtimeMs}\n`);
+  files.push(
+    join(root, "package.json"),
+    __filename,
+    join(root, "node_modules", ".package-lock.json"),
+  );
+  const parts = [];
+  for (const f of files) {
+    const s = statSync(f, { throwIfNoEntry: false });
+    if (s !== undefined) parts.push(`${f}\0${s.size}\0${s.mtimeMs}\n`);
   }
-  return hash.digest("hex").slice(0, 16);
+  return hash64(parts.join(""));
+}
+
+// The bundle's first and last lines: the file is the function `require` would wrap it in, so
+// the launcher compiles it as read (no copy of the 2 MB text).
+const WRAP_START = "(function (exports, require, module, __filename, __dirname) {";
+const WRAP_END = "\n})";
+
+/** Built-in modules that Node itself has loaded before any user code: no gain in deferring them. */
+const PRELOADED = new Set([
+  "buffer",
+  "events",
+  "fs",
+  "module",
+  "path",
+  "process",
+  "timers",
+  "url",
+  "util",
+  "vm",
+]);
+
+/**
+ * An esbuild plugin: a built-in module that Node has not loaded yet is imported as an object
+ * with one getter per export, which loads the module at the first use of any of them. An
+ * import of `node:repl` or `node:crypto` at a module's top costs nothing until a command calls
+ * it (esbuild's CommonJS output reads an imported name at each use, never at import time).
+ */
+function lazyBuiltins() {
+  const { builtinModules } = require("node:module");
+  const names = new Set(builtinModules.filter((m) => !m.startsWith("_")));
+  return {
+    name: "kube-netsim-lazy-builtins",
+    setup(build) {
+      build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+        const name = args.path.replace(/^node:/, "");
+        if (!names.has(name) || PRELOADED.has(name.split("/")[0])) return undefined;
+        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
+        return { path: name, namespace: "lazy-builtin" };
+      });
+      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+        const exportNames = Object.getOwnPropertyNames(require(`node:${args.path}`)).filter(
+          (n) => n !== "__esModule",
+        );
+        return {
+          loader: "js",
+          contents:
+            `let real;\n` +
+            `const load = () => (real ??= require(${JSON.stringify(`node:${args.path}`)}));\n` +
+            `for (const name of ${JSON.stringify(exportNames)})\n` +
+            `  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n`,
+        };
+      });
+    },
+  };
 }
 
 /** The cached bundle of the sources (built now when missing), or undefined when it cannot be. */
 async function sourceBundle() {
   if (process.env.KUBE_NETSIM_FROM_SOURCE === "1") return undefined;
   try {
-    const dir = `${root}node_modules/.cache/kube-netsim`;
+    const dir = join(root, "node_modules", ".cache", "kube-netsim");
     const bundle = `${dir}/cli-${sourceKey()}.cjs`;
     if (existsSync(bundle)) return bundle;
     const { build } = await import("esbuild");
@@ -66,7 +140,7 @@ async function sourceBundle() {
     // Several runs may build at once (parallel tests): each writes its own file, then renames.
     const tmp = `${bundle}.${process.pid}.tmp`;
     await build({
-      entryPoints: [fileURLToPath(source)],
+      entryPoints: [source],
       outfile: tmp,
       // The dependencies too: loading `yaml`'s ~80 CommonJS files one by one costs as much as
       // the whole bundle.
@@ -74,8 +148,21 @@ async function sourceBundle() {
       platform: "node",
       format: "cjs",
       target: "node20",
+      // Fewer bytes to read and keep, and no comments (the text is then ASCII: `charset`).
+      // Names are kept (identifiers are not minified), so a programmer error's stack still
+      // names its functions; KUBE_NETSIM_FROM_SOURCE=1 gives source lines.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: "none",
+      charset: "ascii",
+      banner: { js: WRAP_START },
+      footer: { js: WRAP_END },
+      plugins: [lazyBuiltins()],
       logLevel: "silent",
     });
+    const text = readFileSync(tmp);
+    // Read back as latin1, which equals the text only when it is ASCII.
+    if (text.some((byte) => byte > 0x7f)) throw new Error("the bundle is not ASCII");
     renameSync(tmp, bundle);
     // Bundles (and code caches) of older sources go (never this one: another run may be using it).
     for (const old of readdirSync(dir))
@@ -98,49 +185,49 @@ async function sourceLoader() {
   }
 }
 
-const bundle = existsSync(source) ? await sourceBundle() : undefined;
-const tsx = bundle === undefined && existsSync(source) ? await sourceLoader() : undefined;
 /** Runs the CommonJS bundle as `require` would, compiled with V8's code cache when there is one. */
 function runBundle(file) {
   const cacheFile = file.replace(/\.cjs$/, ".v8");
   const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
-  const script = new vm.Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, "utf8").replace(/^#!/, "//")}\n})`,
-    {
-      filename: file,
-      cachedData,
-    },
-  );
-  if (cachedData === undefined || script.cachedDataRejected) {
-    // At exit the cache also holds the functions this run compiled (the command's own code).
-    process.once("exit", () => {
-      try {
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, cacheFile);
-      } catch {
-        // a read-only clone: run without the cache
-      }
-    });
-  }
+  const script = new vm.Script(readFileSync(file, "latin1"), { filename: file, cachedData });
   const module = { exports: {}, filename: file, id: file, loaded: false };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  script.runInThisContext()(module.exports, createRequire(file), module, file, join(file, ".."));
+  if (cachedData === undefined || script.cachedDataRejected) {
+    // Written once the bundle's top level has run: the cache then holds the functions every
+    // command compiles at start (module initialisation, the command tree), and no more, so a
+    // later `--version` does not load the functions of whichever command happened to run first.
+    try {
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, script.createCachedData());
+      renameSync(tmp, cacheFile);
+    } catch {
+      // a read-only clone: run without the cache
+    }
+  }
 }
 
-if (bundle !== undefined) {
-  // A script compiled by `vm` has no module loader of its own (and Node 20's default-loader
-  // option for it is experimental and lost with the code cache): the bundle imports a user's
-  // module (`conformance --adapter file.js`) through this one (src/util/import-module.ts).
-  globalThis[Symbol.for("kube-netsim.import")] = (url) => import(url);
-  runBundle(bundle);
-} else if (tsx) {
-  tsx.register();
-  await import(source.href);
-} else if (existsSync(built)) {
-  await import(built.href);
-} else {
-  process.stderr.write(
-    "kube-netsim: dist/ is not built; run `npm run build` (or `npm ci` in a clone)\n",
-  );
-  process.exit(2);
+async function main() {
+  const bundle = existsSync(source) ? await sourceBundle() : undefined;
+  if (bundle !== undefined) {
+    // A script compiled by `vm` has no module loader of its own (and Node 20's default-loader
+    // option for it is experimental and lost with the code cache): the bundle imports a user's
+    // module (`conformance --adapter file.js`) through this one (src/util/import-module.ts).
+    globalThis[Symbol.for("kube-netsim.import")] = (url) => import(url);
+    runBundle(bundle);
+    return;
+  }
+  const tsx = existsSync(source) ? await sourceLoader() : undefined;
+  if (tsx) {
+    tsx.register();
+    await import(pathToFileURL(source).href);
+  } else if (existsSync(built)) {
+    await import(pathToFileURL(built).href);
+  } else {
+    process.stderr.write(
+      "kube-netsim: dist/ is not built; run `npm run build` (or `npm ci` in a clone)\n",
+    );
+    process.exit(2);
+  }
 }
+
+void main();
