@@ -24,6 +24,7 @@
 const {
   existsSync,
   mkdirSync,
+  openSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -40,38 +41,51 @@ const root = join(__dirname, "..");
 const source = join(root, "src", "cli", "main.ts");
 const built = join(root, "dist", "esm", "cli", "main.js");
 
-/** A 64-bit string hash (two 32-bit FNV-1a lanes) as 16 hex digits: a cache key, not a secret. */
+/**
+ * A 64-bit hash of a text (two 32-bit multiply-xor lanes over its bytes four at a time) as 16
+ * hex digits: a cache key, not a secret.
+ */
 function hash64(text) {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+  const bytes = Buffer.from(`${text}\0\0\0`, "latin1");
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  let a = 0x811c9dc5 ^ text.length;
+  let b = 0x01000193;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    a = Math.imul(a ^ w, 0x01000193);
+    a ^= a >>> 15;
+    b = Math.imul(b ^ w, 0x5bd1e995);
+    b ^= b >>> 13;
   }
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Every file under `dir`, as `dir/…/name`. */
+function filesUnder(dir, out) {
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) filesUnder(`${dir}/${e.name}`, out);
+    else if (e.isFile()) out.push(`${dir}/${e.name}`);
+  return out;
 }
 
 /**
  * A hash of what the bundle is made of: each source file's path, size and mtime, and those of
  * this launcher (the build options) and of the installed dependencies' lock (they are bundled).
+ * Its cost is the ~400 `stat` calls (~5 ms).
  */
 function sourceKey() {
-  const files = readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => `${e.parentPath ?? e.path}/${e.name}`)
-    .sort();
+  const files = filesUnder(join(root, "src"), []).sort();
   files.push(
     join(root, "package.json"),
     __filename,
     join(root, "node_modules", ".package-lock.json"),
   );
-  const parts = [];
+  let text = "";
   for (const f of files) {
     const s = statSync(f, { throwIfNoEntry: false });
-    if (s !== undefined) parts.push(`${f}\0${s.size}\0${s.mtimeMs}\n`);
+    if (s !== undefined) text += `${f}\0${s.size}\0${s.mtimeMs}\n`;
   }
-  return hash64(parts.join(""));
+  return hash64(text);
 }
 
 // The bundle's first and last lines: the file is the function `require` would wrap it in, so
@@ -128,49 +142,80 @@ function lazyBuiltins() {
   };
 }
 
+/** The options both builds share: minified whitespace and syntax, ASCII, wrapped as a function. */
+const TEXT_OPTIONS = {
+  // Fewer bytes to read and keep, and no comments (the text is then ASCII: `charset`). Names
+  // are kept (identifiers are not minified), so a programmer error's stack still names its
+  // functions; KUBE_NETSIM_FROM_SOURCE=1 gives source lines.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
+  charset: "ascii",
+  logLevel: "silent",
+};
+
+/**
+ * Bundles the sources into `dir`: esbuild splits them at each `import()` (src/cli/lazy-commands.ts
+ * loads each command so) into an entry `main.js` and chunks, as ES modules, then each file
+ * becomes a CommonJS function (`require` of a sibling chunk is the launcher's, see `runBundle`).
+ */
+async function buildBundle(dir) {
+  const { build, transform } = await import("esbuild");
+  const { outputFiles } = await build({
+    entryPoints: { main: source },
+    outdir: dir,
+    write: false,
+    // The dependencies too: loading `yaml`'s ~80 CommonJS files one by one costs as much as
+    // the whole bundle.
+    bundle: true,
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    plugins: [lazyBuiltins()],
+    ...TEXT_OPTIONS,
+  });
+  mkdirSync(dir);
+  for (const file of outputFiles) {
+    const { code } = await transform(file.text, {
+      format: "cjs",
+      target: "node20",
+      // `import("./chunk.js")` becomes a `require` of it (vm has no loader for `import()`).
+      supported: { "dynamic-import": false },
+      banner: WRAP_START,
+      footer: WRAP_END,
+      ...TEXT_OPTIONS,
+    });
+    // Read back as latin1, which equals the text only when it is ASCII.
+    if (/[^\x00-\x7f]/.test(code)) throw new Error("the bundle is not ASCII");
+    writeFileSync(file.path, code, "latin1");
+  }
+}
+
 /** The cached bundle of the sources (built now when missing), or undefined when it cannot be. */
 async function sourceBundle() {
   if (process.env.KUBE_NETSIM_FROM_SOURCE === "1") return undefined;
   try {
-    const dir = join(root, "node_modules", ".cache", "kube-netsim");
-    const bundle = `${dir}/cli-${sourceKey()}.cjs`;
-    if (existsSync(bundle)) return bundle;
-    const { build } = await import("esbuild");
-    mkdirSync(dir, { recursive: true });
-    // Several runs may build at once (parallel tests): each writes its own file, then renames.
+    const cache = join(root, "node_modules", ".cache", "kube-netsim");
+    const bundle = join(cache, `cli-${sourceKey()}`);
+    if (existsSync(join(bundle, "main.js"))) return bundle;
+    mkdirSync(cache, { recursive: true });
+    // Several runs may build at once (parallel tests): each builds its own directory, then
+    // renames it; the first rename wins, and the others use its bundle.
     const tmp = `${bundle}.${process.pid}.tmp`;
-    await build({
-      entryPoints: [source],
-      outfile: tmp,
-      // The dependencies too: loading `yaml`'s ~80 CommonJS files one by one costs as much as
-      // the whole bundle.
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: "node20",
-      // Fewer bytes to read and keep, and no comments (the text is then ASCII: `charset`).
-      // Names are kept (identifiers are not minified), so a programmer error's stack still
-      // names its functions; KUBE_NETSIM_FROM_SOURCE=1 gives source lines.
-      minifyWhitespace: true,
-      minifySyntax: true,
-      legalComments: "none",
-      charset: "ascii",
-      banner: { js: WRAP_START },
-      footer: { js: WRAP_END },
-      plugins: [lazyBuiltins()],
-      logLevel: "silent",
-    });
-    const text = readFileSync(tmp);
-    // Read back as latin1, which equals the text only when it is ASCII.
-    if (text.some((byte) => byte > 0x7f)) throw new Error("the bundle is not ASCII");
-    renameSync(tmp, bundle);
-    // Bundles (and code caches) of older sources go (never this one: another run may be using it).
-    for (const old of readdirSync(dir))
-      if (
-        /^cli-[0-9a-f]+\.(mjs|cjs|v8)$/.test(old) &&
-        !`${dir}/${old}`.startsWith(bundle.slice(0, -4))
-      )
-        rmSync(`${dir}/${old}`, { force: true });
+    await buildBundle(tmp);
+    try {
+      renameSync(tmp, bundle);
+    } catch (e) {
+      rmSync(tmp, { recursive: true, force: true });
+      if (!existsSync(join(bundle, "main.js"))) throw e;
+    }
+    // Bundles (and code caches) of older sources go. A run still using one loaded its files'
+    // descriptors at start (`openBundle`), so it can still load a chunk it had not needed yet.
+    for (const old of readdirSync(cache))
+      if (/^cli-[0-9a-f]+(\.(mjs|cjs|v8))?$/.test(old) && join(cache, old) !== bundle)
+        rmSync(join(cache, old), { recursive: true, force: true });
     return bundle;
   } catch {
     return undefined; // no esbuild, or a read-only clone: run the sources through tsx
@@ -185,24 +230,57 @@ async function sourceLoader() {
   }
 }
 
-/** Runs the CommonJS bundle as `require` would, compiled with V8's code cache when there is one. */
-function runBundle(file) {
-  const cacheFile = file.replace(/\.cjs$/, ".v8");
-  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
-  const script = new vm.Script(readFileSync(file, "latin1"), { filename: file, cachedData });
-  const module = { exports: {}, filename: file, id: file, loaded: false };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, join(file, ".."));
-  if (cachedData === undefined || script.cachedDataRejected) {
-    // Written once the bundle's top level has run: the cache then holds the functions every
-    // command compiles at start (module initialisation, the command tree), and no more, so a
-    // later `--version` does not load the functions of whichever command happened to run first.
-    try {
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, script.createCachedData());
-      renameSync(tmp, cacheFile);
-    } catch {
-      // a read-only clone: run without the cache
+/**
+ * Runs the bundle in `dir` as `require` would run its files, each compiled with V8's code cache
+ * beside it (`NAME.v8`) when there is one. Each file is opened at start (a descriptor stays
+ * readable when a newer build removes the directory) and read and compiled only when first
+ * required.
+ */
+function runBundle(dir) {
+  const files = new Map();
+  const caches = new Set();
+  for (const name of readdirSync(dir))
+    if (name.endsWith(".js")) files.set(name, openSync(join(dir, name), "r"));
+    else if (name.endsWith(".v8")) caches.add(name);
+  const nodeRequire = createRequire(join(dir, "main.js"));
+  const modules = new Map();
+  /** The exports of the bundle's file `./NAME`, run at its first require (cycles as Node's). */
+  function load(name) {
+    const known = modules.get(name);
+    if (known !== undefined) return known.exports;
+    const fd = files.get(name);
+    if (fd === undefined) throw new Error(`kube-netsim: ${name} is not in the bundle ${dir}`);
+    const file = join(dir, name);
+    const cacheName = name.replace(/\.js$/, ".v8");
+    const cachedData = caches.has(cacheName) ? readCache(join(dir, cacheName)) : undefined;
+    const script = new vm.Script(readFileSync(fd, "latin1"), { filename: file, cachedData });
+    const module = { exports: {}, filename: file, id: file, loaded: false };
+    modules.set(name, module);
+    const require = (spec) => (spec.startsWith("./") ? load(spec.slice(2)) : nodeRequire(spec));
+    script.runInThisContext()(module.exports, require, module, file, dir);
+    module.loaded = true;
+    if (cachedData === undefined || script.cachedDataRejected) {
+      // Written once the file's top level has run: the cache then holds the functions a start
+      // compiles (module initialisation, the command tree), and no more, so a later run does
+      // not load the functions of whichever command happened to run first.
+      try {
+        const tmp = `${join(dir, cacheName)}.${process.pid}.tmp`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, join(dir, cacheName));
+      } catch {
+        // a read-only clone, or a newer build removed the directory: run without the cache
+      }
     }
+    return module.exports;
+  }
+  load("main.js");
+}
+
+function readCache(path) {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined; // removed by a newer build meanwhile
   }
 }
 
