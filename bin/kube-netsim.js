@@ -41,25 +41,6 @@ const root = join(__dirname, "..");
 const source = join(root, "src", "cli", "main.ts");
 const built = join(root, "dist", "esm", "cli", "main.js");
 
-/**
- * A 64-bit hash of a text (two 32-bit multiply-xor lanes over its bytes four at a time) as 16
- * hex digits: a cache key, not a secret.
- */
-function hash64(text) {
-  const bytes = Buffer.from(`${text}\0\0\0`, "latin1");
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  let a = 0x811c9dc5 ^ text.length;
-  let b = 0x01000193;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    a = Math.imul(a ^ w, 0x01000193);
-    a ^= a >>> 15;
-    b = Math.imul(b ^ w, 0x5bd1e995);
-    b ^= b >>> 13;
-  }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
-}
-
 /** Every file under `dir`, as `dir/…/name`. */
 function filesUnder(dir, out) {
   for (const e of readdirSync(dir, { withFileTypes: true }))
@@ -69,11 +50,14 @@ function filesUnder(dir, out) {
 }
 
 /**
- * A hash of what the bundle is made of: each source file's path, size and mtime, and those of
- * this launcher (the build options) and of the installed dependencies' lock (they are bundled).
- * Its cost is the ~400 `stat` calls (~5 ms).
+ * What the bundle is made of: each source file's path, size and mtime, and those of this
+ * launcher (the build options) and of the installed dependencies' lock (they are bundled). The
+ * bundle's directory is named by a hash of the numbers and the paths' lengths (a loop over ~400
+ * files, not over the 30 KB text, which cost several ms in JavaScript, and node:crypto ~10 ms to
+ * load), and holds the whole text in `key.txt`, compared at each start. The cost left is the ~400
+ * `stat` calls.
  */
-function sourceKey() {
+function sourceState() {
   const files = filesUnder(join(root, "src"), []).sort();
   files.push(
     join(root, "package.json"),
@@ -81,11 +65,23 @@ function sourceKey() {
     join(root, "node_modules", ".package-lock.json"),
   );
   let text = "";
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
   for (const f of files) {
     const s = statSync(f, { throwIfNoEntry: false });
-    if (s !== undefined) text += `${f}\0${s.size}\0${s.mtimeMs}\n`;
+    if (s === undefined) continue;
+    text += `${f}\0${s.size}\0${s.mtimeMs}\n`;
+    // mtimeMs in microseconds stays an exact integer (below 2^53) for centuries.
+    const micros = Math.floor(s.mtimeMs * 1000);
+    for (const word of [f.length, s.size, micros % 0x100000000, Math.floor(micros / 0x100000000)]) {
+      a = Math.imul(a ^ word, 0x01000193);
+      a ^= a >>> 15;
+      b = Math.imul(b ^ word, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
   }
-  return hash64(text);
+  const hex = (n) => (n >>> 0).toString(16).padStart(8, "0");
+  return { key: hex(a) + hex(b), text };
 }
 
 // The bundle's first and last lines: the file is the function `require` would wrap it in, so
@@ -198,18 +194,22 @@ async function sourceBundle() {
   if (process.env.KUBE_NETSIM_FROM_SOURCE === "1") return undefined;
   try {
     const cache = join(root, "node_modules", ".cache", "kube-netsim");
-    const bundle = join(cache, `cli-${sourceKey()}`);
-    if (existsSync(join(bundle, "main.js"))) return bundle;
+    const { key, text } = sourceState();
+    const bundle = join(cache, `cli-${key}`);
+    const built = readKey(bundle);
+    // Another state of the sources with the same hash (never seen): run them through tsx.
+    if (built !== undefined) return built === text ? bundle : undefined;
     mkdirSync(cache, { recursive: true });
     // Several runs may build at once (parallel tests): each builds its own directory, then
     // renames it; the first rename wins, and the others use its bundle.
     const tmp = `${bundle}.${process.pid}.tmp`;
     await buildBundle(tmp);
+    writeFileSync(join(tmp, "key.txt"), text);
     try {
       renameSync(tmp, bundle);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });
-      if (!existsSync(join(bundle, "main.js"))) throw e;
+      if (readKey(bundle) !== text) throw e;
     }
     // Bundles (and code caches) of older sources go. A run still using one loaded its files'
     // descriptors at start (`openBundle`), so it can still load a chunk it had not needed yet.
@@ -274,6 +274,15 @@ function runBundle(dir) {
     return module.exports;
   }
   load("main.js");
+}
+
+/** The source state a bundle directory was built from (its `key.txt`), if it is there. */
+function readKey(dir) {
+  try {
+    return readFileSync(join(dir, "key.txt"), "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 function readCache(path) {
