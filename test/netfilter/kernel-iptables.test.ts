@@ -9,7 +9,7 @@ import { createNetns, deleteNetns, type Netns } from "../../src/backends/netns.j
 import { formatIptablesSave, parseIptables } from "../../src/netfilter/index.js";
 import type { IPFamily } from "../../src/net/index.js";
 import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
-import { okOutput, runBatch, type BatchStep } from "../helpers/netns-batch.js";
+import { answersInOrder, okOutput, runBatch, type BatchStep } from "../helpers/netns-batch.js";
 import { restoreText } from "./rule-text.arbitrary.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
@@ -125,23 +125,13 @@ function checkFamily(family: IPFamily, runs: number, broken = false): void {
         : text0;
     return broken ? mutate(text1, seed, how) : text1;
   };
-  // The kernel's answers for the runs fast-check is about to make (the same seed gives the same
-  // inputs, in the same order), loaded in one batch. A run whose input differs (shrinking after
-  // a failure) asks the kernel itself, and so does every run after it: the batch's answers hold
-  // for its own order of restores only.
   const live = (text: string): KernelResult => {
     const r = netns.run(`${tool}-restore`, [], text);
     return r.status !== 0
       ? { status: r.status ?? -1, stderr: r.stderr }
       : { status: 0, stderr: r.stderr, save: netns.exec(`${tool}-save`, []) };
   };
-  let batch: { readonly texts: string[]; readonly results: KernelResult[] } | undefined;
-  let next = 0;
-  const kernel = (text: string): KernelResult => {
-    if (batch !== undefined && batch.texts[next] === text) return batch.results[next++]!;
-    batch = undefined;
-    return live(text);
-  };
+  let kernel = live;
   const inputs = [restoreText(family), fc.nat(), fc.nat()] as const;
   const property = fc.property(...inputs, (text0, seed, how) => {
     const text = caseText(text0, seed, how);
@@ -159,13 +149,13 @@ function checkFamily(family: IPFamily, runs: number, broken = false): void {
       throw new Error(`kernel accepted but we rejected:\n${ours.message}\n${text}`);
     expect(ours).toBe(stripHeader(r.save ?? ""));
   });
+  // The kernel's answers for the runs about to be made, from one batch (answersInOrder).
   const params = { numRuns: runs, seed: Math.floor(Math.random() * 0x7fffffff) };
-  // (Sampling the property itself would take it for an arbitrary and bias its runs otherwise.)
   const texts = fc
     .sample(fc.tuple(...inputs), params)
     .map(([t, seed, how]) => caseText(t, seed, how));
   expect(texts).toHaveLength(runs);
-  batch = { texts, results: kernelResults(netns, tool, texts) };
+  kernel = answersInOrder(texts, kernelResults(netns, tool, texts), live);
   fc.assert(property, params);
 }
 
