@@ -179,7 +179,8 @@ async function buildBundle(dir) {
       target: "node20",
       // `import("./chunk.js")` becomes a `require` of it (vm has no loader for `import()`).
       supported: { "dynamic-import": false },
-      banner: WRAP_START,
+      // ES modules are strict mode code; a CommonJS function is not unless it says so.
+      banner: `${WRAP_START}"use strict";`,
       footer: WRAP_END,
       ...TEXT_OPTIONS,
     });
