@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -34,7 +34,16 @@ describe("bin/kube-netsim.js", () => {
     const cache = join(ROOT, "node_modules", ".cache", "kube-netsim");
     const bundles = readdirSync(cache).filter((n) => /^cli-[0-9a-f]{16}$/.test(n));
     expect(bundles.length).toBeGreaterThan(0);
-    expect(bundles.some((b) => existsSync(join(cache, b, "main.js")))).toBe(true);
+    const built = bundles.filter((b) => existsSync(join(cache, b, "main.js")));
+    expect(built.length).toBeGreaterThan(0);
+    // Each file of it runs as strict mode code, as the ES modules it was made of.
+    const dir = join(cache, built[0]!);
+    const files = readdirSync(dir).filter((n) => n.endsWith(".js"));
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files)
+      expect(readFileSync(join(dir, f), "latin1")).toMatch(
+        /^(#![^\n]*\n)?\(function \(exports, require, module, __filename, __dirname\) \{"use strict";/,
+      );
   });
 
   test("--version loads none of the built-in modules Node has not loaded itself", () => {
