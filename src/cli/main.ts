@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { runCli } from "./program.js";
+import { runCliLazily } from "./lazy-commands.js";
 import { readUtf8 } from "./read-text.js";
 
 // `kube-netsim ... | head` closes the pipe early: that is the reader's choice, not an error.
@@ -11,7 +11,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-runCli(process.argv.slice(2), {
+runCliLazily(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   readStdin: () => readUtf8(0),

@@ -3,7 +3,9 @@
  * package for its CLI or its library root has neither. So no module the CLI's entry or the
  * library root loads up front may import them; the conformance command loads the property suites
  * (which need fast-check) only when one runs (src/testing/conformance/run-suites.ts). An
- * `import type` is erased and an `import()` runs later: only static value imports count.
+ * `import type` is erased and an `import()` runs later: only static value imports count, and the
+ * `import()`s of src/cli/ itself, through which the CLI's entry loads the command a line names
+ * (src/cli/lazy-commands.ts) before it runs it.
  */
 import { describe, expect, it } from "@jest/globals";
 import { existsSync, readFileSync } from "node:fs";
@@ -15,7 +17,14 @@ const OPTIONAL_PEERS = ["fast-check", "expect", "@jest/globals"];
 /** `import … from "x"`, `export … from "x"` and `import "x"`, but not `import type`/`export type`. */
 const STATIC_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^;"']*?\sfrom\s+)?["']([^"']+)["']/gm;
 
-/** Every source file the entry loads through static imports, and the packages they import. */
+/** `import("./x.js")` with a literal relative path. */
+const DYNAMIC_IMPORT = /\bimport\(\s*["'](\.[^"']+)["']\s*\)/g;
+const CLI_DIR = join(ROOT, "src", "cli");
+
+/**
+ * Every source file the entry loads through static imports (and src/cli/'s own `import()`s),
+ * and the packages they import.
+ */
 function staticClosure(entry: string): { files: Set<string>; packages: Map<string, string> } {
   const files = new Set<string>();
   const packages = new Map<string, string>();
@@ -24,7 +33,10 @@ function staticClosure(entry: string): { files: Set<string>; packages: Map<strin
     const file = todo.pop()!;
     if (files.has(file)) continue;
     files.add(file);
-    for (const m of readFileSync(file, "utf8").matchAll(STATIC_IMPORT)) {
+    const text = readFileSync(file, "utf8");
+    const imports = [...text.matchAll(STATIC_IMPORT)];
+    if (file.startsWith(CLI_DIR)) imports.push(...text.matchAll(DYNAMIC_IMPORT));
+    for (const m of imports) {
       const spec = m[1]!;
       if (spec.startsWith(".")) {
         const ts = join(dirname(file), spec.replace(/\.js$/, ".ts"));

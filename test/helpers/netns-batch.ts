@@ -78,3 +78,26 @@ export function okOutput(step: BatchStep, r: StepResult | undefined): string {
     );
   return r.stdout;
 }
+
+/**
+ * The kernel's answers to a fast-check property's runs, in order: the answers for the inputs the
+ * property is about to generate (`fc.sample` of the same arbitraries, as one `fc.tuple`, and the
+ * same seed yields the same inputs in the same order) are computed first, in one batch; each run
+ * takes the next. A run whose input is not the next one sampled (shrinking after a failure) asks
+ * `live`, and so does every run after it: the batch's answers hold for its own order of kernel
+ * calls only. (Sampling the property itself would take it for an arbitrary and bias its runs
+ * differently from the 10th on.)
+ */
+export function answersInOrder<R>(
+  inputs: readonly string[],
+  answers: readonly R[],
+  live: (input: string) => R,
+): (input: string) => R {
+  let next = 0;
+  let batched = inputs.length === answers.length;
+  return (input) => {
+    if (batched && inputs[next] === input) return answers[next++]!;
+    batched = false;
+    return live(input);
+  };
+}

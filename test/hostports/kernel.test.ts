@@ -11,6 +11,7 @@ import { parseCluster } from "../../src/model/load.js";
 import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { kernelTest } from "../helpers/kernel.js";
 import { withNetns, type Netns } from "../../src/backends/netns.js";
+import { IpScript } from "../../src/backends/ip-script.js";
 import {
   HostportManager,
   emptyNatTable,
@@ -274,22 +275,26 @@ describe("hostport rules on a real kernel", () => {
           const n = node!;
           const p = pod!;
           const c = client!;
-          const ip = (ns: Netns, ...args: string[]) => ns.exec("ip", args);
-          ip(n, "link", "add", "cbr0", "type", "veth", "peer", "name", "eth0", "netns", p.name);
-          ip(n, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", c.name);
-          ip(n, "addr", "add", "10.244.1.1/24", "dev", "cbr0");
-          ip(n, "addr", "add", "192.168.0.2/24", "dev", "eth0");
-          ip(p, "addr", "add", "10.244.1.5/24", "dev", "eth0");
-          ip(c, "addr", "add", "192.168.0.10/24", "dev", "eth0");
+          // The links, addresses, routes and forwarding from one script (one spawn; see
+          // src/backends/ip-script.ts).
+          const script = new IpScript()
+            .veth(n, "cbr0", p, "eth0")
+            .veth(n, "eth0", c, "eth0")
+            .ip(n, ["addr", "add", "10.244.1.1/24", "dev", "cbr0"])
+            .ip(n, ["addr", "add", "192.168.0.2/24", "dev", "eth0"])
+            .ip(p, ["addr", "add", "10.244.1.5/24", "dev", "eth0"])
+            .ip(c, ["addr", "add", "192.168.0.10/24", "dev", "eth0"]);
           for (const [ns, devs] of [
             [n, ["lo", "cbr0", "eth0"]],
             [p, ["lo", "eth0"]],
             [c, ["lo", "eth0"]],
           ] as const)
-            for (const d of devs) ip(ns, "link", "set", d, "up");
-          ip(p, "route", "add", "default", "via", "10.244.1.1");
-          ip(c, "route", "add", "default", "via", "192.168.0.2");
-          n.exec("sysctl", ["-qw", "net.ipv4.ip_forward=1"]);
+            for (const d of devs) script.ip(ns, ["link", "set", d, "up"]);
+          script
+            .ip(p, ["route", "add", "0.0.0.0/0", "via", "10.244.1.1"])
+            .ip(c, ["route", "add", "0.0.0.0/0", "via", "192.168.0.2"])
+            .sysctl(n, ["net.ipv4.ip_forward=1"])
+            .run();
           n.exec("iptables-restore", [], KUBE_PROXY_STUB("IPv4"));
           n.exec("iptables-restore", ["--noflush"], m.save("restore"));
 

@@ -76,7 +76,8 @@ export interface TraceTopology {
   close(): void;
 }
 
-const run = promisify(execFile);
+// Promisified at the call, not at import: the CLI loads child_process only when a command spawns.
+const run = (file: string, args: readonly string[]) => promisify(execFile)(file, args);
 
 /**
  * Waits until IPv6 is up on each device: addrconf adds the link-local address only once the

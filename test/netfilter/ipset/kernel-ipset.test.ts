@@ -4,6 +4,7 @@ import { fc } from "@fast-check/jest";
 import { withNetns } from "../../../src/backends/netns.js";
 import { formatIpsetSave, parseIpsetSave } from "../../../src/netfilter/index.js";
 import { kernelRulesOnly, kernelTest } from "../../helpers/kernel.js";
+import { answersInOrder, okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
 import { soakRuns } from "../../helpers/soak.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
@@ -64,6 +65,13 @@ const setText = fc.oneof(
     .map((ps) => ["create S bitmap:port range 0-65535", ...ps.map((p) => `add S ${p}`)]),
 );
 
+/** What `ipset -exist restore` made of a text, and `ipset save` after it when it loaded. */
+interface Restored {
+  readonly status: number;
+  readonly stderr: string;
+  readonly save?: string;
+}
+
 function normalize(text: string): string[] {
   return text
     .split("\n")
@@ -79,11 +87,37 @@ kernelTest(
     await withNetns(
       1,
       ([ns]) => {
+        const netns = ns!;
+        const steps = (text: string): BatchStep[] => [
+          { cmd: "ipset", args: ["destroy"] },
+          { cmd: "ipset", args: ["-exist", "restore"], input: text },
+          { cmd: "ipset", args: ["save"], ifOk: true },
+        ];
+        const live = (text: string): Restored => {
+          netns.run("ipset", ["destroy"]);
+          const r = netns.run("ipset", ["-exist", "restore"], text);
+          return r.status !== 0
+            ? { status: r.status ?? -1, stderr: r.stderr }
+            : { status: 0, stderr: r.stderr, save: netns.exec("ipset", ["save"]) };
+        };
+        // ipset's answers for the runs about to be made (the first 500 of a soak), from one
+        // shell (answersInOrder).
+        const params = { numRuns: soakRuns(20, 60), seed: Math.floor(Math.random() * 0x7fffffff) };
+        const texts = fc
+          .sample(fc.tuple(setText), { ...params, numRuns: Math.min(params.numRuns, 500) })
+          .map(([lines]) => `${lines.join("\n")}\n`);
+        expect(texts.length).toBeGreaterThan(0);
+        const batched = runBatch(netns, texts.map(steps)).map(([, restore, save], k): Restored => {
+          if (restore === undefined) throw new Error(`ipset restore did not run: ${texts[k]}`);
+          return restore.status !== 0
+            ? { status: restore.status, stderr: restore.stderr }
+            : { status: 0, stderr: restore.stderr, save: okOutput(steps("")[2]!, save) };
+        });
+        const kernel = answersInOrder(texts, batched, live);
         fc.assert(
           fc.property(setText, (lines) => {
             const text = `${lines.join("\n")}\n`;
-            ns!.run("ipset", ["destroy"]);
-            const r = ns!.run("ipset", ["-exist", "restore"], text);
+            const r = kernel(text);
             let ours: string | Error;
             try {
               ours = formatIpsetSave(parseIpsetSave(text));
@@ -98,9 +132,9 @@ kernelTest(
             }
             if (ours instanceof Error)
               throw new Error(`ipset accepted, we rejected: ${ours.message}\n${text}`);
-            expect(normalize(ours)).toEqual(normalize(ns!.exec("ipset", ["save"])));
+            expect(normalize(ours)).toEqual(normalize(r.save ?? ""));
           }),
-          { numRuns: soakRuns(20, 60) },
+          params,
         );
       },
       "kns-nf",

@@ -15,30 +15,85 @@ import { NftParseError } from "../../../src/netfilter/nftables/parse/tokens.js";
 import { nftLoad, nftTest, withNftNetns } from "../../proxiers/nftables/kernel-helpers.js";
 import { statementTableArb } from "./statement.arbitrary.js";
 import { kernelRulesOnly } from "../../helpers/kernel.js";
+import { answersInOrder, okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
+import type { Netns } from "../../../src/backends/netns.js";
+import type { Table } from "../../../src/netfilter/nftables/model.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
 kernelRulesOnly();
 
 const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 25);
 
+interface Loaded {
+  /** nft's stderr when the load failed. */
+  readonly err?: string;
+  /** `nft list table FAMILY NAME` after it loaded. */
+  readonly real?: string;
+}
+
+/** `nft flush ruleset`, `nft -f -` of the dump, `nft list table` of it: the test's kernel calls. */
+function loadSteps(table: Table, dump: string): BatchStep[] {
+  return [
+    { cmd: "nft", args: ["flush", "ruleset"] },
+    { cmd: "nft", args: ["-f", "-"], input: dump },
+    { cmd: "nft", args: ["list", "table", table.family, table.name], ifOk: true },
+  ];
+}
+
+/** Each table loaded and listed as `loadSteps` says, one after another, from one shell. */
+function loadAll(ns: Netns, tables: readonly Table[]): Loaded[] {
+  const items = tables.map((t) => loadSteps(t, dumpTable(t)));
+  return runBatch(ns, items).map(([flush, load, list], k) => {
+    okOutput(items[k]![0]!, flush);
+    if (load === undefined || load.status !== 0) return { err: load?.stderr ?? "not run" };
+    return { real: okOutput(items[k]![2]!, list) };
+  });
+}
+
+/** The same calls one by one (a run the batch did not answer). */
+function loadLive(ns: Netns, table: Table, dump: string): Loaded {
+  ns.exec("nft", ["flush", "ruleset"]);
+  const err = nftLoad(ns, dump);
+  if (err !== undefined) return { err };
+  return { real: ns.exec("nft", ["list", "table", table.family, table.name]) };
+}
+
+/** Whether `nft -c -f -` refuses each text, from one shell. */
+function refusedAll(ns: Netns, texts: readonly string[]): boolean[] {
+  return runBatch(
+    ns,
+    texts.map((text) => [{ cmd: "nft", args: ["-c", "-f", "-"], input: text }]),
+  ).map(([r]) => r === undefined || r.status !== 0);
+}
+
 describe("statements beyond kube-proxy's against the real nft", () => {
   nftTest("load, list, parse back", () => {
     expect.hasAssertions();
     withNftNetns((ns) => {
+      // nft's answers for the runs about to be made, from one batch (answersInOrder).
+      const tables = statementTableArb();
+      const params = { numRuns: RUNS, seed: 1611 };
+      const sampled = fc.sample(fc.tuple(tables), params).map(([t]) => t);
+      expect(sampled).toHaveLength(params.numRuns);
+      let current: Table | undefined; // the run's table, for a load the batch did not answer
+      const loaded = answersInOrder(
+        sampled.map((t) => dumpTable(t)),
+        loadAll(ns, sampled),
+        (dump) => loadLive(ns, current!, dump),
+      );
       fc.assert(
-        fc.property(statementTableArb(), (table) => {
+        fc.property(tables, (table) => {
           const dump = dumpTable(table);
-          ns.exec("nft", ["flush", "ruleset"]);
-          const err = nftLoad(ns, dump);
+          current = table;
+          const { err, real = "" } = loaded(dump);
           expect({ dump, err }).toEqual({ dump, err: undefined });
-          const real = ns.exec("nft", ["list", "table", table.family, table.name]);
           expect(listTable(inDumpOrder(table))).toBe(real);
           const parsedDump = parseNftables(dump, "dump.nft").tables[0];
           expect(parsedDump === undefined ? "" : dumpTable(parsedDump)).toBe(dump);
           const parsedList = parseNftables(real, "list.nft").tables[0];
           expect(parsedList === undefined ? "" : listTable(parsedList)).toBe(real);
         }),
-        { numRuns: RUNS, seed: 1611 },
+        params,
       );
     });
   });
@@ -82,17 +137,28 @@ describe("statements beyond kube-proxy's against the real nft", () => {
       (f: string) => `add rule ${f} t in meta mark and 0xff00 == 0x100 counter packets 1 bytes 2`,
     );
     withNftNetns((ns) => {
+      // nft's answers for the runs about to be made, from one batch (answersInOrder).
+      const textOf = (f: string, mutate: (f: string) => string): string =>
+        [
+          `add table ${f} t`,
+          `add chain ${f} t in { type filter hook input priority 0 ; }`,
+          `add chain ${f} t pre { type nat hook prerouting priority -100 ; }`,
+          `add chain ${f} t post { type nat hook postrouting priority 100 ; }`,
+          mutate(f),
+          "",
+        ].join("\n");
+      const params = { numRuns: Math.max(RUNS * 3, 66), seed: 1612 };
+      const texts = fc.sample(fc.tuple(family, mutation), params).map(([f, m]) => textOf(f, m));
+      expect(texts).toHaveLength(params.numRuns);
+      const refused = answersInOrder(
+        texts,
+        refusedAll(ns, texts),
+        (text) => ns.run("nft", ["-c", "-f", "-"], text).status !== 0,
+      );
       fc.assert(
         fc.property(family, mutation, (f, mutate) => {
-          const text = [
-            `add table ${f} t`,
-            `add chain ${f} t in { type filter hook input priority 0 ; }`,
-            `add chain ${f} t pre { type nat hook prerouting priority -100 ; }`,
-            `add chain ${f} t post { type nat hook postrouting priority 100 ; }`,
-            mutate(f),
-            "",
-          ].join("\n");
-          const nftError = ns.run("nft", ["-c", "-f", "-"], text).status !== 0;
+          const text = textOf(f, mutate);
+          const nftError = refused(text);
           let ourError: string | undefined;
           try {
             parseNftables(text, "in.nft");
@@ -103,7 +169,7 @@ describe("statements beyond kube-proxy's against the real nft", () => {
           expect({ text, rejected: ourError !== undefined }).toEqual({ text, rejected: nftError });
           if (ourError !== undefined) expect(ourError).toMatch(/^in\.nft:5:\d+: /);
         }),
-        { numRuns: Math.max(RUNS * 3, 66), seed: 1612 },
+        params,
       );
     });
   });

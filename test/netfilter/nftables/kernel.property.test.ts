@@ -19,23 +19,78 @@ import {
 } from "../../proxiers/nftables/kernel-helpers.js";
 import { tableArb } from "./table.arbitrary.js";
 import { kernelRulesOnly } from "../../helpers/kernel.js";
+import { answersInOrder, okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
+import type { Netns } from "../../../src/backends/netns.js";
+import type { Table } from "../../../src/netfilter/nftables/model.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
 kernelRulesOnly();
 
 const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 20);
 
+interface Loaded {
+  /** nft's stderr when the load failed. */
+  readonly err?: string;
+  /** `nft list table FAMILY NAME` after it loaded. */
+  readonly real?: string;
+}
+
+/** `nft flush ruleset`, `nft -f -` of the dump, `nft list table` of it: the test's kernel calls. */
+function loadSteps(table: Table, dump: string): BatchStep[] {
+  return [
+    { cmd: "nft", args: ["flush", "ruleset"] },
+    { cmd: "nft", args: ["-f", "-"], input: dump },
+    { cmd: "nft", args: ["list", "table", table.family, table.name], ifOk: true },
+  ];
+}
+
+/** Each table loaded and listed as `loadSteps` says, one after another, from one shell. */
+function loadAll(ns: Netns, tables: readonly Table[]): Loaded[] {
+  const items = tables.map((t) => loadSteps(t, dumpTable(t)));
+  return runBatch(ns, items).map(([flush, load, list], k) => {
+    okOutput(items[k]![0]!, flush);
+    if (load === undefined || load.status !== 0) return { err: load?.stderr ?? "not run" };
+    return { real: okOutput(items[k]![2]!, list) };
+  });
+}
+
+/** The same calls one by one (a run the batch did not answer). */
+function loadLive(ns: Netns, table: Table, dump: string): Loaded {
+  ns.exec("nft", ["flush", "ruleset"]);
+  const err = nftLoad(ns, dump);
+  if (err !== undefined) return { err };
+  return { real: ns.exec("nft", ["list", "table", table.family, table.name]) };
+}
+
+/** Whether `nft -c -f -` refuses each text, from one shell. */
+function refusedAll(ns: Netns, texts: readonly string[]): boolean[] {
+  return runBatch(
+    ns,
+    texts.map((text) => [{ cmd: "nft", args: ["-c", "-f", "-"], input: text }]),
+  ).map(([r]) => r === undefined || r.status !== 0);
+}
+
 describe("random tables against the real nft", () => {
   nftTest("load, list, parse back", () => {
     expect.hasAssertions();
     withNftNetns((ns) => {
+      // nft's answers for the runs about to be made, from one batch (answersInOrder).
+      const tables = tableArb();
+      const params = { numRuns: RUNS, seed: 1601 };
+      const sampled = fc.sample(fc.tuple(tables), params).map(([t]) => t);
+      expect(sampled).toHaveLength(params.numRuns);
+      let current: Table | undefined; // the run's table, for a load the batch did not answer
+      const loaded = answersInOrder(
+        sampled.map((t) => dumpTable(t)),
+        loadAll(ns, sampled),
+        (dump) => loadLive(ns, current!, dump),
+      );
       fc.assert(
-        fc.property(tableArb(), (table) => {
+        fc.property(tables, (table) => {
           const dump = dumpTable(table);
-          ns.exec("nft", ["flush", "ruleset"]);
-          const err = nftLoad(ns, dump);
+          current = table;
+          const { err, real = "" } = loaded(dump);
           expect({ dump, err }).toEqual({ dump, err: undefined });
-          const real = ns.exec("nft", ["list", "table", table.family, table.name]);
           const ours = listTable(inDumpOrder(table));
           expect(withSortedElements(ours)).toBe(withSortedElements(real));
           const parsedDump = parseNftables(dump, "dump.nft").tables[0];
@@ -45,7 +100,7 @@ describe("random tables against the real nft", () => {
             withSortedElements(real),
           );
         }),
-        { numRuns: RUNS, seed: 1601 },
+        params,
       );
     });
   });
@@ -65,10 +120,22 @@ describe("random tables against the real nft", () => {
       (f: string) => `add rule ${f} t no-such-chain counter`,
     );
     withNftNetns((ns) => {
+      // nft's answers for the runs about to be made, from one batch (answersInOrder).
+      const tables = tableArb();
+      const textOf = (table: Table, mutate: (f: string) => string): string =>
+        `${dumpTable(table)}${mutate(table.family)}\n`;
+      const params = { numRuns: RUNS, seed: 1602 };
+      const texts = fc.sample(fc.tuple(tables, mutation), params).map(([t, m]) => textOf(t, m));
+      expect(texts).toHaveLength(params.numRuns);
+      const refused = answersInOrder(
+        texts,
+        refusedAll(ns, texts),
+        (text) => ns.run("nft", ["-c", "-f", "-"], text).status !== 0,
+      );
       fc.assert(
-        fc.property(tableArb(), mutation, (table, mutate) => {
-          const text = `${dumpTable(table)}${mutate(table.family)}\n`;
-          const nftError = ns.run("nft", ["-c", "-f", "-"], text).status !== 0;
+        fc.property(tables, mutation, (table, mutate) => {
+          const text = textOf(table, mutate);
+          const nftError = refused(text);
           let ourError: string | undefined;
           try {
             parseNftables(text, "in.nft");
@@ -79,7 +146,7 @@ describe("random tables against the real nft", () => {
           expect({ text, rejected: ourError !== undefined }).toEqual({ text, rejected: nftError });
           if (ourError !== undefined) expect(ourError).toMatch(/^in\.nft:\d+:\d+: /);
         }),
-        { numRuns: RUNS, seed: 1602 },
+        params,
       );
     });
   });

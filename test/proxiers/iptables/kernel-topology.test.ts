@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { describe, expect } from "@jest/globals";
+import { IpScript } from "../../../src/backends/ip-script.js";
 import { withNetns, type Netns } from "../../../src/backends/netns.js";
 import { buildDataplane } from "../../../src/netfilter/trace/dataplane.js";
 import { trace } from "../../../src/netfilter/trace/tracer.js";
@@ -18,6 +19,7 @@ import { DEFAULT_PROXY_CONFIG } from "../../../src/model/proxy-config.js";
 import { renderIptables } from "../../../src/proxiers/iptables/render-iptables.js";
 import { ENSURED_JUMPS } from "../../../src/proxiers/iptables/builtin-jumps.js";
 import { kernelTest } from "../../helpers/kernel.js";
+import { okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
 import { yamlCluster } from "./feature-helpers.js";
 import { argv } from "./helpers.js";
 
@@ -99,25 +101,23 @@ const one = () => new Promise((resolve) => {
 (async () => { const out = []; for (let i = 0; i < Number(n); i++) out.push(await one()); console.log(JSON.stringify(out)); })();
 `;
 
-function link(node: Netns, peer: Netns, k: number, nodeSide: string, peerAddr: string): void {
-  node.exec("ip", [
-    "link",
-    "add",
-    `vk${k}`,
-    "type",
-    "veth",
-    "peer",
-    "name",
-    "eth0",
-    "netns",
-    peer.name,
-  ]);
-  node.exec("ip", ["addr", "add", nodeSide, "dev", `vk${k}`]);
-  node.exec("ip", ["link", "set", `vk${k}`, "up"]);
-  peer.exec("ip", ["addr", "add", peerAddr, "dev", "eth0"]);
-  peer.exec("ip", ["link", "set", "eth0", "up"]);
-  peer.exec("ip", ["link", "set", "lo", "up"]);
-  peer.exec("ip", ["route", "add", "default", "via", nodeSide.split("/")[0]!]);
+/** A veth from the node to a peer namespace, addressed, up, and the peer's default route. */
+function link(
+  script: IpScript,
+  node: Netns,
+  peer: Netns,
+  k: number,
+  nodeSide: string,
+  peerAddr: string,
+): void {
+  script
+    .veth(node, `vk${k}`, peer, "eth0")
+    .ip(node, ["addr", "add", nodeSide, "dev", `vk${k}`])
+    .ip(node, ["link", "set", `vk${k}`, "up"])
+    .ip(peer, ["addr", "add", peerAddr, "dev", "eth0"])
+    .ip(peer, ["link", "set", "eth0", "up"])
+    .ip(peer, ["link", "set", "lo", "up"])
+    .ip(peer, ["route", "add", "0.0.0.0/0", "via", nodeSide.split("/")[0]!]);
 }
 
 async function startServer(ns: Netns, ip: string): Promise<ChildProcess> {
@@ -164,32 +164,39 @@ async function withTopology(
     async (list) => {
       const [node, pod1, pod2, podClient, client] = list as Namespaces;
       const pods = [pod1, pod2];
-      PODS.forEach((p, i) => link(node, pods[i]!, p.k, `10.244.${p.k}.1/24`, `${p.ip}/24`));
-      link(node, podClient, POD_CLIENT.k, `10.244.${POD_CLIENT.k}.1/24`, `${POD_CLIENT.ip}/24`);
+      // The links and addresses from one script, the rules from one shell in the node: one
+      // spawn each instead of one per command (src/backends/ip-script.ts says why).
+      const script = new IpScript();
+      PODS.forEach((p, i) => link(script, node, pods[i]!, p.k, `10.244.${p.k}.1/24`, `${p.ip}/24`));
+      link(
+        script,
+        node,
+        podClient,
+        POD_CLIENT.k,
+        `10.244.${POD_CLIENT.k}.1/24`,
+        `${POD_CLIENT.ip}/24`,
+      );
       // The external client's link is the node's eth0.
-      node.exec("ip", [
-        "link",
-        "add",
-        "eth0",
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "eth0",
-        "netns",
-        client.name,
+      script
+        .veth(node, "eth0", client, "eth0")
+        .ip(node, ["addr", "add", `${NODE_IP}/24`, "dev", "eth0"])
+        .ip(node, ["link", "set", "eth0", "up"])
+        .ip(node, ["link", "set", "lo", "up"])
+        .ip(client, ["addr", "add", `${CLIENT}/24`, "dev", "eth0"])
+        .ip(client, ["link", "set", "eth0", "up"])
+        .sysctl(node, ["net.ipv4.ip_forward=1"])
+        .run();
+      // The jumps kube-proxy ensures (creating a chain that exists fails, as it may), then the
+      // restore.
+      const steps: BatchStep[] = ENSURED_JUMPS.flatMap((j) => [
+        { cmd: "iptables", args: ["-w", "-t", j.table, "-N", j.target] },
+        { cmd: "iptables", args: ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)] },
       ]);
-      node.exec("ip", ["addr", "add", `${NODE_IP}/24`, "dev", "eth0"]);
-      node.exec("ip", ["link", "set", "eth0", "up"]);
-      node.exec("ip", ["link", "set", "lo", "up"]);
-      client.exec("ip", ["addr", "add", `${CLIENT}/24`, "dev", "eth0"]);
-      client.exec("ip", ["link", "set", "eth0", "up"]);
-      node.exec("sysctl", ["-qw", "net.ipv4.ip_forward=1"]);
-      for (const j of ENSURED_JUMPS) {
-        node.run("iptables", ["-w", "-t", j.table, "-N", j.target]);
-        node.exec("iptables", ["-w", "-t", j.table, "-I", j.chain, ...argv(j.rule)]);
-      }
-      node.exec("iptables-restore", ["-w", "--noflush"], restore);
+      steps.push({ cmd: "iptables-restore", args: ["-w", "--noflush"], input: restore });
+      const [results] = runBatch(node, [steps]);
+      steps.forEach((step, i) => {
+        if (!step.args.includes("-N")) okOutput(step, results![i]);
+      });
       await body(list as Namespaces);
     },
     "kns-kp",
