@@ -12,11 +12,10 @@ import { dumpTable, inDumpOrder } from "../../../src/netfilter/nftables/dump.js"
 import { listTable } from "../../../src/netfilter/nftables/list.js";
 import { parseNftables } from "../../../src/netfilter/nftables/parse/file.js";
 import { NftParseError } from "../../../src/netfilter/nftables/parse/tokens.js";
-import { nftLoad, nftTest, withNftNetns } from "../../proxiers/nftables/kernel-helpers.js";
+import { nftTest, withNftNetns } from "../../proxiers/nftables/kernel-helpers.js";
 import { statementTableArb } from "./statement.arbitrary.js";
 import { kernelRulesOnly } from "../../helpers/kernel.js";
-import { answersInOrder, okOutput, runBatch, type BatchStep } from "../../helpers/netns-batch.js";
-import type { Netns } from "../../../src/backends/netns.js";
+import { answersInOrder } from "../../helpers/netns-batch.js";
 import type { Table } from "../../../src/netfilter/nftables/model.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
@@ -24,47 +23,7 @@ kernelRulesOnly();
 
 const RUNS = Number(process.env.NFT_PROPERTY_RUNS ?? 25);
 
-interface Loaded {
-  /** nft's stderr when the load failed. */
-  readonly err?: string;
-  /** `nft list table FAMILY NAME` after it loaded. */
-  readonly real?: string;
-}
-
-/** `nft flush ruleset`, `nft -f -` of the dump, `nft list table` of it: the test's kernel calls. */
-function loadSteps(table: Table, dump: string): BatchStep[] {
-  return [
-    { cmd: "nft", args: ["flush", "ruleset"] },
-    { cmd: "nft", args: ["-f", "-"], input: dump },
-    { cmd: "nft", args: ["list", "table", table.family, table.name], ifOk: true },
-  ];
-}
-
-/** Each table loaded and listed as `loadSteps` says, one after another, from one shell. */
-function loadAll(ns: Netns, tables: readonly Table[]): Loaded[] {
-  const items = tables.map((t) => loadSteps(t, dumpTable(t)));
-  return runBatch(ns, items).map(([flush, load, list], k) => {
-    okOutput(items[k]![0]!, flush);
-    if (load === undefined || load.status !== 0) return { err: load?.stderr ?? "not run" };
-    return { real: okOutput(items[k]![2]!, list) };
-  });
-}
-
-/** The same calls one by one (a run the batch did not answer). */
-function loadLive(ns: Netns, table: Table, dump: string): Loaded {
-  ns.exec("nft", ["flush", "ruleset"]);
-  const err = nftLoad(ns, dump);
-  if (err !== undefined) return { err };
-  return { real: ns.exec("nft", ["list", "table", table.family, table.name]) };
-}
-
-/** Whether `nft -c -f -` refuses each text, from one shell. */
-function refusedAll(ns: Netns, texts: readonly string[]): boolean[] {
-  return runBatch(
-    ns,
-    texts.map((text) => [{ cmd: "nft", args: ["-c", "-f", "-"], input: text }]),
-  ).map(([r]) => r === undefined || r.status !== 0);
-}
+import { loadAll, loadLive, refusedAll } from "../../helpers/nft-batch.js";
 
 describe("statements beyond kube-proxy's against the real nft", () => {
   nftTest("load, list, parse back", () => {
