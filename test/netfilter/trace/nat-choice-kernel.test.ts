@@ -180,8 +180,20 @@ const IPV4: FamilySetup = {
       rules: [snat("-d 10.190.11.0/24 -p tcp", "198.51.100.0-198.51.100.100:30000-30999")],
       dsts: ["10.190.11.1"],
       dports: [8090],
-      // In the range: nothing changes; outside it: a hashed address and a random port.
-      sports: [30500, 29999],
+      // In the range: nothing changes.
+      sports: [30500],
+    },
+    {
+      // Apart from the case above (another destination): a random port in 30000-30999 on a
+      // hashed address could otherwise take an in-range client's own tuple first, and the
+      // kernel would then have to remap that client.
+      name: "SNAT with a port range, from a source port outside it",
+      proto: "tcp",
+      rules: [snat("-d 10.190.12.0/24 -p tcp", "198.51.100.0-198.51.100.100:30000-30999")],
+      dsts: ["10.190.12.1"],
+      dports: [8090],
+      // Outside the range: a hashed address and a random port.
+      sports: [29999],
     },
     {
       name: "DNAT then SNAT",
