@@ -108,7 +108,8 @@ export function buildDestinationIndex(rules: readonly Rule[]): DestinationIndex 
   return { buckets, ports, always, merged: new Map(), mergedPorts: new Map() };
 }
 
-function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+/** Two ascending lists of rule positions as one ascending list (the order rules are tried in). */
+export function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;

@@ -14,7 +14,7 @@
  * a destination no rule names. A chain with port-keyed rules has no table (the walk asks
  * `candidateRules`).
  */
-import type { DestinationIndex } from "./chain-index.js";
+import { mergeSorted, type DestinationIndex } from "./chain-index.js";
 
 export interface DestinationTable {
   /** Slot count minus one (a power of two minus one). */
@@ -25,16 +25,6 @@ export interface DestinationTable {
   readonly lists: Int32Array;
   /** The offset of the "always" rules' list. */
   readonly always: number;
-}
-
-function merged(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(a[i]! < b[j]! ? a[i++]! : b[j++]!);
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
-  return out;
 }
 
 /** The slot to look at first for an IPv4 address (a multiplicative hash). */
@@ -53,7 +43,7 @@ export function destinationTable(index: DestinationIndex): DestinationTable | un
   const slots = new Int32Array(2 * size).fill(-1);
   const flat: number[] = [index.always.length, ...index.always];
   for (const key of keys) {
-    const list = merged(index.buckets.get(key)!, index.always);
+    const list = mergeSorted(index.buckets.get(key)!, index.always);
     let s = home(key, mask);
     while (slots[2 * s + 1] !== -1) s = (s + 1) & mask;
     slots[2 * s] = key;
