@@ -174,12 +174,19 @@ function rowSpec(
   defaults: Pick<TraceCommandOptions, "inInterface" | "origin">,
 ): PacketSpec {
   const at = (column: string): Where => ({ file, line, column });
-  const dport = portOption(row.destPort, at("destPort"));
-  const sport =
-    row.sourcePort !== undefined && row.sourcePort !== ""
-      ? portOption(row.sourcePort, at("sourcePort"))
-      : undefined;
   const cell = (k: string) => (row[k] === undefined || row[k] === "" ? undefined : row[k]);
+  const protocol = row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol;
+  // An ICMP packet is an echo request: its port cells stay empty, as --sport/--dport stay out.
+  const icmp = protocol.toLowerCase() === "icmp";
+  if (icmp)
+    for (const column of ["destPort", "sourcePort"])
+      if (cell(column) !== undefined)
+        bad(at(column), "an ICMP packet (an echo request) has no ports; leave the cell empty");
+  if (!icmp && cell("destPort") === undefined)
+    bad(at("destPort"), `a ${protocol} packet needs a destination port`);
+  const dport = icmp ? 0 : portOption(row.destPort, at("destPort"));
+  const sport =
+    cell("sourcePort") !== undefined ? portOption(row.sourcePort, at("sourcePort")) : undefined;
   const inInterface = cell("inInterface") ?? defaults.inInterface;
   const origin = cell("origin") ?? defaults.origin;
   if (origin !== undefined && origin !== "remote" && origin !== "local")
@@ -188,7 +195,6 @@ function rowSpec(
   const dst = row.destIP ?? "";
   refuseLeadingZeros(src, at("sourceIP"));
   refuseLeadingZeros(dst, at("destIP"));
-  const protocol = row.protocol === "" || row.protocol === undefined ? "tcp" : row.protocol;
   return {
     proto: atCell(at("protocol"), () => parseTraceProtocol(protocol)),
     src,

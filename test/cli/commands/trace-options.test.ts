@@ -89,6 +89,54 @@ describe("trace --packets", () => {
     });
   });
 
+  test("an ICMP row leaves its port cells empty, as an ICMP trace takes no --sport/--dport", async () => {
+    const tsv = file(
+      "icmp.tsv",
+      "protocol\tsourceIP\tdestIP\tdestPort\tsourcePort\n" +
+        "icmp\t203.0.113.2\t172.30.0.44\t\t\n" +
+        "icmp\t203.0.113.2\t172.30.0.44\t\t\n",
+    );
+    const r = await cli([...base, "--packets", tsv, "-o", "json"]);
+    expect(r.err).toBe("");
+    const rows = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { packet: { proto: string } });
+    expect(rows.map((x) => x.packet.proto)).toEqual(["icmp", "icmp"]);
+    // The same packet as the one-packet form gives.
+    const alone = await cli([
+      ...base,
+      ...["--proto", "icmp", "--src", "203.0.113.2", "--dst", "172.30.0.44", "-o", "json"],
+    ]);
+    const packetOf = (line: string) => (JSON.parse(line) as { packet: unknown }).packet;
+    expect(packetOf(alone.out)).toEqual(packetOf(r.out.split("\n")[0]!));
+    for (const [cells, column] of [
+      ["53\t", "destPort"],
+      ["\t4000", "sourcePort"],
+    ] as const) {
+      const bad = file(
+        "icmp-bad.tsv",
+        `protocol\tsourceIP\tdestIP\tdestPort\tsourcePort\nicmp\t1.2.3.4\t5.6.7.8\t${cells}\n`,
+      );
+      expect(await cli([...base, "--packets", bad])).toMatchObject({
+        code: 2,
+        err: expect.stringContaining(
+          `icmp-bad.tsv:2: ${column}: an ICMP packet (an echo request) has no ports`,
+        ),
+      });
+    }
+    const noPort = file(
+      "tcp-empty.tsv",
+      "protocol\tsourceIP\tdestIP\tdestPort\ntcp\t1.2.3.4\t5.6.7.8\t\n",
+    );
+    expect(await cli([...base, "--packets", noPort])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(
+        "tcp-empty.tsv:2: destPort: a tcp packet needs a destination port",
+      ),
+    });
+  });
+
   test.each([
     ["--proto", "tcp", "protocol"],
     ["--src", "1.2.3.4", "sourceIP"],
