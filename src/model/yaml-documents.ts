@@ -38,6 +38,7 @@ import type { FieldPositions } from "./field-positions.js";
 import { LineStarts } from "./line-starts.js";
 import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-depth.js";
 import { documentStarts } from "./yaml-document-bounds.js";
+import { listItemSpans, sameObject, type ItemSpan, type ListItemSpans } from "./list-item-spans.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
 import { StringCache } from "./yaml-string-cache.js";
 import { DECLINED, readSubsetDocument } from "./yaml-subset.js";
@@ -113,7 +114,7 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
     case "read":
       for (const d of each.documents)
         if ("issue" in d) issues.push(d.issue);
-        else addDocument(input.file, d.value, d.positions, objects, issues);
+        else addDocument(input.file, d, objects, issues);
       return;
     case "whole-file":
       readWholeFile(input, objects, issues);
@@ -127,10 +128,15 @@ function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): v
   }
 }
 
-/** A decoded document's value (never null) and its field positions. */
+/**
+ * A decoded document's value (never null) and its field positions. A fast path also says where
+ * the document lies (the k-th of `spans`), so that a List's items can be placed one by one.
+ */
 interface DecodedDocument {
   readonly value: unknown;
   readonly positions: FieldPositions;
+  readonly spans?: DocumentSpans;
+  readonly k?: number;
 }
 
 /** A problem the `yaml` path reports, in its place among the documents. */
@@ -190,7 +196,8 @@ function readEachDocument(input: ManifestInput): EachDocument {
       k = troubled.next - 1;
       previousAt = undefined;
     } else {
-      if (value !== null) out.push({ value, positions: deferredCall(spanPositions, spans, k) });
+      if (value !== null)
+        out.push({ value, positions: deferredCall(spanPositions, spans, k), spans, k });
       previousAt = at;
     }
   }
@@ -303,9 +310,12 @@ function readDeclinedDocument(
   if (fast !== undefined) {
     const values = fast.values.filter((v) => v !== null && v !== undefined);
     if (values.length > 1) return { kind: "whole-file" };
+    const spans: DocumentSpans = { input, starts: [from], lines, length: to };
     const documents = values.map((value) => ({
       value,
-      positions: deferred(() => documentPositions(input, from, to, lines)),
+      positions: deferredCall(spanPositions, spans, 0),
+      spans,
+      k: 0,
     }));
     return { kind: "read", documents };
   }
@@ -334,7 +344,7 @@ function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): 
     input.text,
     { lines: new LineStarts(input.text), from: 0 },
     {
-      document: (d) => addDocument(input.file, d.value, d.positions, objects, issues),
+      document: (d) => addDocument(input.file, d, objects, issues),
       issue: (i) => issues.push(i),
     },
   );
@@ -347,14 +357,17 @@ function readFast(
   issues: Issue[],
 ): void {
   const lines = new LineStarts(input.text);
+  // Each document from the line its top-level node starts on up to the next document's.
+  const spans: DocumentSpans = {
+    input,
+    starts: fast.starts.map((start) => lines.lineStart(start)),
+    lines,
+    length: input.text.length,
+  };
   fast.values.forEach((value, k) => {
     if (value === null || value === undefined) return;
-    // From the line its top-level node starts on up to the next document's.
-    const from = lines.lineStart(fast.starts[k]!);
-    const next = fast.starts[k + 1];
-    const to = next === undefined ? input.text.length : lines.lineStart(next);
-    const positions = deferred(() => documentPositions(input, from, to, lines));
-    addDocument(input.file, value, positions, objects, issues);
+    const positions = deferredCall(spanPositions, spans, k);
+    addDocument(input.file, { value, positions, spans, k }, objects, issues);
   });
 }
 
@@ -528,11 +541,11 @@ function tooDeepIssue(source: SourcePosition): Issue {
 /** A decoded document: not-an-object checks and `kind: List` flattening. */
 function addDocument(
   file: string,
-  value: unknown,
-  positions: FieldPositions,
+  document: DecodedDocument,
   objects: RawObject[],
   issues: Issue[],
 ): void {
+  const { value, positions } = document;
   const docPos = (): SourcePosition => positions[""] ?? { file, line: 1, col: 1 };
   if (!isRecord(value)) {
     issues.push({
@@ -555,9 +568,7 @@ function addDocument(
       });
       return;
     }
-    let perItem: Map<number, Positions> | undefined;
-    const itemPositions = (i: number): Positions =>
-      (perItem ??= splitItemPositions(positions)).get(i) ?? {};
+    const itemPositions = listItemPositions(document, value["items"] as unknown[]);
     value["items"].forEach((item: unknown, i: number) => {
       if (!isRecord(item)) {
         issues.push({
@@ -578,6 +589,63 @@ function addDocument(
 
 function firstLine(s: string): string {
   return (s.split("\n")[0] ?? s).trim();
+}
+
+/**
+ * The positions of a List's items, item by item. Where the fast path says where the document
+ * lies and its items can be found in its text (list-item-spans.ts), an item is read again on the
+ * `yaml` path alone; where not, or where that reading does not give the item decoded (a span
+ * found wrongly), the whole document is read again once, as for any other document.
+ */
+function listItemPositions(
+  document: DecodedDocument,
+  items: readonly unknown[],
+): (i: number) => Positions {
+  let perItem: Map<number, Positions> | undefined;
+  const whole = (i: number): Positions =>
+    (perItem ??= splitItemPositions(document.positions)).get(i) ?? {};
+  const { spans, k } = document;
+  if (spans === undefined || k === undefined) return whole;
+  let found: ListItemSpans | undefined | null = null;
+  return (i) => {
+    if (found === null) {
+      found = listItemSpans(spans.input.text, spans.starts[k]!, spanEnd(spans, k));
+      if (found?.items.length !== items.length) found = undefined;
+    }
+    const span = found?.items[i];
+    if (span === undefined) return whole(i);
+    return itemAlone(spans, span, items[i]) ?? whole(i);
+  };
+}
+
+/**
+ * The positions of one List item read alone, or undefined where that gives another object than
+ * the item (list-item-spans.ts, sameObject).
+ */
+function itemAlone(spans: DocumentSpans, span: ItemSpan, item: unknown): Positions | undefined {
+  const { input, lines } = spans;
+  let text = input.text.slice(span.start, span.end);
+  if (span.dash !== undefined) {
+    const at = span.dash - span.start;
+    text = `${text.slice(0, at)} ${text.slice(at + 1)}`;
+  }
+  const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
+  const list = Array.isArray(docs) ? docs : [];
+  if (list.length !== 1) return undefined;
+  const doc = list[0]!;
+  if (doc.errors.length > 0 || doc.contents === null) return undefined;
+  const pos = (offset: number): SourcePosition => ({
+    file: input.file,
+    ...lines.position(span.start + offset),
+  });
+  const positions: Positions = {};
+  try {
+    const value = convert(doc, doc.contents, [], positions, pos, newBudget());
+    return sameObject(value, item) ? positions : undefined;
+  } catch (e) {
+    if (!(e instanceof TooLarge || e instanceof TooDeep || e instanceof AliasCycle)) throw e;
+    return undefined;
+  }
 }
 
 /** Positions of `items[i]...` keys, per item, with the `items[i]` prefix removed (one pass). */

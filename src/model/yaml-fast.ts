@@ -13,6 +13,7 @@
  */
 import { FAILSAFE_SCHEMA, loadAll, Type, type LoadOptions } from "js-yaml";
 import type { ScalarTag } from "yaml";
+import { decodeJson } from "./json-fast.js";
 import { coreTagOf, resolveCoreTag } from "./yaml-core-scalar.js";
 
 /** Characters that may open an anchor, alias, tag, complex key or reserved indicator. */
@@ -152,6 +153,8 @@ export interface FastDocuments {
 
 /** The documents of `text`, or undefined where only the slow path may answer. */
 export function decodeFast(text: string, maxDepth: number): FastDocuments | undefined {
+  const json = decodeJson(text, maxDepth);
+  if (json !== undefined) return json;
   if (needsSlowPath(text)) return undefined;
   const starts: number[] = [];
   /** Set when the text holds what the two parsers read differently (see below). */

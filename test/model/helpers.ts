@@ -1,4 +1,5 @@
-import { parseCluster, type LoadOptions } from "../../src/model/load.js";
+import { clusterFromManifests, parseCluster, type LoadOptions } from "../../src/model/load.js";
+import { readManifests, type Decoders } from "../../src/model/yaml-documents.js";
 import type { Cluster } from "../../src/model/cluster.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
 
@@ -28,3 +29,29 @@ export function messages(text: string, opts: LoadOptions = {}): string[] {
  * gate is off by default (alpha in 1.33 and 1.34), which tests of the default check separately.
  */
 export const STRICT_IP: LoadOptions = { featureGates: { StrictIPCIDRValidation: true } };
+
+/**
+ * Everything a load of `text` produces, positions included (read, which computes them): with the
+ * fast decoders (the default) or the `yaml` path alone. With `bytes`, the text's UTF-8 bytes are
+ * given too, as a file's reading gives them (the subset reader reads them).
+ */
+export function loadOutcome(text: string, decoders: Decoders, bytes = false): unknown {
+  try {
+    const input = bytes
+      ? { file: "m.yaml", text, bytes: Buffer.from(text, "utf8") }
+      : { file: "m.yaml", text };
+    const read = readManifests([input], decoders);
+    const c = clusterFromManifests(read, { validation: "warn" });
+    return JSON.parse(
+      JSON.stringify({
+        objects: [c.namespaces, c.pods, c.services, c.endpointSlices, c.networkPolicies, c.nodes],
+        warnings: c.warnings.map(formatIssue),
+        sources: c.sources,
+        fieldSources: c.fieldSources,
+      }),
+    );
+  } catch (e) {
+    if (e instanceof ValidationError) return { errors: e.issues.map(formatIssue) };
+    throw e;
+  }
+}
