@@ -310,6 +310,23 @@ describe("the installed CLI", () => {
         expect(
           readdirSync(codeCaches).filter((f) => !/^(main|chunk-[0-9A-Z]+)\.v8$/.test(f)),
         ).toEqual([]);
+        // Node's built-in modules are deferred in the shipped bundle as in the clone's.
+        const probe = join(home, "loaded.cjs");
+        writeFileSync(
+          probe,
+          'process.on("exit", () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n',
+        );
+        const bin = join(dir, "node_modules/kube-netsim/bin/kube-netsim.js");
+        const probed = runCli([process.execPath, "--require", probe, bin], ["--version"], dir, {
+          XDG_CACHE_HOME: join(home, "probe-cache"),
+        });
+        expect(probed.stdout).toBe("0.1.0\n");
+        const loaded = (JSON.parse(probed.stderr) as string[]).map((m) =>
+          m.replace(/^NativeModule /, ""),
+        );
+        expect(loaded).toContain("vm");
+        for (const m of ["child_process", "crypto", "os", "repl", "readline"])
+          expect(loaded).not.toContain(m);
         const npx = runCli(["npx", "kube-netsim"], ["--version"], dir, userCache);
         expect(npx).toEqual({ status: 0, stdout: "0.1.0\n", stderr: "" });
       } finally {
