@@ -1,25 +1,28 @@
 #!/usr/bin/env node
-// Launcher. In a clone (src/ present) it runs the TypeScript sources, so the CLI is never a stale
-// build: bundled into one file with esbuild (installed by `npm ci`, as tsx's own compiler) and
-// cached under node_modules/.cache/kube-netsim, keyed by every source file's path, size and
-// mtime, so an edit (or another `npm ci`) rebuilds it at the next run. Loading one bundled file
-// (dependencies included) costs a fraction of compiling ~380 modules through tsx at every start
-// (bench/load.ts measures the whole command). The bundle is CommonJS so that it can be compiled
-// through `vm.Script` with V8's code cache beside it (`cli-KEY.v8`, written by the first run):
-// a later start skips parsing and compiling the 2 MB bundle (Node 20 has no compile cache for
-// ES modules; `module.enableCompileCache` is Node 22).
-// Without esbuild, or with KUBE_NETSIM_FROM_SOURCE=1 (source-mapped stack traces while
-// developing), it runs the sources through tsx. In the installed package (no src/) it runs the
-// compiled ESM build in dist/esm, which `npm pack` (prepack) builds.
+// Launcher. It runs the CLI as a bundle: the sources and their dependencies bundled by esbuild
+// (scripts/cli-bundle.js) into CommonJS pieces split at each command's `import()`, each compiled
+// through `vm.Script` with V8's code cache (`NAME.v8`, written by the first run that loads it):
+// a later start skips parsing and compiling them (Node 20 has no compile cache for ES modules;
+// `module.enableCompileCache` is Node 22). Loading a few bundled files (dependencies included)
+// costs a fraction of loading ~380 modules one by one (bench/load.ts measures the whole command).
+// - In a clone (src/ present) it bundles the TypeScript sources, so the CLI is never a stale
+//   build: cached under node_modules/.cache/kube-netsim/cli-KEY with the code caches beside it,
+//   keyed by every source file's path, size and mtime, so an edit (or another `npm ci`) rebuilds
+//   it at the next run. Without esbuild, or with KUBE_NETSIM_FROM_SOURCE=1 (source-mapped stack
+//   traces while developing), it runs the sources through tsx.
+// - In the installed package (no src/, no esbuild) it runs the bundle `npm pack` built into
+//   dist/cli (prepack), with the code caches in the user's cache directory
+//   ($XDG_CACHE_HOME/kube-netsim, else ~/.cache/kube-netsim; one directory per build of the
+//   bundle, Node version and flags), or without them when that is not writable. Without
+//   dist/cli it runs the compiled ES modules in dist/esm.
 //
 // Every start pays what this file does before the command runs, so it does little (docs in
 // DEVELOPERS.md, "CLI start-up"): it is CommonJS (bin/package.json), since loading Node's ES
-// module loader for the launcher alone cost ~10 ms; the key is a plain JavaScript hash
+// module loader for the launcher alone cost ~10 ms; the clone's key is a plain JavaScript hash
 // (node:crypto cost ~10 ms to load); the bundle is whitespace-minified ASCII, read as latin1 and
 // already wrapped as a function by esbuild (no 2 MB string copied); and Node's built-in modules
 // that Node does not load by itself (child_process, crypto, net, dgram, os, repl, ...) are loaded
-// on their first use, not when the bundle starts (`lazyBuiltins`): `--version` and `validate`
-// need none of them.
+// on their first use, not when the bundle starts: `--version` and `validate` need none of them.
 "use strict";
 const {
   existsSync,
@@ -33,13 +36,15 @@ const {
   writeFileSync,
 } = require("node:fs");
 const { createRequire } = require("node:module");
-const { join } = require("node:path");
+const { dirname, isAbsolute, join } = require("node:path");
 const { pathToFileURL } = require("node:url");
 const vm = require("node:vm");
 
 const root = join(__dirname, "..");
 const source = join(root, "src", "cli", "main.ts");
 const built = join(root, "dist", "esm", "cli", "main.js");
+const packed = join(root, "dist", "cli");
+const builder = join(root, "scripts", "cli-bundle.js");
 
 /** Every file under `dir`, as `dir/…/name`. */
 function filesUnder(dir, out) {
@@ -51,17 +56,18 @@ function filesUnder(dir, out) {
 
 /**
  * What the bundle is made of: each source file's path, size and mtime, and those of this
- * launcher (the build options) and of the installed dependencies' lock (they are bundled). The
- * bundle's directory is named by a hash of the numbers and the paths' lengths (a loop over ~400
- * files, not over the 30 KB text, which cost several ms in JavaScript, and node:crypto ~10 ms to
- * load), and holds the whole text in `key.txt`, compared at each start. The cost left is the ~400
- * `stat` calls.
+ * launcher and of the build script (the build options) and of the installed dependencies' lock
+ * (they are bundled). The bundle's directory is named by a hash of the numbers and the paths'
+ * lengths (a loop over ~400 files, not over the 30 KB text, which cost several ms in JavaScript,
+ * and node:crypto ~10 ms to load), and holds the whole text in `key.txt`, compared at each start.
+ * The cost left is the ~400 `stat` calls.
  */
 function sourceState() {
   const files = filesUnder(join(root, "src"), []).sort();
   files.push(
     join(root, "package.json"),
     __filename,
+    builder,
     join(root, "node_modules", ".package-lock.json"),
   );
   let text = "";
@@ -84,112 +90,6 @@ function sourceState() {
   return { key: hex(a) + hex(b), text };
 }
 
-// The bundle's first and last lines: the file is the function `require` would wrap it in, so
-// the launcher compiles it as read (no copy of the 2 MB text).
-const WRAP_START = "(function (exports, require, module, __filename, __dirname) {";
-const WRAP_END = "\n})";
-
-/** Built-in modules that Node itself has loaded before any user code: no gain in deferring them. */
-const PRELOADED = new Set([
-  "buffer",
-  "events",
-  "fs",
-  "module",
-  "path",
-  "process",
-  "timers",
-  "url",
-  "util",
-  "vm",
-]);
-
-/**
- * An esbuild plugin: a built-in module that Node has not loaded yet is imported as an object
- * with one getter per export, which loads the module at the first use of any of them. An
- * import of `node:repl` or `node:crypto` at a module's top costs nothing until a command calls
- * it (esbuild's CommonJS output reads an imported name at each use, never at import time).
- */
-function lazyBuiltins() {
-  const { builtinModules } = require("node:module");
-  const names = new Set(builtinModules.filter((m) => !m.startsWith("_")));
-  return {
-    name: "kube-netsim-lazy-builtins",
-    setup(build) {
-      build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
-        const name = args.path.replace(/^node:/, "");
-        if (!names.has(name) || PRELOADED.has(name.split("/")[0])) return undefined;
-        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
-        return { path: name, namespace: "lazy-builtin" };
-      });
-      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
-        const exportNames = Object.getOwnPropertyNames(require(`node:${args.path}`)).filter(
-          (n) => n !== "__esModule",
-        );
-        return {
-          loader: "js",
-          contents:
-            `let real;\n` +
-            `const load = () => (real ??= require(${JSON.stringify(`node:${args.path}`)}));\n` +
-            `for (const name of ${JSON.stringify(exportNames)})\n` +
-            `  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n`,
-        };
-      });
-    },
-  };
-}
-
-/** The options both builds share: minified whitespace and syntax, ASCII, wrapped as a function. */
-const TEXT_OPTIONS = {
-  // Fewer bytes to read and keep, and no comments (the text is then ASCII: `charset`). Names
-  // are kept (identifiers are not minified), so a programmer error's stack still names its
-  // functions; KUBE_NETSIM_FROM_SOURCE=1 gives source lines.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: "none",
-  charset: "ascii",
-  logLevel: "silent",
-};
-
-/**
- * Bundles the sources into `dir`: esbuild splits them at each `import()` (src/cli/lazy-commands.ts
- * loads each command so) into an entry `main.js` and chunks, as ES modules, then each file
- * becomes a CommonJS function (`require` of a sibling chunk is the launcher's, see `runBundle`).
- */
-async function buildBundle(dir) {
-  const { build, transform } = await import("esbuild");
-  const { outputFiles } = await build({
-    entryPoints: { main: source },
-    outdir: dir,
-    write: false,
-    // The dependencies too: loading `yaml`'s ~80 CommonJS files one by one costs as much as
-    // the whole bundle.
-    bundle: true,
-    splitting: true,
-    chunkNames: "chunk-[hash]",
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    plugins: [lazyBuiltins()],
-    ...TEXT_OPTIONS,
-  });
-  mkdirSync(dir);
-  for (const file of outputFiles) {
-    const { code } = await transform(file.text, {
-      format: "cjs",
-      target: "node20",
-      // `import("./chunk.js")` becomes a `require` of it (vm has no loader for `import()`).
-      supported: { "dynamic-import": false },
-      // ES modules are strict mode code; a CommonJS function is not unless it says so.
-      banner: `${WRAP_START}"use strict";`,
-      footer: WRAP_END,
-      ...TEXT_OPTIONS,
-    });
-    // Read back as latin1, which equals the text only when it is ASCII.
-    if (/[^\x00-\x7f]/.test(code)) throw new Error("the bundle is not ASCII");
-    writeFileSync(file.path, code, "latin1");
-  }
-}
-
 /** The cached bundle of the sources (built now when missing), or undefined when it cannot be. */
 async function sourceBundle() {
   if (process.env.KUBE_NETSIM_FROM_SOURCE === "1") return undefined;
@@ -204,6 +104,7 @@ async function sourceBundle() {
     // Several runs may build at once (parallel tests): each builds its own directory, then
     // renames it; the first rename wins, and the others use its bundle.
     const tmp = `${bundle}.${process.pid}.tmp`;
+    const { buildBundle } = await import(pathToFileURL(builder).href);
     await buildBundle(tmp);
     writeFileSync(join(tmp, "key.txt"), text);
     try {
@@ -233,16 +134,26 @@ async function sourceLoader() {
 
 /**
  * Runs the bundle in `dir` as `require` would run its files, each compiled with V8's code cache
- * beside it (`NAME.v8`) when there is one. Each file is opened at start (a descriptor stays
- * readable when a newer build removes the directory) and read and compiled only when first
- * required.
+ * (`NAME.v8` in `cacheDir`: the bundle's own directory in a clone, the user's cache directory for
+ * the installed package's bundle, none when there is no place for it) when there is one. Each
+ * file is opened at start (a descriptor stays readable when a newer build removes the directory)
+ * and read and compiled only when first required.
  */
-function runBundle(dir) {
+function runBundle(dir, cacheDir) {
   const files = new Map();
   const caches = new Set();
   for (const name of readdirSync(dir))
     if (name.endsWith(".js")) files.set(name, openSync(join(dir, name), "r"));
-    else if (name.endsWith(".v8")) caches.add(name);
+    else if (name.endsWith(".v8") && cacheDir === dir) caches.add(name);
+  // Whether `cacheDir` exists: the user's is made at the first cache written.
+  let cacheReady = cacheDir === dir;
+  if (cacheDir !== undefined && !cacheReady)
+    try {
+      for (const name of readdirSync(cacheDir)) if (name.endsWith(".v8")) caches.add(name);
+      cacheReady = true;
+    } catch {
+      // not made yet (or not readable: the first write then fails too)
+    }
   const nodeRequire = createRequire(join(dir, "main.js"));
   const modules = new Map();
   /** The exports of the bundle's file `./NAME`, run at its first require (cycles as Node's). */
@@ -253,23 +164,26 @@ function runBundle(dir) {
     if (fd === undefined) throw new Error(`kube-netsim: ${name} is not in the bundle ${dir}`);
     const file = join(dir, name);
     const cacheName = name.replace(/\.js$/, ".v8");
-    const cachedData = caches.has(cacheName) ? readCache(join(dir, cacheName)) : undefined;
+    const cachedData = caches.has(cacheName) ? readCache(join(cacheDir, cacheName)) : undefined;
     const script = new vm.Script(readFileSync(fd, "latin1"), { filename: file, cachedData });
     const module = { exports: {}, filename: file, id: file, loaded: false };
     modules.set(name, module);
     const require = (spec) => (spec.startsWith("./") ? load(spec.slice(2)) : nodeRequire(spec));
     script.runInThisContext()(module.exports, require, module, file, dir);
     module.loaded = true;
-    if (cachedData === undefined || script.cachedDataRejected) {
+    if (cacheDir !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
       // Written once the file's top level has run: the cache then holds the functions a start
       // compiles (module initialisation, the command tree), and no more, so a later run does
       // not load the functions of whichever command happened to run first.
       try {
-        const tmp = `${join(dir, cacheName)}.${process.pid}.tmp`;
+        if (!cacheReady) cacheReady = makeUserCacheDir(cacheDir);
+        const tmp = `${join(cacheDir, cacheName)}.${process.pid}.tmp`;
         writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, join(dir, cacheName));
+        renameSync(tmp, join(cacheDir, cacheName));
       } catch {
-        // a read-only clone, or a newer build removed the directory: run without the cache
+        // A read-only clone or home, or a newer build removed the directory: run without the
+        // cache, and try no more writes in this run.
+        cacheDir = undefined;
       }
     }
     return module.exports;
@@ -277,7 +191,77 @@ function runBundle(dir) {
   load("main.js");
 }
 
-/** The source state a bundle directory was built from (its `key.txt`), if it is there. */
+/** The value of a string as 8 hex digits (FNV-1a; node:crypto costs ~10 ms to load). */
+function hash8(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The directory of the installed bundle's code caches, whose build is `key` (dist/cli/key.txt:
+ * the package's version and a hash of the bundle): $XDG_CACHE_HOME/kube-netsim (an absolute
+ * one, as the XDG spec says), else ~/.cache/kube-netsim (%LOCALAPPDATA%\kube-netsim on
+ * Windows), one directory per build, Node version and architecture, and flags Node runs with
+ * (V8 rejects a cache made under other flags). Undefined when there is no such place.
+ */
+function userCacheDir(key) {
+  if (!/^[\w.+-]+$/.test(key)) return undefined;
+  const env = process.env;
+  let base = env.XDG_CACHE_HOME;
+  if (base === undefined || !isAbsolute(base)) {
+    const windows = process.platform === "win32";
+    const home = windows ? env.LOCALAPPDATA : env.HOME;
+    if (home === undefined || !isAbsolute(home)) return undefined;
+    base = windows ? home : join(home, ".cache");
+  }
+  let name = `cli-${key}-node${process.versions.node}-${process.arch}`;
+  const flags = [...process.execArgv, env.NODE_OPTIONS ?? ""].join("\0");
+  if (flags !== "") name += `-${hash8(flags)}`;
+  return join(base, "kube-netsim", name);
+}
+
+/**
+ * Makes directory `dir` and its missing parents; true when it made `dir`, false when it was there;
+ * throws when it cannot. (`mkdirSync`'s `recursive` loops for ever where mkdir says ENOENT under
+ * a parent that exists, as in /proc.)
+ */
+function makeDirs(dir) {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (e) {
+    if (e.code === "EEXIST") return false;
+    const parent = dirname(dir);
+    if (e.code !== "ENOENT" || parent === dir) throw e;
+  }
+  makeDirs(dirname(dir));
+  mkdirSync(dir);
+  return true;
+}
+
+/**
+ * Makes the user's cache directory `dir` (throws when it cannot). When it is new, the caches of
+ * other builds, Node versions or flags that no start has made or used for 30 days go (a
+ * directory's mtime changes when a cache is written in it).
+ */
+function makeUserCacheDir(dir) {
+  if (!makeDirs(dir)) return true; // there already
+  try {
+    const parent = dirname(dir);
+    const monthAgo = Date.now() - 30 * 24 * 60 * 60 * 1000;
+    for (const name of readdirSync(parent)) {
+      const path = join(parent, name);
+      if (name.startsWith("cli-") && path !== dir && statSync(path).mtimeMs < monthAgo)
+        rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // another start removed one meanwhile: nothing to do
+  }
+  return true;
+}
+
+/** The text of a bundle directory's `key.txt` (a clone's source state, a packed bundle's build), if it is there. */
 function readKey(dir) {
   try {
     return readFileSync(join(dir, "key.txt"), "utf8");
@@ -294,17 +278,27 @@ function readCache(path) {
   }
 }
 
+/**
+ * A script compiled by `vm` has no module loader of its own (and Node 20's default-loader option
+ * for it is experimental and lost with the code cache): the bundle imports a user's module
+ * (`conformance --adapter file.js`) through this one (src/util/import-module.ts).
+ */
+function runWithImport(dir, cacheDir) {
+  globalThis[Symbol.for("kube-netsim.import")] = (url) => import(url);
+  runBundle(dir, cacheDir);
+}
+
 async function main() {
-  const bundle = existsSync(source) ? await sourceBundle() : undefined;
-  if (bundle !== undefined) {
-    // A script compiled by `vm` has no module loader of its own (and Node 20's default-loader
-    // option for it is experimental and lost with the code cache): the bundle imports a user's
-    // module (`conformance --adapter file.js`) through this one (src/util/import-module.ts).
-    globalThis[Symbol.for("kube-netsim.import")] = (url) => import(url);
-    runBundle(bundle);
-    return;
+  const clone = existsSync(source);
+  if (clone) {
+    const bundle = await sourceBundle();
+    if (bundle !== undefined) return runWithImport(bundle, bundle);
+  } else {
+    // The installed package: the bundle `npm pack` built, when it did.
+    const key = readKey(packed);
+    if (key !== undefined) return runWithImport(packed, userCacheDir(key.trim()));
   }
-  const tsx = existsSync(source) ? await sourceLoader() : undefined;
+  const tsx = clone ? await sourceLoader() : undefined;
   if (tsx) {
     tsx.register();
     await import(pathToFileURL(source).href);

@@ -12,6 +12,7 @@
  * $TMPDIR/kube-netsim-package-tests/timings.json (figures for the record, not assertions).
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   cpSync,
@@ -27,7 +28,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { CACHE, mustRun, packTarball, ROOT, run, type Packed } from "./pack.js";
+import { CACHE, childEnv, mustRun, packTarball, ROOT, run, type Packed } from "./pack.js";
 
 const TIMEOUT = 30 * 60 * 1000;
 
@@ -94,12 +95,17 @@ describe("the packed tarball", () => {
   test("only the kit needs the peer dependencies: the library never loads fast-check or expect", () => {
     const js = [...files].filter((f) => f.startsWith("dist/") && f.endsWith(".js"));
     expect(js.length).toBeGreaterThan(100);
-    const peerLoads = js.filter((f) => {
-      if (/^dist\/(esm|cjs)\/(testing|jest)\//.test(f)) return false;
-      const text = readFileSync(join(unpacked, "package", f), "utf8");
-      return /(from\s+|require\()\s*["'](fast-check|expect|@jest\/[a-z-]+)["']/.test(text);
-    });
+    const loadsPeer = (f: string) =>
+      /(from\s+|require\()\s*["'](fast-check|expect|@jest\/[a-z-]+)["']/.test(
+        readFileSync(join(unpacked, "package", f), "utf8"),
+      );
+    // The CLI's bundle (dist/cli) requires fast-check where the conformance command's property
+    // suites are (they say when it is missing), as dist/esm does: never in its entry file.
+    const peerLoads = js.filter(
+      (f) => !/^dist\/((esm|cjs)\/(testing|jest)|cli)\//.test(f) && loadsPeer(f),
+    );
     expect(peerLoads).toEqual([]);
+    expect(loadsPeer("dist/cli/main.js")).toBe(false);
   });
 
   test("builds when packed, never on install; licensed", () => {
@@ -232,6 +238,101 @@ describe("consumer repositories", () => {
       expect(out).toMatch(/# pass 1\b/);
       expect(out).toMatch(/# fail 0\b/);
       rmSync(dir, { recursive: true, force: true });
+    },
+    TIMEOUT,
+  );
+});
+
+/** A CLI run's parts, each separately. */
+function runCli(
+  bin: readonly string[],
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+) {
+  const r = spawnSync(bin[0] as string, [...bin.slice(1), ...args], {
+    cwd,
+    env: { ...childEnv(), KUBE_NETSIM_FROM_SOURCE: undefined, ...env },
+    encoding: "utf8",
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("the installed CLI", () => {
+  test(
+    "runs the bundle the tarball ships, with its code caches in the user's cache directory (or none), and prints what the clone's CLI prints",
+    () => {
+      const key = readFileSync(join(unpacked, "package/dist/cli/key.txt"), "utf8").trim();
+      expect(key).toMatch(/^0\.1\.0-[0-9a-f]{16}$/);
+      const dir = consumer("plugin-repo-esm");
+      const home = mkdtempSync(join(CACHE, "cli-home-"));
+      try {
+        const installed = [join(dir, "node_modules/.bin/kube-netsim")];
+        const clone = [process.execPath, join(ROOT, "bin/kube-netsim.js")];
+        const userCache = { XDG_CACHE_HOME: join(home, "cache") };
+        const example = (f: string) => join(ROOT, "examples/sctp-service", f);
+        const lines = [
+          ["--version"],
+          ["validate", "-f", example("cluster.yaml")],
+          [
+            "render",
+            "iptables",
+            "-f",
+            example("cluster.yaml"),
+            "--node-env",
+            example("node.yaml"),
+            "--proxy-config",
+            example("proxy.yaml"),
+          ],
+        ];
+        const codeCaches = join(
+          home,
+          "cache",
+          "kube-netsim",
+          `cli-${key}-node${process.versions.node}-${process.arch}`,
+        );
+        for (const args of lines) {
+          const expected = runCli(clone, args, ROOT, {});
+          expect(expected).toMatchObject({ status: 0, stderr: "" });
+          expect(expected.stdout).not.toBe("");
+          // The first run writes the code caches, the second uses them.
+          expect(runCli(installed, args, dir, userCache)).toEqual(expected);
+          expect(runCli(installed, args, dir, userCache)).toEqual(expected);
+          // No writable cache directory: the same, silently.
+          const noCache = { XDG_CACHE_HOME: join(dir, "package.json", "cache") };
+          expect(runCli(installed, args, dir, noCache)).toEqual(expected);
+        }
+        // The shipped bundle ran (dist/esm writes no code cache), and nothing else is there.
+        expect(readdirSync(join(home, "cache", "kube-netsim"))).toEqual([
+          `cli-${key}-node${process.versions.node}-${process.arch}`,
+        ]);
+        expect(readdirSync(codeCaches)).toContain("main.v8");
+        expect(
+          readdirSync(codeCaches).filter((f) => !/^(main|chunk-[0-9A-Z]+)\.v8$/.test(f)),
+        ).toEqual([]);
+        // Node's built-in modules are deferred in the shipped bundle as in the clone's.
+        const probe = join(home, "loaded.cjs");
+        writeFileSync(
+          probe,
+          'process.on("exit", () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n',
+        );
+        const bin = join(dir, "node_modules/kube-netsim/bin/kube-netsim.js");
+        const probed = runCli([process.execPath, "--require", probe, bin], ["--version"], dir, {
+          XDG_CACHE_HOME: join(home, "probe-cache"),
+        });
+        expect(probed.stdout).toBe("0.1.0\n");
+        const loaded = (JSON.parse(probed.stderr) as string[]).map((m) =>
+          m.replace(/^NativeModule /, ""),
+        );
+        expect(loaded).toContain("vm");
+        for (const m of ["child_process", "crypto", "os", "repl", "readline"])
+          expect(loaded).not.toContain(m);
+        const npx = runCli(["npx", "kube-netsim"], ["--version"], dir, userCache);
+        expect(npx).toEqual({ status: 0, stdout: "0.1.0\n", stderr: "" });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
     TIMEOUT,
   );

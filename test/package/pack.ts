@@ -24,7 +24,10 @@ export const ROOT = join(__dirname, "../..");
 export const CACHE = join(tmpdir(), "kube-netsim-package-tests");
 export const NPM_CACHE = join(CACHE, "npm-cache");
 
-/** What `npm pack` reads: package.json's `files`, the build's inputs, the always-shipped files. */
+/**
+ * What `npm pack` reads: package.json's `files`, the build's inputs (scripts/ builds the CLI's
+ * bundle), the always-shipped files.
+ */
 const INPUTS = [
   "package.json",
   "tsconfig.json",
@@ -34,6 +37,7 @@ const INPUTS = [
   "LICENSE",
   "DEVELOPERS.md",
   "bin",
+  "scripts",
   "src",
   "docs",
   "examples",
