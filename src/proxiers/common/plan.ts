@@ -8,9 +8,11 @@ import { cidrContains, parseIP } from "../../net/index.js";
 import { categorizeEndpoints, type CategorizedEndpoints } from "./categorize.js";
 import {
   compareStrings,
-  endpointsByServicePort,
+  endpointsOf,
   servicePortKey,
+  slicesByServicePort,
   type Endpoint,
+  type EndpointSources,
 } from "./endpoint.js";
 import type { ProxierSettings } from "./proxier-settings.js";
 import { parseCIDRSloppy, servicePortsForFamily, type ServicePort } from "./service-port.js";
@@ -132,26 +134,79 @@ export interface FamilyPlan {
 
 const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 
-/** Plans every service port of `cluster` for one per-family proxier. */
-export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
-  const byKey = endpointsByServicePort(cluster.endpointSlices, settings.family, settings.nodeName);
+/**
+ * A family's plan made one service port at a time (`forEach`), in `planFamily`'s order: a
+ * renderer that writes each service port's rules as it comes (the iptables proxier's text-only
+ * path) never holds every endpoint object of a large cluster at once, so they die young instead
+ * of being copied by the garbage collector and promoted into fresh memory.
+ */
+export interface FamilyPlanSource {
+  readonly family: IPFamily;
+  readonly settings: ProxierSettings;
+  /** How many service ports `forEach` plans. */
+  readonly servicePortCount: number;
+  /**
+   * At least `totalEndpoints` (the endpoints the service ports' slices list, before the family
+   * check and de-duplication), known before planning.
+   */
+  readonly endpointBound: number;
+  /** Plans each service port in order and hands it to `visit`; returns `totalEndpoints`. */
+  forEach(visit: (plan: ServicePortPlan) => void): number;
+}
+
+/** Plans every service port of `cluster` for one per-family proxier, one at a time. */
+export function familyPlanSource(cluster: Cluster, settings: ProxierSettings): FamilyPlanSource {
+  const sources = slicesByServicePort(cluster.endpointSlices);
   const seen = new Set<string>();
-  const ports: { readonly sp: ServicePort; readonly key: string }[] = [];
+  const ports: { readonly sp: ServicePort; readonly from: EndpointSources | undefined }[] = [];
+  let endpointBound = 0;
   for (const svc of cluster.services) {
     for (const sp of servicePortsForFamily(svc, settings.family)) {
       const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
       // Two identical (name, protocol) ports are invalid API input; kube-proxy keeps one.
       if (seen.has(key)) continue;
       seen.add(key);
-      ports.push({ sp, key });
+      const from = sources.get(key);
+      endpointBound += from?.listed ?? 0;
+      ports.push({ sp, from });
     }
   }
   ports.sort((a, b) => compareServicePorts(a.sp, b.sp));
-  let totalEndpoints = 0;
-  const servicePorts = ports.map(({ sp, key }) => {
-    const eps = byKey.get(key);
-    totalEndpoints += eps?.length ?? 0;
-    return planServicePort(sp, eps ?? NO_ENDPOINTS, settings);
-  });
+  return {
+    family: settings.family,
+    settings,
+    servicePortCount: ports.length,
+    endpointBound,
+    forEach(visit) {
+      let totalEndpoints = 0;
+      for (const { sp, from } of ports) {
+        const eps =
+          from === undefined ? NO_ENDPOINTS : endpointsOf(from, settings.family, settings.nodeName);
+        totalEndpoints += eps.length;
+        visit(planServicePort(sp, eps, settings));
+      }
+      return totalEndpoints;
+    },
+  };
+}
+
+/** A whole plan read as a source (its `totalEndpoints` is exact). */
+export function planAsSource(plan: FamilyPlan): FamilyPlanSource {
+  return {
+    family: plan.family,
+    settings: plan.settings,
+    servicePortCount: plan.servicePorts.length,
+    endpointBound: plan.totalEndpoints,
+    forEach(visit) {
+      for (const p of plan.servicePorts) visit(p);
+      return plan.totalEndpoints;
+    },
+  };
+}
+
+/** Plans every service port of `cluster` for one per-family proxier. */
+export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
+  const servicePorts: ServicePortPlan[] = [];
+  const totalEndpoints = familyPlanSource(cluster, settings).forEach((p) => servicePorts.push(p));
   return { family: settings.family, settings, servicePorts, totalEndpoints };
 }
