@@ -5,6 +5,7 @@
  */
 import { formatIP, joinHostPort, parseIP, type IPFamily } from "../../net/index.js";
 import type { EndpointSlice } from "../../model/kinds.js";
+import { isCanonicalIPv4 } from "./canonical-ipv4.js";
 
 export interface Endpoint {
   /** Canonical IP. */
@@ -237,27 +238,4 @@ function canonicalIPOfFamily(raw: string, family: IPFamily): string | undefined 
   if (isCanonicalIPv4(raw)) return family === "IPv4" ? raw : undefined;
   const addr = parseIP(raw, "lenient");
   return addr === undefined || addr.family !== family ? undefined : formatIP(addr);
-}
-
-/** Four decimal octets 0-255 without leading zeros: what formatIP prints for IPv4. */
-function isCanonicalIPv4(s: string): boolean {
-  let octets = 0;
-  let digits = 0;
-  let value = 0;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i < s.length ? s.charCodeAt(i) : 46; /* "." ends the last octet */
-    if (c === 46) {
-      if (digits === 0 || value > 255) return false;
-      octets++;
-      digits = 0;
-      value = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && value === 0) return false; // leading zero
-      value = value * 10 + (c - 48);
-      if (++digits > 3) return false;
-    } else {
-      return false;
-    }
-  }
-  return octets === 4;
 }
