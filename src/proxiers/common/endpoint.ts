@@ -58,12 +58,39 @@ export function endpointsByServicePort(
 /**
  * Where one service port's endpoints come from: the slices that name it, in (namespace, name)
  * order, each with the port number it gives (a slice that lists the port twice appears twice).
+ * The first is kept in fields, the others (a service port with several slices) in arrays: a
+ * large cluster keeps one of these per service port while it is planned.
  */
 export class EndpointSources {
-  readonly slices: EndpointSlice[] = [];
-  readonly ports: number[] = [];
+  #more: { readonly slices: EndpointSlice[]; readonly ports: number[] } | undefined;
   /** Endpoints listed over all of them (any family, duplicates included): a bound, not a count. */
-  listed = 0;
+  listed: number;
+
+  constructor(
+    readonly firstSlice: EndpointSlice,
+    readonly firstPort: number,
+  ) {
+    this.listed = firstSlice.endpoints.length;
+  }
+
+  add(slice: EndpointSlice, port: number): void {
+    this.#more ??= { slices: [], ports: [] };
+    this.#more.slices.push(slice);
+    this.#more.ports.push(port);
+    this.listed += slice.endpoints.length;
+  }
+
+  get count(): number {
+    return 1 + (this.#more?.slices.length ?? 0);
+  }
+
+  slice(i: number): EndpointSlice {
+    return i === 0 ? this.firstSlice : (this.#more?.slices[i - 1] as EndpointSlice);
+  }
+
+  port(i: number): number {
+    return i === 0 ? this.firstPort : (this.#more?.ports[i - 1] as number);
+  }
 }
 
 /**
@@ -92,14 +119,9 @@ export function slicesByServicePort(
       if (port.name === undefined || port.name === null) continue;
       if (port.port === undefined || port.port === 0) continue;
       const key = servicePortKey(namespace, serviceName, port.name, port.protocol ?? "TCP");
-      let entry = sources.get(key);
-      if (entry === undefined) {
-        entry = new EndpointSources();
-        sources.set(key, entry);
-      }
-      entry.slices.push(slice);
-      entry.ports.push(port.port);
-      entry.listed += slice.endpoints.length;
+      const entry = sources.get(key);
+      if (entry === undefined) sources.set(key, new EndpointSources(slice, port.port));
+      else entry.add(slice, port.port);
     }
   }
   return sources;
@@ -117,9 +139,10 @@ export function endpointsOf(
   // Indexed loops: no iterator result or other object per endpoint (100,000 of them in a
   // large cluster) but the endpoint itself.
   const list: Endpoint[] = [];
-  for (let s = 0; s < sources.slices.length; s++) {
-    const endpoints = (sources.slices[s] as EndpointSlice).endpoints;
-    const port = sources.ports[s] as number;
+  const n = sources.count;
+  for (let s = 0; s < n; s++) {
+    const endpoints = sources.slice(s).endpoints;
+    const port = sources.port(s);
     for (let e = 0; e < endpoints.length; e++) {
       const ep = endpoints[e] as (typeof endpoints)[number];
       const raw = ep.addresses[0];

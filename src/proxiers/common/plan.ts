@@ -3,6 +3,7 @@
  * endpoints, and the decisions derived from them. A mode only turns a plan into its own rules.
  */
 import type { Cluster } from "../../model/cluster.js";
+import type { Service } from "../../model/kinds.js";
 import type { IPFamily } from "../../net/index.js";
 import { cidrContains, parseIP } from "../../net/index.js";
 import { categorizeEndpoints, type CategorizedEndpoints } from "./categorize.js";
@@ -12,7 +13,6 @@ import {
   servicePortKey,
   slicesByServicePort,
   type Endpoint,
-  type EndpointSources,
 } from "./endpoint.js";
 import type { ProxierSettings } from "./proxier-settings.js";
 import { parseCIDRSloppy, servicePortsForFamily, type ServicePort } from "./service-port.js";
@@ -137,57 +137,96 @@ const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 /**
  * A family's plan made one service port at a time (`forEach`), in `planFamily`'s order: a
  * renderer that writes each service port's rules as it comes (the iptables proxier's text-only
- * path) never holds every endpoint object of a large cluster at once, so they die young instead
- * of being copied by the garbage collector and promoted into fresh memory.
+ * path) never holds every endpoint or service port object of a large cluster at once, so they
+ * die young instead of being copied by the garbage collector and promoted into fresh memory.
  */
 export interface FamilyPlanSource {
   readonly family: IPFamily;
   readonly settings: ProxierSettings;
-  /** How many service ports `forEach` plans. */
+  /** At least the number of service ports `forEach` plans (the Services' ports), a hint. */
   readonly servicePortCount: number;
   /**
-   * At least `totalEndpoints` (the endpoints the service ports' slices list, before the family
-   * check and de-duplication), known before planning.
+   * At least `totalEndpoints` (the endpoints every slice lists per port, before the family
+   * check, de-duplication and the match with a Service), known before planning.
    */
   readonly endpointBound: number;
   /** Plans each service port in order and hands it to `visit`; returns `totalEndpoints`. */
   forEach(visit: (plan: ServicePortPlan) => void): number;
 }
 
-/** Plans every service port of `cluster` for one per-family proxier, one at a time. */
+const serviceNamespace = (s: Service): string => s.metadata?.namespace ?? "default";
+const serviceName = (s: Service): string => s.metadata?.name ?? "";
+
+/**
+ * Plans every service port of `cluster` for one per-family proxier, one at a time: Services
+ * sorted by namespace and name (stable), each one's ports made when it comes and sorted by port
+ * name and protocol, which is `compareServicePorts` order.
+ */
 export function familyPlanSource(cluster: Cluster, settings: ProxierSettings): FamilyPlanSource {
   const sources = slicesByServicePort(cluster.endpointSlices);
-  const seen = new Set<string>();
-  const ports: { readonly sp: ServicePort; readonly from: EndpointSources | undefined }[] = [];
   let endpointBound = 0;
-  for (const svc of cluster.services) {
-    for (const sp of servicePortsForFamily(svc, settings.family)) {
-      const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
-      // Two identical (name, protocol) ports are invalid API input; kube-proxy keeps one.
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const from = sources.get(key);
-      endpointBound += from?.listed ?? 0;
-      ports.push({ sp, from });
-    }
-  }
-  ports.sort((a, b) => compareServicePorts(a.sp, b.sp));
+  sources.forEach((from) => (endpointBound += from.listed));
+  const services = [...cluster.services].sort(
+    (a, b) =>
+      compareStrings(serviceNamespace(a), serviceNamespace(b)) ||
+      compareStrings(serviceName(a), serviceName(b)),
+  );
+  let servicePortCount = 0;
+  for (const svc of services) servicePortCount += svc.spec?.ports?.length ?? 0;
+  const { family, nodeName } = settings;
   return {
-    family: settings.family,
+    family,
     settings,
-    servicePortCount: ports.length,
+    servicePortCount,
     endpointBound,
     forEach(visit) {
       let totalEndpoints = 0;
-      for (const { sp, from } of ports) {
-        const eps =
-          from === undefined ? NO_ENDPOINTS : endpointsOf(from, settings.family, settings.nodeName);
-        totalEndpoints += eps.length;
-        visit(planServicePort(sp, eps, settings));
+      for (let i = 0; i < services.length;) {
+        // Services of one namespace and name (one, unless the input repeats an object).
+        let j = i + 1;
+        const first = services[i] as Service;
+        while (
+          j < services.length &&
+          serviceNamespace(services[j] as Service) === serviceNamespace(first) &&
+          serviceName(services[j] as Service) === serviceName(first)
+        )
+          j++;
+        for (const sp of servicePortsOf(services, i, j, family)) {
+          const from = sources.get(
+            servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol),
+          );
+          const eps = from === undefined ? NO_ENDPOINTS : endpointsOf(from, family, nodeName);
+          totalEndpoints += eps.length;
+          visit(planServicePort(sp, eps, settings));
+        }
+        i = j;
       }
       return totalEndpoints;
     },
   };
+}
+
+/**
+ * The service ports of `services[from, to)` (one namespace and name) for `family`, sorted by
+ * port name and protocol; of two with the same name and protocol (invalid API input), the first
+ * is kept, as kube-proxy keeps one.
+ */
+function servicePortsOf(
+  services: readonly Service[],
+  from: number,
+  to: number,
+  family: IPFamily,
+): ServicePort[] {
+  const ports: ServicePort[] = [];
+  for (let s = from; s < to; s++) {
+    for (const sp of servicePortsForFamily(services[s] as Service, family)) {
+      if (!ports.some((p) => p.portName === sp.portName && p.protocol === sp.protocol))
+        ports.push(sp);
+    }
+  }
+  // Stable; the same order as compareServicePorts within one Service.
+  if (ports.length > 1) ports.sort(compareServicePorts);
+  return ports;
 }
 
 /** A whole plan read as a source (its `totalEndpoints` is exact). */

@@ -10,7 +10,18 @@ import { describe, expect } from "@jest/globals";
 import { fc, test } from "@fast-check/jest";
 import type { Cluster } from "../../../src/model/cluster.js";
 import { formatIptablesRestore } from "../../../src/netfilter/format/restore.js";
-import { familyPlanSource, planFamily } from "../../../src/proxiers/common/plan.js";
+import { makeCluster } from "../../../src/model/cluster.js";
+import type { Service } from "../../../src/model/kinds.js";
+import {
+  compareServicePorts,
+  familyPlanSource,
+  planFamily,
+} from "../../../src/proxiers/common/plan.js";
+import { servicePortKey } from "../../../src/proxiers/common/endpoint.js";
+import {
+  servicePortsForFamily,
+  type ServicePort,
+} from "../../../src/proxiers/common/service-port.js";
 import { proxierSettings } from "../../../src/proxiers/common/proxier-settings.js";
 import { renderIptablesFamilies } from "../../../src/proxiers/iptables/render.js";
 import { kubeCluster } from "../../../src/testing/arbitraries/kubeCluster.js";
@@ -67,6 +78,52 @@ describe("render iptables, text only: the bytes of the whole-plan data path", ()
     seed: 5,
   })("random clusters, large-cluster mode by count or forced", (g, large) => {
     expectSameText(g.cluster, FAKE_NODE, large);
+  });
+
+  // The plan's order, read plainly: every service port in input order, the first of a repeated
+  // (namespace, name, port name, protocol) kept, then sorted by compareServicePorts. The source
+  // makes each Service's ports only when it comes; repeated Services (the same namespace and
+  // name twice, with other ports) are made on purpose.
+  test.prop(
+    [
+      kubeCluster({ maxServices: 6 }),
+      fc.array(
+        fc.record({
+          of: fc.nat(),
+          name: fc.constantFrom("", "a", "p"),
+          port: fc.integer({ min: 1, max: 65535 }),
+          protocol: fc.constantFrom("TCP" as const, "UDP" as const),
+        }),
+        { maxLength: 4 },
+      ),
+    ],
+    { numRuns: 100, seed: 9 },
+  )("service ports in compareServicePorts order, the first of a repeated one kept", (g, more) => {
+    const repeats = g.services.length === 0 ? [] : more;
+    const services: Service[] = [
+      ...g.services,
+      ...repeats.map(({ of, name, port, protocol }): Service => {
+        const s = g.services[of % g.services.length]!;
+        return { ...s, spec: { ...s.spec, ports: [{ name, port, protocol }] } };
+      }),
+    ];
+    const c = makeCluster({ services, endpointSlices: g.endpointSlices });
+    const settings = proxierSettings(c, "IPv4", { node: FAKE_NODE, proxyConfig: FAKE_CONFIG });
+    const seen = new Set<string>();
+    const expected: ServicePort[] = [];
+    for (const svc of services) {
+      for (const sp of servicePortsForFamily(svc, "IPv4")) {
+        const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        expected.push(sp);
+      }
+    }
+    expected.sort(compareServicePorts);
+    const planned: ServicePort[] = [];
+    familyPlanSource(c, settings).forEach((p) => planned.push(p.servicePort));
+    expect(planned).toEqual(expected);
+    expect(planFamily(c, settings).servicePorts.map((p) => p.servicePort)).toEqual(expected);
   });
 
   test("the plan is still there when read, equal to planFamily's", () => {
