@@ -11,10 +11,12 @@
  * of each (the CLI: median of 3 runs), and the CPU ratio. `--save` adds a row for
  * `--format save` (the canonical iptables-save form).
  * `--phases` adds, per size, what comes after loading measured in this process (the cluster
- * loaded once, then 5 renders, first and median): CPU ms of planning, of writing the rules as
- * restore text (large tables spilled to a temporary file, as the CLI does when stdout is a
- * file), of handing its bytes out, and the garbage collectors' ms over all three, then the page
- * faults of the first render (a diagnostic: the whole command above is the measure).
+ * loaded once, then 5 renders, first and median): CPU ms of planning and writing the rules as
+ * restore text as the CLI does (one service port at a time, large tables spilled to a temporary
+ * file as when stdout is a file), of handing its bytes out, the garbage collectors' ms over
+ * both, the page faults of the first render, and, apart, the CPU ms of the whole plan as the
+ * library's data path makes it (`planFamily`; a diagnostic: the whole command above is the
+ * measure).
  *   npx tsx bench/render-iptables.ts [services...] [--save] [--phases]   (default: 1000 10000)
  */
 import { spawnSync } from "node:child_process";
@@ -27,9 +29,9 @@ import { cliArgv, gnuTimeMissing, measure, medianOf, type Run } from "./lib/meas
 import { NODE_ENV_YAML, servicesYaml } from "./lib/fixtures.js";
 import { loadCluster } from "../src/model/load-files.js";
 import { parseNodeEnvironment } from "../src/model/load-node-environment.js";
-import { planFamily } from "../src/proxiers/common/plan.js";
+import { familyPlanSource, planFamily } from "../src/proxiers/common/plan.js";
 import { proxierSettings } from "../src/proxiers/common/proxier-settings.js";
-import { writeRuleSet } from "../src/proxiers/iptables/render-restore.js";
+import { writeRuleSetFrom } from "../src/proxiers/iptables/render-restore.js";
 import { SpillFiles } from "../src/cli/spill-file.js";
 
 const root = join(import.meta.dirname, "..");
@@ -71,8 +73,8 @@ function restoreTest(file: string, tool = "iptables-restore"): Run | string {
 }
 
 /**
- * After loading, in this process: plan, restore text, its bytes (CPU ms each) and GC ms, for
- * the first of `runs` renders and the median.
+ * After loading, in this process: plan and restore text, its bytes (CPU ms each), GC ms and the
+ * whole plan apart, for the first of `runs` renders and the median.
  */
 async function phases(manifests: string, runs = 5): Promise<string> {
   const cluster = loadCluster([manifests], { validation: "strict", featureGates: {} });
@@ -91,20 +93,28 @@ async function phases(manifests: string, runs = 5): Promise<string> {
     const gc0 = gcMs;
     const f0 = process.resourceUsage().minorPageFault;
     const t0 = cpuMs();
-    const plan = planFamily(cluster, proxierSettings(cluster, "IPv4", { node }));
-    const t1 = cpuMs();
-    // As the CLI with stdout a file: text only, large tables spilled to a temporary file.
+    const settings = proxierSettings(cluster, "IPv4", { node });
+    // As the CLI with stdout a file: text only, one service port at a time, large tables
+    // spilled to a temporary file.
     const spills = new SpillFiles();
-    const written = writeRuleSet(plan, {}, false, spills.make);
-    const t2 = cpuMs();
+    const written = writeRuleSetFrom(familyPlanSource(cluster, settings), {}, false, spills.make);
+    const t1 = cpuMs();
     let bytes = 0;
     written.writeRestore((b) => (bytes += b.length));
-    const t3 = cpuMs();
+    const t2 = cpuMs();
     spills.close();
     if (bytes === 0) throw new Error("no restore text");
     // GC entries are delivered on a later tick.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    rows.push([t1 - t0, t2 - t1, t3 - t2, gcMs - gc0, process.resourceUsage().minorPageFault - f0]);
+    rows.push([t1 - t0, t2 - t1, gcMs - gc0, 0, process.resourceUsage().minorPageFault - f0]);
+  }
+  // The whole plan, as the library's data path makes it, after the renders (its garbage is not
+  // theirs).
+  for (const row of rows) {
+    const p0 = cpuMs();
+    const plan = planFamily(cluster, proxierSettings(cluster, "IPv4", { node }));
+    row[3] = cpuMs() - p0;
+    if (plan.servicePorts.length === 0) throw new Error("no plan");
   }
   observer.disconnect();
   const median = (k: number): number =>
@@ -161,7 +171,7 @@ try {
     console.log(row("restore", r));
     if (withPhases)
       console.log(
-        `  after loading, in process (first/median of 5, ms; page faults of the first): plan\trules\tbytes\tgc\tfaults\n  ${await phases(manifests)}`,
+        `  after loading, in process (first/median of 5, ms; page faults of the first): plan+rules\tbytes\tgc\twhole plan (library)\tfaults\n  ${await phases(manifests)}`,
       );
     if (withSave) {
       const s = medianOf(3, () => measure([...cli, ...args, "--format", "save"]));

@@ -5,6 +5,7 @@
  */
 import { formatIP, joinHostPort, parseIP, type IPFamily } from "../../net/index.js";
 import type { EndpointSlice } from "../../model/kinds.js";
+import { isCanonicalIPv4 } from "./canonical-ipv4.js";
 
 export interface Endpoint {
   /** Canonical IP. */
@@ -47,80 +48,127 @@ export function endpointsByServicePort(
   family: IPFamily,
   nodeName: string,
 ): Map<string, Endpoint[]> {
+  const lists = new Map<string, Endpoint[]>();
+  slicesByServicePort(slices).forEach((sources, key) =>
+    lists.set(key, endpointsOf(sources, family, nodeName)),
+  );
+  return lists;
+}
+
+/**
+ * Where one service port's endpoints come from: the slices that name it, in (namespace, name)
+ * order, each with the port number it gives (a slice that lists the port twice appears twice).
+ * The first is kept in fields, the others (a service port with several slices) in arrays: a
+ * large cluster keeps one of these per service port while it is planned.
+ */
+export class EndpointSources {
+  #more: { readonly slices: EndpointSlice[]; readonly ports: number[] } | undefined;
+  /** Endpoints listed over all of them (any family, duplicates included): a bound, not a count. */
+  listed: number;
+
+  constructor(
+    readonly firstSlice: EndpointSlice,
+    readonly firstPort: number,
+  ) {
+    this.listed = firstSlice.endpoints.length;
+  }
+
+  add(slice: EndpointSlice, port: number): void {
+    this.#more ??= { slices: [], ports: [] };
+    this.#more.slices.push(slice);
+    this.#more.ports.push(port);
+    this.listed += slice.endpoints.length;
+  }
+
+  get count(): number {
+    return 1 + (this.#more?.slices.length ?? 0);
+  }
+
+  slice(i: number): EndpointSlice {
+    return i === 0 ? this.firstSlice : (this.#more?.slices[i - 1] as EndpointSlice);
+  }
+
+  port(i: number): number {
+    return i === 0 ? this.firstPort : (this.#more?.ports[i - 1] as number);
+  }
+}
+
+/**
+ * The endpoint sources of every service port found in `slices`, keyed by `servicePortKey`: what
+ * `endpointsOf` makes a service port's endpoints from, one service port at a time (a large
+ * cluster's plan then never holds every endpoint object at once).
+ */
+export function slicesByServicePort(
+  slices: readonly EndpointSlice[],
+): Map<string, EndpointSources> {
   const sorted = [...slices].sort(
     (a, b) =>
       compareStrings(a.metadata?.namespace ?? "", b.metadata?.namespace ?? "") ||
       compareStrings(a.metadata?.name ?? "", b.metadata?.name ?? ""),
   );
-  const lists = new Map<string, Endpoint[]>();
-  // Indexed loops, and the ports' lists in two reused arrays: no iterator result or other
-  // object per endpoint (100,000 of them in a large cluster) but the endpoint itself.
-  const targetPorts: number[] = [];
-  const targetLists: Endpoint[][] = [];
+  const sources = new Map<string, EndpointSources>();
   for (let s = 0; s < sorted.length; s++) {
     const slice = sorted[s] as EndpointSlice;
     const serviceName = slice.metadata?.labels?.["kubernetes.io/service-name"] ?? "";
     if (serviceName === "") continue;
     if (slice.addressType !== "IPv4" && slice.addressType !== "IPv6") continue;
     const namespace = slice.metadata?.namespace ?? "default";
-    targetPorts.length = 0;
-    targetLists.length = 0;
     const ports = slice.ports ?? [];
     for (let p = 0; p < ports.length; p++) {
       const port = ports[p] as (typeof ports)[number];
       if (port.name === undefined || port.name === null) continue;
       if (port.port === undefined || port.port === 0) continue;
       const key = servicePortKey(namespace, serviceName, port.name, port.protocol ?? "TCP");
-      let list = lists.get(key);
-      if (list === undefined) {
-        list = [];
-        lists.set(key, list);
-      }
-      targetPorts.push(port.port);
-      targetLists.push(list);
+      const entry = sources.get(key);
+      if (entry === undefined) sources.set(key, new EndpointSources(slice, port.port));
+      else entry.add(slice, port.port);
     }
-    if (targetPorts.length === 0) continue;
-    const endpoints = slice.endpoints;
+  }
+  return sources;
+}
+
+/**
+ * One service port's endpoints of `family` from its sources, sorted by endpoint string, one per
+ * string (see sortedUnique).
+ */
+export function endpointsOf(
+  sources: EndpointSources,
+  family: IPFamily,
+  nodeName: string,
+): Endpoint[] {
+  // Indexed loops: no iterator result or other object per endpoint (100,000 of them in a
+  // large cluster) but the endpoint itself.
+  const list: Endpoint[] = [];
+  const n = sources.count;
+  for (let s = 0; s < n; s++) {
+    const endpoints = sources.slice(s).endpoints;
+    const port = sources.port(s);
     for (let e = 0; e < endpoints.length; e++) {
       const ep = endpoints[e] as (typeof endpoints)[number];
       const raw = ep.addresses[0];
       const ip = raw === undefined ? undefined : canonicalIPOfFamily(raw, family);
       if (ip === undefined) continue;
       const epNode = ep.nodeName ?? "";
-      const isLocal = nodeName !== "" && epNode === nodeName;
-      const ready = ep.conditions?.ready ?? true;
-      const serving = ep.conditions?.serving ?? true;
-      const terminating = ep.conditions?.terminating ?? false;
       const forZones = ep.hints?.forZones;
       const forNodes = ep.hints?.forNodes;
-      const zoneHints =
-        forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name);
-      const nodeHints =
-        forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name);
-      for (let t = 0; t < targetPorts.length; t++) {
-        const port = targetPorts[t] as number;
-        (targetLists[t] as Endpoint[]).push({
-          ip,
-          nodeName: epNode,
-          zone: ep.zone ?? "",
-          isLocal,
-          ready,
-          serving,
-          terminating,
-          zoneHints,
-          nodeHints,
-          port,
-          endpoint: hostPort(ip, port),
-        });
-      }
+      list.push({
+        ip,
+        nodeName: epNode,
+        zone: ep.zone ?? "",
+        isLocal: nodeName !== "" && epNode === nodeName,
+        ready: ep.conditions?.ready ?? true,
+        serving: ep.conditions?.serving ?? true,
+        terminating: ep.conditions?.terminating ?? false,
+        zoneHints:
+          forZones === undefined || forZones.length === 0 ? NO_HINTS : forZones.map((z) => z.name),
+        nodeHints:
+          forNodes === undefined || forNodes.length === 0 ? NO_HINTS : forNodes.map((n) => n.name),
+        port,
+        endpoint: hostPort(ip, port),
+      });
     }
   }
-  // Each list in place of the one it was made from (no second map).
-  lists.forEach((list, key) => {
-    const unique = sortedUnique(list);
-    if (unique !== list) lists.set(key, unique);
-  });
-  return lists;
+  return sortedUnique(list);
 }
 
 /**
@@ -213,27 +261,4 @@ function canonicalIPOfFamily(raw: string, family: IPFamily): string | undefined 
   if (isCanonicalIPv4(raw)) return family === "IPv4" ? raw : undefined;
   const addr = parseIP(raw, "lenient");
   return addr === undefined || addr.family !== family ? undefined : formatIP(addr);
-}
-
-/** Four decimal octets 0-255 without leading zeros: what formatIP prints for IPv4. */
-function isCanonicalIPv4(s: string): boolean {
-  let octets = 0;
-  let digits = 0;
-  let value = 0;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i < s.length ? s.charCodeAt(i) : 46; /* "." ends the last octet */
-    if (c === 46) {
-      if (digits === 0 || value > 255) return false;
-      octets++;
-      digits = 0;
-      value = 0;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 1 && value === 0) return false; // leading zero
-      value = value * 10 + (c - 48);
-      if (++digits > 3) return false;
-    } else {
-      return false;
-    }
-  }
-  return octets === 4;
 }

@@ -57,12 +57,24 @@ export function prefixedChainHash(prefix: string, a: string, b = "", c = ""): st
 }
 
 type OneShotHash = (algorithm: string, data: string, encoding: "buffer") => Buffer;
-// crypto.hash (Node >= 20.12) skips the Hash object; fall back to createHash elsewhere.
-const oneShot = (crypto as unknown as { hash?: OneShotHash }).hash;
-const sha256 = (input: string): Buffer =>
-  oneShot !== undefined
-    ? oneShot("sha256", input, "buffer")
-    : crypto.createHash("sha256").update(input, "utf8").digest();
+let nativeSha256: ((input: string) => Buffer) | undefined;
+
+/**
+ * node:crypto's SHA-256 of the UTF-8 input, looked up at its first use: loading node:crypto
+ * costs ~10 ms, and a render whose names are all short ASCII never needs it (the CLI's bundle
+ * loads a built-in module when one of its exports is first read).
+ */
+function sha256(input: string): Buffer {
+  if (nativeSha256 === undefined) {
+    // crypto.hash (Node >= 20.12) skips the Hash object; fall back to createHash elsewhere.
+    const oneShot = (crypto as unknown as { hash?: OneShotHash }).hash;
+    nativeSha256 =
+      oneShot !== undefined
+        ? (s) => oneShot("sha256", s, "buffer")
+        : (s) => crypto.createHash("sha256").update(s, "utf8").digest();
+  }
+  return nativeSha256(input);
+}
 
 /** Longest input hashed in JavaScript: two blocks (119 bytes + 0x80 + 8 length bytes). */
 const MAX_FAST_INPUT = 119;

@@ -9,6 +9,10 @@
  *   the topology input (node name, zone label, PreferSameTrafficDistribution gate).
  * - `planFamily(cluster, settings): FamilyPlan` — every `ServicePortPlan`, sorted by
  *   (namespace, service, port name, protocol), plus `totalEndpoints` (large-cluster mode).
+ * - `familyPlanSource(cluster, settings): FamilyPlanSource` — the same plans made one service
+ *   port at a time (`forEach(visit)` returns `totalEndpoints`), with bounds known before planning
+ *   (`servicePortCount`, `endpointBound`): what a renderer uses that writes each service port's
+ *   rules as it comes and keeps no plan of the whole cluster (`planFamily` is built on it).
  * - `ServicePortPlan` — `servicePort` (normalised `ServicePort`: name, clusterIP, port,
  *   nodePort, externalIPs, loadBalancerVIPs, loadBalancerSourceRanges, sessionAffinity, traffic
  *   policies, healthCheckNodePort), `endpoints` (all, sorted by `ip:port` string),

@@ -3,13 +3,15 @@
  * endpoints, and the decisions derived from them. A mode only turns a plan into its own rules.
  */
 import type { Cluster } from "../../model/cluster.js";
+import type { Service } from "../../model/kinds.js";
 import type { IPFamily } from "../../net/index.js";
 import { cidrContains, parseIP } from "../../net/index.js";
 import { categorizeEndpoints, type CategorizedEndpoints } from "./categorize.js";
 import {
   compareStrings,
-  endpointsByServicePort,
+  endpointsOf,
   servicePortKey,
+  slicesByServicePort,
   type Endpoint,
 } from "./endpoint.js";
 import type { ProxierSettings } from "./proxier-settings.js";
@@ -132,26 +134,118 @@ export interface FamilyPlan {
 
 const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 
-/** Plans every service port of `cluster` for one per-family proxier. */
-export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
-  const byKey = endpointsByServicePort(cluster.endpointSlices, settings.family, settings.nodeName);
-  const seen = new Set<string>();
-  const ports: { readonly sp: ServicePort; readonly key: string }[] = [];
-  for (const svc of cluster.services) {
-    for (const sp of servicePortsForFamily(svc, settings.family)) {
-      const key = servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol);
-      // Two identical (name, protocol) ports are invalid API input; kube-proxy keeps one.
-      if (seen.has(key)) continue;
-      seen.add(key);
-      ports.push({ sp, key });
+/**
+ * A family's plan made one service port at a time (`forEach`), in `planFamily`'s order: a
+ * renderer that writes each service port's rules as it comes (the iptables proxier's text-only
+ * path) never holds every endpoint or service port object of a large cluster at once, so they
+ * die young instead of being copied by the garbage collector and promoted into fresh memory.
+ */
+export interface FamilyPlanSource {
+  readonly family: IPFamily;
+  readonly settings: ProxierSettings;
+  /** At least the number of service ports `forEach` plans (the Services' ports), a hint. */
+  readonly servicePortCount: number;
+  /**
+   * At least `totalEndpoints` (the endpoints every slice lists per port, before the family
+   * check, de-duplication and the match with a Service), known before planning.
+   */
+  readonly endpointBound: number;
+  /** Plans each service port in order and hands it to `visit`; returns `totalEndpoints`. */
+  forEach(visit: (plan: ServicePortPlan) => void): number;
+}
+
+const serviceNamespace = (s: Service): string => s.metadata?.namespace ?? "default";
+const serviceName = (s: Service): string => s.metadata?.name ?? "";
+
+/**
+ * Plans every service port of `cluster` for one per-family proxier, one at a time: Services
+ * sorted by namespace and name (stable), each one's ports made when it comes and sorted by port
+ * name and protocol, which is `compareServicePorts` order.
+ */
+export function familyPlanSource(cluster: Cluster, settings: ProxierSettings): FamilyPlanSource {
+  const sources = slicesByServicePort(cluster.endpointSlices);
+  let endpointBound = 0;
+  sources.forEach((from) => (endpointBound += from.listed));
+  const services = [...cluster.services].sort(
+    (a, b) =>
+      compareStrings(serviceNamespace(a), serviceNamespace(b)) ||
+      compareStrings(serviceName(a), serviceName(b)),
+  );
+  let servicePortCount = 0;
+  for (const svc of services) servicePortCount += svc.spec?.ports?.length ?? 0;
+  const { family, nodeName } = settings;
+  return {
+    family,
+    settings,
+    servicePortCount,
+    endpointBound,
+    forEach(visit) {
+      let totalEndpoints = 0;
+      for (let i = 0; i < services.length;) {
+        // Services of one namespace and name (one, unless the input repeats an object).
+        let j = i + 1;
+        const first = services[i] as Service;
+        while (
+          j < services.length &&
+          serviceNamespace(services[j] as Service) === serviceNamespace(first) &&
+          serviceName(services[j] as Service) === serviceName(first)
+        )
+          j++;
+        for (const sp of servicePortsOf(services, i, j, family)) {
+          const from = sources.get(
+            servicePortKey(sp.namespace, sp.serviceName, sp.portName, sp.protocol),
+          );
+          const eps = from === undefined ? NO_ENDPOINTS : endpointsOf(from, family, nodeName);
+          totalEndpoints += eps.length;
+          visit(planServicePort(sp, eps, settings));
+        }
+        i = j;
+      }
+      return totalEndpoints;
+    },
+  };
+}
+
+/**
+ * The service ports of `services[from, to)` (one namespace and name) for `family`, sorted by
+ * port name and protocol; of two with the same name and protocol (invalid API input), the first
+ * is kept, as kube-proxy keeps one.
+ */
+function servicePortsOf(
+  services: readonly Service[],
+  from: number,
+  to: number,
+  family: IPFamily,
+): ServicePort[] {
+  const ports: ServicePort[] = [];
+  for (let s = from; s < to; s++) {
+    for (const sp of servicePortsForFamily(services[s] as Service, family)) {
+      if (!ports.some((p) => p.portName === sp.portName && p.protocol === sp.protocol))
+        ports.push(sp);
     }
   }
-  ports.sort((a, b) => compareServicePorts(a.sp, b.sp));
-  let totalEndpoints = 0;
-  const servicePorts = ports.map(({ sp, key }) => {
-    const eps = byKey.get(key);
-    totalEndpoints += eps?.length ?? 0;
-    return planServicePort(sp, eps ?? NO_ENDPOINTS, settings);
-  });
+  // Stable; the same order as compareServicePorts within one Service.
+  if (ports.length > 1) ports.sort(compareServicePorts);
+  return ports;
+}
+
+/** A whole plan read as a source (its `totalEndpoints` is exact). */
+export function planAsSource(plan: FamilyPlan): FamilyPlanSource {
+  return {
+    family: plan.family,
+    settings: plan.settings,
+    servicePortCount: plan.servicePorts.length,
+    endpointBound: plan.totalEndpoints,
+    forEach(visit) {
+      for (const p of plan.servicePorts) visit(p);
+      return plan.totalEndpoints;
+    },
+  };
+}
+
+/** Plans every service port of `cluster` for one per-family proxier. */
+export function planFamily(cluster: Cluster, settings: ProxierSettings): FamilyPlan {
+  const servicePorts: ServicePortPlan[] = [];
+  const totalEndpoints = familyPlanSource(cluster, settings).forEach((p) => servicePorts.push(p));
   return { family: settings.family, settings, servicePorts, totalEndpoints };
 }

@@ -16,6 +16,7 @@ import {
   type Protocol,
 } from "../../net/index.js";
 import type { Service } from "../../model/kinds.js";
+import { isCanonicalIPv4 } from "./canonical-ipv4.js";
 
 export type SessionAffinity =
   { readonly kind: "None" } | { readonly kind: "ClientIP"; readonly timeoutSeconds: number };
@@ -82,6 +83,9 @@ export function parseCIDRSloppy(s: string): CIDR | undefined {
   return makeCIDR(address, prefix);
 }
 
+/** Shared by every service port without session affinity (most of them). */
+const NO_AFFINITY: SessionAffinity = Object.freeze({ kind: "None" });
+
 /** Shared by every service port without such addresses (most of them). */
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -118,7 +122,7 @@ export function servicePortsForFamily(service: Service, family: IPFamily): Servi
   if (type === "ExternalName") return [];
   const rawClusterIP = clusterIPForFamily(service, family);
   if (rawClusterIP === undefined) return [];
-  const clusterIP = canonicalIP(rawClusterIP);
+  const clusterIP = isCanonicalIPv4(rawClusterIP) ? rawClusterIP : canonicalIP(rawClusterIP);
   if (clusterIP === undefined) return [];
   const namespace = service.metadata?.namespace ?? "default";
   const serviceName = service.metadata?.name ?? "";
@@ -144,7 +148,7 @@ export function servicePortsForFamily(service: Service, family: IPFamily): Servi
             spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ??
             DEFAULT_AFFINITY_TIMEOUT_SECONDS,
         }
-      : { kind: "None" };
+      : NO_AFFINITY;
   const externalPolicyLocal =
     (type === "NodePort" || type === "LoadBalancer") && spec.externalTrafficPolicy === "Local";
   const internalPolicyLocal = spec.internalTrafficPolicy === "Local";

@@ -5,7 +5,7 @@
  * equally faithful, and a fixed one makes output deterministic).
  */
 import { isLoopbackIP } from "../common/node-port-addresses.js";
-import type { FamilyPlan } from "../common/plan.js";
+import { planAsSource, type FamilyPlan, type FamilyPlanSource } from "../common/plan.js";
 import {
   KUBE_EXTERNAL_SERVICES,
   KUBE_FIREWALL,
@@ -74,6 +74,39 @@ export function writeRuleSet(
   /** Text only: where a large table's rule lines go until printed (see RuleSetBuilder). */
   spill?: () => SpilledText,
 ): RuleSetBuilder {
+  return writeRuleSetFrom(planAsSource(plan), opts, clauses, spill);
+}
+
+/**
+ * `writeRuleSet` of a plan made one service port at a time (`familyPlanSource`): each service
+ * port's rules are written as it is planned, so no plan of the whole cluster is kept.
+ *
+ * Large-cluster mode (no per-endpoint comments) depends on the total endpoint count, known only
+ * once every service port is planned: the rules are written for the source's bound (which is at
+ * least the count), and written again in the other mode when the count says otherwise. That can
+ * only happen at 1,000 endpoints or fewer, with duplicate endpoints or those of another family
+ * in the bound, where writing twice is cheap.
+ */
+export function writeRuleSetFrom(
+  source: FamilyPlanSource,
+  opts: RestoreOptions = {},
+  clauses = true,
+  spill?: () => SpilledText,
+): RuleSetBuilder {
+  const guess = opts.largeClusterMode ?? source.endpointBound > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+  const first = writeInMode(source, opts, guess, clauses, spill);
+  if (opts.largeClusterMode !== undefined) return first.builder;
+  const large = first.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+  return large === guess ? first.builder : writeInMode(source, opts, large, clauses, spill).builder;
+}
+
+function writeInMode(
+  plan: FamilyPlanSource,
+  opts: RestoreOptions,
+  largeClusterMode: boolean,
+  clauses: boolean,
+  spill: (() => SpilledText) | undefined,
+): { readonly builder: RuleSetBuilder; readonly totalEndpoints: number } {
   const { settings } = plan;
   const kernel = settings.nodeEnvironment.kernel;
   const isIPv6 = settings.family === "IPv6";
@@ -81,10 +114,8 @@ export function writeRuleSet(
     value: settings.masqueradeMark,
     spelled: formatMark(settings.masqueradeMark, opts.masqueradeMarkFormat ?? "short"),
   };
-  const largeClusterMode =
-    opts.largeClusterMode ?? plan.totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
   // At most: the fixed chains, four per service port (SVC, SVL, EXT, FW), one per endpoint.
-  const expectedChains = 8 + 4 * plan.servicePorts.length + plan.totalEndpoints;
+  const expectedChains = 8 + 4 * plan.servicePortCount + plan.endpointBound;
   const builder = new RuleSetBuilder(settings.family, {
     clauses,
     expectedChains,
@@ -125,7 +156,8 @@ export function writeRuleSet(
     largeClusterMode,
     localhostNodePortCounter: kernel.nfacct.includes(LOCALHOST_NODEPORT_COUNTER),
   };
-  for (const sp of plan.servicePorts) writeServicePortRules({ filter, nat }, sp, env);
+  const tables = { filter, nat };
+  const totalEndpoints = plan.forEach((sp) => writeServicePortRules(tables, sp, env));
 
   const npa = settings.nodePortAddresses;
   if (npa.kind === "all") {
@@ -153,5 +185,5 @@ export function writeRuleSet(
     rule.verdict("DROP");
   }
   writeForwardAcceptRules(filter, mark);
-  return builder;
+  return { builder, totalEndpoints };
 }

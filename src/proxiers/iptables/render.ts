@@ -12,10 +12,10 @@ import type { IPFamily } from "../../net/index.js";
 import { formatIptablesRestore } from "../../netfilter/format/restore.js";
 import type { RuleSetBuilder, SpilledText } from "../../netfilter/build/rule-set-builder.js";
 import type { RuleSet } from "../../netfilter/model.js";
-import { planFamily, type FamilyPlan } from "../common/plan.js";
+import { familyPlanSource, planFamily, type FamilyPlan } from "../common/plan.js";
 import { proxierSettings, type ProxierOptions } from "../common/proxier-settings.js";
 import { nodeStateRuleSet } from "./node-state.js";
-import { writeRuleSet, type RestoreOptions } from "./render-restore.js";
+import { writeRuleSet, writeRuleSetFrom, type RestoreOptions } from "./render-restore.js";
 
 export interface IptablesRenderOptions extends ProxierOptions, RestoreOptions {
   /**
@@ -51,6 +51,7 @@ export interface IptablesFamilyRestore {
 }
 
 class FamilyRestore implements IptablesFamilyRestore {
+  #plan: FamilyPlan | undefined;
   #restore: string | undefined;
   #typed: RuleSetBuilder | undefined;
   #ruleSet: RuleSet | undefined;
@@ -58,12 +59,22 @@ class FamilyRestore implements IptablesFamilyRestore {
 
   constructor(
     readonly family: IPFamily,
-    readonly plan: FamilyPlan,
+    /** The plan, or how to make it when first read (the text-only path keeps none). */
+    plan: FamilyPlan | (() => FamilyPlan),
     private readonly opts: RestoreOptions,
     /** What the proxier wrote (text only when the caller said it reads no more). */
     private readonly written: RuleSetBuilder,
   ) {
+    if (typeof plan === "function") this.#makePlan = plan;
+    else this.#plan = plan;
     if (written.typed) this.#typed = written;
+  }
+
+  #makePlan: (() => FamilyPlan) | undefined;
+
+  get plan(): FamilyPlan {
+    this.#plan ??= (this.#makePlan as () => FamilyPlan)();
+    return this.#plan;
   }
 
   /** Made from what the proxier wrote when first read (the restore text needs no rule objects). */
@@ -99,13 +110,18 @@ export function renderIptablesFamilies(
   const families: readonly IPFamily[] =
     opts.node.ipFamilies.length > 0 ? opts.node.ipFamilies : ["IPv4"];
   return families.map((family) => {
-    const plan = planFamily(cluster, proxierSettings(cluster, family, opts));
-    const spill = opts.restoreOnly === true ? opts.restoreSpill : undefined;
-    return new FamilyRestore(
-      family,
-      plan,
-      opts,
-      writeRuleSet(plan, opts, !opts.restoreOnly, spill),
-    );
+    const settings = proxierSettings(cluster, family, opts);
+    if (opts.restoreOnly === true) {
+      // Text only: each service port's rules are written as it is planned (no plan of the
+      // whole cluster is kept); the plan is made again if it is read.
+      return new FamilyRestore(
+        family,
+        () => planFamily(cluster, settings),
+        opts,
+        writeRuleSetFrom(familyPlanSource(cluster, settings), opts, false, opts.restoreSpill),
+      );
+    }
+    const plan = planFamily(cluster, settings);
+    return new FamilyRestore(family, plan, opts, writeRuleSet(plan, opts));
   });
 }
