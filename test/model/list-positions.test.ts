@@ -94,7 +94,7 @@ describe("List positions, item by item", () => {
   test("finds the items of each layout", () => {
     const objects = [
       serviceObject({ name: "a", port: 80, protocol: "TCP", namespace: undefined, note: "- z" }),
-      serviceObject({ name: "b", port: 81, protocol: "TCP", namespace: "n", note: undefined }),
+      serviceObject({ name: "b", port: 81, protocol: "TCP", namespace: "ns1", note: undefined }),
     ];
     for (let layout = 0; layout <= 4; layout++) {
       const text = listText(objects, layout);
