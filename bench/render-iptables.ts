@@ -8,7 +8,10 @@
  * where the default `iptables-restore` is nf_tables, `iptables-nft-restore --test` where it is
  * legacy), when installed, so both ratios are shown. Prints CPU time
  * (user + system; comparable on a busy machine, where wall time is not), wall time and peak RSS
- * of each (the CLI: median of 3 runs), and the CPU ratio. `--save` adds a row for
+ * of each (median of 3 runs, the baselines' too: one `--test` run swung by 40 % between runs),
+ * and the CPU and wall-time ratios (wall time: what a user waits; the CLI's garbage collector
+ * runs partly on the second core, so its CPU time exceeds its wall time, while `iptables-restore`
+ * is single-threaded). `--save` adds a row for
  * `--format save` (the canonical iptables-save form).
  * `--phases` adds, per size, what comes after loading measured in this process (the cluster
  * loaded once, then 5 renders, first and median): CPU ms of planning and writing the rules as
@@ -65,7 +68,9 @@ function restoreTest(file: string, tool = "iptables-restore"): Run | string {
     return `skipped: ${tool} not installed`;
   const ns = createNetns("kns-kpb");
   try {
-    const r = measure(["ip", "netns", "exec", ns.name, "bash", "-c", `${tool} --test < ${file}`]);
+    const r = medianOf(3, () =>
+      measure(["ip", "netns", "exec", ns.name, "bash", "-c", `${tool} --test < ${file}`]),
+    );
     return r.status === 0 ? r : `failed: ${r.stderr.slice(0, 200)}`;
   } finally {
     deleteNetns(ns);
@@ -126,6 +131,7 @@ async function phases(manifests: string, runs = 5): Promise<string> {
   ].join("\t");
 }
 
+const other = otherTool.replace("iptables-", "").replace("-restore", "");
 console.log(
   [
     "services",
@@ -134,10 +140,14 @@ console.log(
     "cli_wall_ms",
     "cli_peak_rss_mb",
     "restore_test_cpu_ms",
+    "restore_test_wall_ms",
     "restore_test_peak_rss_mb",
     "cpu_ratio",
-    `${otherTool.replace("iptables-", "").replace("-restore", "")}_test_cpu_ms`,
-    `${otherTool.replace("iptables-", "").replace("-restore", "")}_cpu_ratio`,
+    "wall_ratio",
+    `${other}_test_cpu_ms`,
+    `${other}_test_wall_ms`,
+    `${other}_cpu_ratio`,
+    `${other}_wall_ratio`,
   ].join("\t"),
 );
 try {
@@ -149,7 +159,7 @@ try {
     const r = medianOf(3, () => measure([...cli, ...args], out));
     if (r.status !== 0) throw new Error(`render iptables: exit ${r.status}\n${r.stderr}`);
     const base = restoreTest(out);
-    const other = restoreTest(out, otherTool);
+    const otherRun = restoreTest(out, otherTool);
     const row = (format: string, run: Run): string =>
       [
         n,
@@ -158,15 +168,22 @@ try {
         run.wallMs.toFixed(0),
         run.peakRssMb.toFixed(0),
         ...(typeof base === "string"
-          ? [base, "-", "-"]
+          ? [base, "-", "-", "-", "-"]
           : [
               base.cpuMs.toFixed(0),
+              base.wallMs.toFixed(0),
               base.peakRssMb.toFixed(0),
               (run.cpuMs / base.cpuMs).toFixed(3),
+              (run.wallMs / base.wallMs).toFixed(3),
             ]),
-        ...(typeof other === "string"
-          ? [other, "-"]
-          : [other.cpuMs.toFixed(0), (run.cpuMs / other.cpuMs).toFixed(3)]),
+        ...(typeof otherRun === "string"
+          ? [otherRun, "-", "-", "-"]
+          : [
+              otherRun.cpuMs.toFixed(0),
+              otherRun.wallMs.toFixed(0),
+              (run.cpuMs / otherRun.cpuMs).toFixed(3),
+              (run.wallMs / otherRun.wallMs).toFixed(3),
+            ]),
       ].join("\t");
     console.log(row("restore", r));
     if (withPhases)
