@@ -24,14 +24,15 @@ import type { FastDocuments } from "./yaml-fast.js";
 /** What YAML refuses, or may read otherwise, in a text JSON accepts. */
 const NOT_PLAIN_JSON = /[\t\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|"__proto__"/;
 
-/** The offset of the first character from `from` that is not JSON white space (space, LF, CR). */
+/** JSON's white space between tokens, as YAML reads it too (tabs are declined, see above). */
+export function isJsonBlank(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d;
+}
+
+/** The offset of the first character from `from` that is not JSON white space. */
 function nonBlankFrom(text: string, from: number): number {
   let i = from;
-  for (
-    let c = text.charCodeAt(i);
-    c === 0x20 || c === 0x0a || c === 0x0d;
-    c = text.charCodeAt(++i)
-  );
+  while (isJsonBlank(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -45,7 +46,7 @@ function valueStart(text: string): number {
   const atLineStart = start === 0 || text.charCodeAt(start - 1) === 0x0a;
   if (!atLineStart || !text.startsWith("---", start)) return start;
   const after = text.charCodeAt(start + 3);
-  return after === 0x20 || after === 0x0a || after === 0x0d ? nonBlankFrom(text, start + 3) : start;
+  return isJsonBlank(after) ? nonBlankFrom(text, start + 3) : start;
 }
 
 /**

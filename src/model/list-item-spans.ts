@@ -9,6 +9,7 @@
  * item decoded, so a span found wrongly costs time, never a wrong position.
  */
 import { isRecord } from "../util/plain.js";
+import { isJsonBlank } from "./json-fast.js";
 
 /**
  * One item: `text.slice(start, end)`. A block entry's span starts at its line's start, and `dash`
@@ -26,15 +27,8 @@ export interface ListItemSpans {
   readonly items: readonly ItemSpan[];
 }
 
-const SPACE = 0x20;
-const LF = 0x0a;
-const CR = 0x0d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-
-function blank(c: number): boolean {
-  return c === SPACE || c === LF || c === CR;
-}
 
 /** The offset after the JSON string opening at `i` (a `"`). */
 function afterString(text: string, i: number): number {
@@ -63,7 +57,7 @@ function jsonItems(text: string, from: number, to: number): ItemSpan[] | undefin
       const end = afterString(text, i);
       if (depth === 1 && items === undefined && text.slice(i, end) === '"items"') {
         let j = end;
-        while (j < to && blank(text.charCodeAt(j))) j++;
+        while (j < to && isJsonBlank(text.charCodeAt(j))) j++;
         awaitingItems = text.charCodeAt(j) === 0x3a; // :
         i = j;
         continue;
@@ -73,7 +67,7 @@ function jsonItems(text: string, from: number, to: number): ItemSpan[] | undefin
       i = end - 1;
       continue;
     }
-    if (blank(c)) continue;
+    if (isJsonBlank(c)) continue;
     if (c === 0x7b || c === 0x5b) {
       // { [
       if (depth === 1 && awaitingItems) {
@@ -164,10 +158,10 @@ function lineText(text: string, line: number, to: number): string {
 /** The items of the List document in `text[from, to)`, or undefined for another layout. */
 export function listItemSpans(text: string, from: number, to: number): ListItemSpans | undefined {
   let i = from;
-  while (i < to && blank(text.charCodeAt(i))) i++;
+  while (i < to && isJsonBlank(text.charCodeAt(i))) i++;
   if (text.startsWith("---", i)) {
     i += 3;
-    while (i < to && blank(text.charCodeAt(i))) i++;
+    while (i < to && isJsonBlank(text.charCodeAt(i))) i++;
   }
   if (text.charCodeAt(i) === 0x7b) {
     const items = jsonItems(text, i, to);
