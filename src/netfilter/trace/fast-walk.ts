@@ -34,16 +34,25 @@ import {
 } from "./chain-index.js";
 import {
   APPLY,
+  ARG,
   DEST,
   DEST_NEGATED,
   denseRuleSet,
+  DST_MASK,
+  DST_NET,
+  FIXED,
   FIXED_DNAT,
   GOTO,
   JUMP,
+  MATCHER,
   MISSING,
   NO_TARGET,
+  OP,
+  RECORD,
   SOURCE,
   SOURCE_NEGATED,
+  SRC_MASK,
+  SRC_NET,
   TABLED,
   TARGET_BITS,
   type DenseRuleSet,
@@ -739,14 +748,14 @@ class Walker {
         k = firstAtOrAfter(list, start);
       }
     }
-    const constants = d.constants;
+    const records = d.records;
+    const probabilities = d.probabilities;
     const matchers = d.matchers;
-    const ops = d.ops;
-    const dests = d.dests;
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
-      const word = ops[4 * at]!;
+      const r = RECORD * at;
+      const word = records[r + OP]!;
       // The IPv4 `-s` and `-d` from the flat layout, then the rest of the condition; a rest
       // that reads no packet field (a statistic share) is a number, not a call.
       if (
@@ -754,8 +763,8 @@ class Walker {
         !ipv4SourceHolds(
           pkt,
           ctx,
-          ops[4 * at + 2]! >>> 0,
-          ops[4 * at + 3]!,
+          records[r + SRC_NET]! >>> 0,
+          records[r + SRC_MASK]!,
           (word & SOURCE_NEGATED) !== 0,
         )
       )
@@ -764,14 +773,14 @@ class Walker {
         (word & DEST) !== 0 &&
         !ipv4DestinationHolds(
           pkt,
-          dests[2 * at]! >>> 0,
-          dests[2 * at + 1]!,
+          records[r + DST_NET]! >>> 0,
+          records[r + DST_MASK]!,
           (word & DEST_NEGATED) !== 0,
         )
       )
         continue;
-      const fixed = constants[at]!;
-      const p = fixed >= 0 ? fixed : matchers[at]!(pkt, ctx);
+      const fixed = records[r + FIXED]!;
+      const p = fixed >= 0 ? probabilities[fixed]! : matchers[records[r + MATCHER]!]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
@@ -819,11 +828,13 @@ class Walker {
   ): boolean {
     const d = this.d!;
     const at = d.spans[3 * chain]! + i;
-    const op = d.ops[4 * at]! & TARGET_BITS;
+    const r = RECORD * at;
+    const word = d.records[r + OP]!;
+    const op = word & TARGET_BITS;
     this.path[this.pathLength++] = d.labels[at]!;
     // Jumps (most rules a service packet takes) without loading the rule or the chain.
     if (op === JUMP || op === GOTO) {
-      const sub = d.ops[4 * at + 1]!;
+      const sub = d.records[r + ARG]!;
       if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
       if (op === GOTO) {
@@ -847,8 +858,8 @@ class Walker {
     }
     if (op !== APPLY) return true;
     // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
-    if ((d.ops[4 * at]! & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
-      this.translateDst(ipv4(d.ops[4 * at + 2]!), d.ops[4 * at + 1]!);
+    if ((word & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
+      this.translateDst(ipv4(d.records[r + SRC_NET]!), d.records[r + ARG]!);
       this.leave(pc, "ACCEPT");
       return false;
     }
