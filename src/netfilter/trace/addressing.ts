@@ -20,7 +20,7 @@ import type { LocalAddress, NodeDataplane } from "./dataplane.js";
  * every service address on kube-ipvs0, and every trace asks whether addresses are local.
  * Each lookup gives what a scan of `dp.addresses` in order gives.
  */
-interface AddressBook {
+export interface AddressBook {
   /** Interfaces holding each exact (non-loopback) address, in address order. */
   readonly exact: ReadonlyMap<IndexKey, readonly string[]>;
   /** Loopback entries (their whole prefix is local). */
@@ -115,7 +115,12 @@ function ipv4Routes(
 
 const books = new WeakMap<NodeDataplane, AddressBook>();
 
-function bookOf(dp: NodeDataplane): AddressBook {
+/**
+ * The node's address book, made once per node: a caller that asks many times for one node
+ * (the depth-first walk, for every statistic branch) passes it to `routeChoice` and
+ * `masqueradeSource` instead of having each look it up.
+ */
+export function bookOf(dp: NodeDataplane): AddressBook {
   const hit = books.get(dp);
   if (hit !== undefined) return hit;
   const exact = new Map<IndexKey, string[]>();
@@ -255,12 +260,15 @@ const found: { dev: string; gateway: IPAddress | undefined } = { dev: "", gatewa
  * `route(dp, dst)` without the next hop, as one shared object per answer: the depth-first
  * walk's routing after DNAT and re-routing.
  */
-export function routeChoice(dp: NodeDataplane, dst: IPAddress): RouteChoice {
+export function routeChoice(
+  dp: NodeDataplane,
+  dst: IPAddress,
+  book: AddressBook = bookOf(dp),
+): RouteChoice {
   if (dst.family !== "IPv4") {
     const d = route(dp, dst);
     return { local: d.local, outInterface: d.outInterface };
   }
-  const book = bookOf(dp);
   if (isLocal4(book, dst.value)) return book.v4.local;
   lookupRoute4(book, dp, dst.value);
   let c = book.v4.via.get(found.dev);
@@ -364,12 +372,12 @@ export function masqueradeSource(
   dp: NodeDataplane,
   iface: string,
   dst: IPAddress,
+  book: AddressBook = bookOf(dp),
 ): IPAddress | undefined {
   const family = dst.family;
   if (family === "IPv6") return ipv6Source(dp, iface, dst);
   // `lookupRoute(dp, dst).nextHop` without its answer object (every statistic branch asks).
   let nextHop: IPAddress = dst;
-  const book = bookOf(dp);
   if (iface !== "lo") {
     lookupRoute4(book, dp, dst.value);
     nextHop = found.gateway ?? dst;

@@ -25,7 +25,13 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { masqueradeSource, routeChoice, type RouteChoice } from "./addressing.js";
+import {
+  bookOf,
+  masqueradeSource,
+  routeChoice,
+  type AddressBook,
+  type RouteChoice,
+} from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -283,6 +289,8 @@ class Walker {
   readonly pkt: Mutable<Packet>;
   /** The trace's hooks (node, flow recorder, `recent` lists), set per packet. */
   r!: HookRunner;
+  /** The node's address book (`r.dp`'s), for the routing of every branch. */
+  private book!: AddressBook;
   dnat = false;
   snat = false;
   accepted = false;
@@ -376,6 +384,7 @@ class Walker {
   /** Ready for a new packet: every per-packet field as a new walker has it. */
   reset(r: HookRunner, start: Packet): void {
     this.r = r;
+    this.book = bookOf(r.dp);
     // Every field, the optional ones as undefined (packetWith's shape).
     const p = this.pkt as { -readonly [K in keyof Packet]-?: Packet[K] | undefined };
     p.family = start.family;
@@ -447,14 +456,14 @@ class Walker {
           return;
         }
         case "route-in": {
-          const d = routeChoice(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
           if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
         case "route-out": {
-          const d = routeChoice(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
           if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.outInterface;
           break;
@@ -529,7 +538,7 @@ class Walker {
     // A local destination (no outgoing interface) is compared as is.
     const masq =
       f & DST_ROUTE && !d.local
-        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst)
+        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst, this.book)
         : undefined;
     const entries = this.restMemo[pc]!;
     for (let k = 0; k < count; k++) {
