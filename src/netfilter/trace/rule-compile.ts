@@ -124,24 +124,11 @@ function matchCheck(m: Match): Check | undefined {
   const check: Check = compiled ?? ((p, ctx) => probabilityOf(evaluateMatch(m, p, ctx)));
   const reads = matchFlowReads(m);
   if (reads === 0) return check;
-  // One wrapper per check and reads: rules whose match compiles to a shared check (one port
-  // check per port, `compilePorts`) share their matcher too, which then stays in the caches.
-  let byReads = recording.get(check);
-  if (byReads === undefined) recording.set(check, (byReads = new Map<number, Check>()));
-  let recorded = byReads.get(reads);
-  if (recorded === undefined)
-    byReads.set(
-      reads,
-      (recorded = (p, ctx) => {
-        ctx.flow?.reads(reads, p);
-        return check(p, ctx);
-      }),
-    );
-  return recorded;
+  return (p, ctx) => {
+    ctx.flow?.reads(reads, p);
+    return check(p, ctx);
+  };
 }
-
-/** The recording wrappers made so far, by check and reads (`matchCheck`). */
-const recording = new WeakMap<Check, Map<number, Check>>();
 
 /**
  * Whether the rule's `-p` need not be tested: it is positive, accepts one transport protocol,
