@@ -4,7 +4,8 @@
  * from `ctx.addrType` (limited to the packet's input or output interface when asked).
  */
 import { DST, IN_IFACE, OUT_IFACE, SRC } from "../packet-fields.js";
-import type { AddrType, Negatable } from "../model.js";
+import type { IPAddress } from "../../net/index.js";
+import type { AddrType, EvalContext, Negatable } from "../model.js";
 import { fail, FLAG, NEG_ARG, outcome, single, type MatchExtension } from "./extension.js";
 import { parseNameList, sortNames } from "./values.js";
 
@@ -101,9 +102,19 @@ export const addrtypeMatch: MatchExtension<AddrtypeMatch> = {
     (m.limitIfaceOut ? OUT_IFACE : 0),
   evaluate(m, p, ctx) {
     const iface = m.limitIfaceIn ? p.inInterface : m.limitIfaceOut ? p.outInterface : undefined;
-    const test = (t: Negatable<readonly AddrType[]> | undefined, ip: typeof p.src): boolean =>
-      t === undefined ||
-      t.value.includes(ctx.addrType(ip, iface === "" ? undefined : iface)) !== t.negated;
-    return outcome(test(m.srcType, p.src) && test(m.dstType, p.dst));
+    const limit = iface === "" ? undefined : iface;
+    return outcome(
+      typeHolds(m.srcType, p.src, limit, ctx) && typeHolds(m.dstType, p.dst, limit, ctx),
+    );
   },
 };
+
+/** Whether `ip`'s type is one of `t`'s (or not, negated); no `t`: holds. (No closure per packet.) */
+function typeHolds(
+  t: Negatable<readonly AddrType[]> | undefined,
+  ip: IPAddress,
+  iface: string | undefined,
+  ctx: EvalContext,
+): boolean {
+  return t === undefined || t.value.includes(ctx.addrType(ip, iface)) !== t.negated;
+}

@@ -20,7 +20,7 @@ import type { LocalAddress, NodeDataplane } from "./dataplane.js";
  * every service address on kube-ipvs0, and every trace asks whether addresses are local.
  * Each lookup gives what a scan of `dp.addresses` in order gives.
  */
-interface AddressBook {
+export interface AddressBook {
   /** Interfaces holding each exact (non-loopback) address, in address order. */
   readonly exact: ReadonlyMap<IndexKey, readonly string[]>;
   /** Loopback entries (their whole prefix is local). */
@@ -60,6 +60,14 @@ interface Ipv4Routes {
   readonly rtPrefix: readonly number[];
   readonly rtDev: readonly string[];
   readonly rtGateway: readonly (IPAddress | undefined)[];
+  /**
+   * The exact local IPv4 addresses (`exact`'s keys) and the /32 host addresses with their
+   * interfaces (`hosts`), as lists: a node has a few, and a scan of a few numbers is cheaper
+   * than a Map of heap numbers (addresses above 2^31). Undefined when there are many: the Maps.
+   */
+  readonly exactList: readonly number[] | undefined;
+  readonly hostNet: readonly number[] | undefined;
+  readonly hostDev: readonly string[];
   /** One decision object per outcome (no allocation per look-up). */
   readonly local: RouteChoice;
   readonly via: Map<string, RouteChoice>;
@@ -71,11 +79,24 @@ export interface RouteChoice {
   readonly outInterface: string;
 }
 
-function ipv4Routes(dp: NodeDataplane, networks: readonly LocalAddress[]): Ipv4Routes {
+/** Beyond this many exact or host addresses, IPv4 look-ups use the book's Maps. */
+const FEW = 16;
+
+function ipv4Routes(
+  dp: NodeDataplane,
+  networks: readonly LocalAddress[],
+  exact: ReadonlyMap<IndexKey, unknown>,
+  hosts: ReadonlyMap<IndexKey, string>,
+): Ipv4Routes {
   const lo = dp.addresses.filter((a) => a.wholePrefixLocal && a.cidr.family === "IPv4");
   const nets = networks.filter((a) => a.cidr.family === "IPv4");
   const routes = dp.routes.filter((r) => r.cidr.family === "IPv4");
+  const exact4 = [...exact.keys()].filter((k): k is number => typeof k === "number");
+  const hosts4 = [...hosts].filter((e): e is [number, string] => typeof e[0] === "number");
   return {
+    exactList: exact.size <= FEW ? exact4 : undefined,
+    hostNet: hosts.size <= FEW ? hosts4.map((e) => e[0]) : undefined,
+    hostDev: hosts4.map((e) => e[1]),
     loNet: lo.map((a) => a.cidr.network.value as number),
     loMask: lo.map((a) => maskValue4(a.cidr.prefix)),
     netNet: nets.map((a) => a.cidr.network.value as number),
@@ -94,7 +115,12 @@ function ipv4Routes(dp: NodeDataplane, networks: readonly LocalAddress[]): Ipv4R
 
 const books = new WeakMap<NodeDataplane, AddressBook>();
 
-function bookOf(dp: NodeDataplane): AddressBook {
+/**
+ * The node's address book, made once per node: a caller that asks many times for one node
+ * (the depth-first walk, for every statistic branch) passes it to `routeChoice` and
+ * `masqueradeSource` instead of having each look it up.
+ */
+export function bookOf(dp: NodeDataplane): AddressBook {
   const hit = books.get(dp);
   if (hit !== undefined) return hit;
   const exact = new Map<IndexKey, string[]>();
@@ -125,7 +151,7 @@ function bookOf(dp: NodeDataplane): AddressBook {
     networks,
     primaries4: new Map(),
     primaries6: new Map(),
-    v4: ipv4Routes(dp, networks),
+    v4: ipv4Routes(dp, networks, exact, hosts),
   };
   books.set(dp, book);
   return book;
@@ -180,7 +206,10 @@ export function addrTypeOf(dp: NodeDataplane, ip: IPAddress, limitIface?: string
 
 /** `isLocalAddress` of an IPv4 address on any interface. */
 function isLocal4(book: AddressBook, v: number): boolean {
-  if (book.exact.has(v)) return true;
+  const list = book.v4.exactList;
+  if (list === undefined) {
+    if (book.exact.has(v)) return true;
+  } else for (let i = 0; i < list.length; i++) if (list[i] === v) return true;
   const { loNet, loMask } = book.v4;
   for (let i = 0; i < loNet.length; i++) if ((v & loMask[i]!) >>> 0 === loNet[i]) return true;
   return false;
@@ -188,8 +217,16 @@ function isLocal4(book: AddressBook, v: number): boolean {
 
 /** `lookupRoute` of an IPv4 address: the device, and the route's gateway (undefined: none). */
 function lookupRoute4(book: AddressBook, dp: NodeDataplane, v: number): void {
-  const host = book.hosts.get(v);
   const t = book.v4;
+  let host: string | undefined;
+  const hostNet = t.hostNet;
+  if (hostNet === undefined) host = book.hosts.get(v);
+  else
+    for (let i = 0; i < hostNet.length; i++)
+      if (hostNet[i] === v) {
+        host = t.hostDev[i];
+        break;
+      }
   if (host !== undefined) {
     found.dev = host;
     found.gateway = undefined;
@@ -223,12 +260,15 @@ const found: { dev: string; gateway: IPAddress | undefined } = { dev: "", gatewa
  * `route(dp, dst)` without the next hop, as one shared object per answer: the depth-first
  * walk's routing after DNAT and re-routing.
  */
-export function routeChoice(dp: NodeDataplane, dst: IPAddress): RouteChoice {
+export function routeChoice(
+  dp: NodeDataplane,
+  dst: IPAddress,
+  book: AddressBook = bookOf(dp),
+): RouteChoice {
   if (dst.family !== "IPv4") {
     const d = route(dp, dst);
     return { local: d.local, outInterface: d.outInterface };
   }
-  const book = bookOf(dp);
   if (isLocal4(book, dst.value)) return book.v4.local;
   lookupRoute4(book, dp, dst.value);
   let c = book.v4.via.get(found.dev);
@@ -332,17 +372,18 @@ export function masqueradeSource(
   dp: NodeDataplane,
   iface: string,
   dst: IPAddress,
+  book: AddressBook = bookOf(dp),
 ): IPAddress | undefined {
   const family = dst.family;
   if (family === "IPv6") return ipv6Source(dp, iface, dst);
   // `lookupRoute(dp, dst).nextHop` without its answer object (every statistic branch asks).
   let nextHop: IPAddress = dst;
   if (iface !== "lo") {
-    lookupRoute4(bookOf(dp), dp, dst.value);
+    lookupRoute4(book, dp, dst.value);
     nextHop = found.gateway ?? dst;
   }
   let first: IPAddress | undefined;
-  for (const a of primaries(dp, iface, family)) {
+  for (const a of book.primaries4.get(iface) ?? primaries(dp, iface, family)) {
     if (cidrContains(a.cidr, nextHop)) return a.cidr.address;
     first ??= a.cidr.address;
   }

@@ -10,6 +10,13 @@
  * order, so a service's KUBE-SVC chain and its KUBE-SEP chains (declared together) share a few
  * cache lines. The compiled matchers and targets are the chains' own (rule-compile.ts, the
  * registry's `compile`): this file only lays them out.
+ *
+ * Every number the walk reads of a rule is in one record of RECORD words (`records`), not in
+ * one array per kind: a service's rules are then one run of memory, where one array per kind
+ * made a page and a line per kind (on a 320,000-rule set each array is megabytes, and each
+ * first touch of a page on this virtual machine is a page walk). Fixed probabilities and
+ * matchers are numbered (`probabilities`, `matchers`): rules share a few of each (kube-proxy's
+ * endpoint shares; one port check per port), so those tables stay in the caches.
  */
 import type { TargetApply } from "../targets/extension.js";
 import { fixedNatOf } from "../targets/nat-translation.js";
@@ -17,34 +24,55 @@ import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
 import { destinationTable, type DestinationTable } from "./dest-table.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
-/** What a rule does when it matches (`ops[4 * at] & TARGET_BITS`). */
+/** Words per rule in `records`. */
+export const RECORD = 8;
+/** A rule's words (at `RECORD * at + ...`). */
+/** What it does (NO_TARGET, JUMP, GOTO, APPLY) with the SOURCE, FIXED_DNAT, DEST bits. */
+export const OP = 0;
+/** The jump's chain number (FIXED_DNAT: the port). */
+export const ARG = 1;
+/** The IPv4 `-s` network (FIXED_DNAT: the address) and mask (`ipv4SourceHolds`). */
+export const SRC_NET = 2;
+export const SRC_MASK = 3;
+/** The IPv4 `-d` network and mask (`ipv4DestinationHolds`) when DEST is set. */
+export const DST_NET = 4;
+export const DST_MASK = 5;
+/**
+ * The number in `probabilities` of the probability the rest of its condition (without the
+ * `-s` and `-d` of the record) holds with for every packet, or -1: call the matcher.
+ */
+export const FIXED = 6;
+/** The number in `matchers` of the rest of its condition. */
+export const MATCHER = 7;
+
+/** What a rule does when it matches (`records[RECORD * at + OP] & TARGET_BITS`). */
 export const NO_TARGET = 0;
 export const JUMP = 1;
 export const GOTO = 2;
 /** A target extension: `appliers[at]`. */
 export const APPLY = 3;
 export const TARGET_BITS = 3;
-/** In `ops[4 * at]`: the rule has an IPv4 `-s` test (network, mask at `4 * at + 2`, `+ 3`). */
+/** In OP: the rule has an IPv4 `-s` test (SRC_NET, SRC_MASK). */
 export const SOURCE = 4;
-/** In `ops[4 * at]`: that test is negated. */
+/** In OP: that test is negated. */
 export const SOURCE_NEGATED = 8;
 /**
- * In `ops[4 * at]` of an APPLY rule without `-s`: its target maps the destination of every
- * IPv4 packet with ports (`fixedNatHolds`) to one address and port, `ops[4 * at + 2]` and
- * `ops[4 * at + 1]` (`fixedNatOf`; kube-proxy's DNAT). The walk applies it from these numbers
- * and loads nothing of the rule's target; for other packets it calls `appliers[at]`.
+ * In OP of an APPLY rule without `-s`: its target maps the destination of every IPv4 packet
+ * with ports (`fixedNatHolds`) to one address and port, SRC_NET and ARG (`fixedNatOf`;
+ * kube-proxy's DNAT). The walk applies it from these numbers and loads nothing of the rule's
+ * target; for other packets it calls `appliers[at]`.
  */
 export const FIXED_DNAT = 16;
-/** In `ops[4 * at]`: the rule has an IPv4 `-d` test (network, mask at `dests[2 * at]`, `+ 1`). */
+/** In OP: the rule has an IPv4 `-d` test (DST_NET, DST_MASK). */
 export const DEST = 32;
-/** In `ops[4 * at]`: that test is negated. */
+/** In OP: that test is negated. */
 export const DEST_NEGATED = 64;
 
 /** `spans[3 * n + 2]`: the chain has a destination index; and a table of it. */
 export const INDEXED = 1;
 export const TABLED = 2;
 
-/** `ops[4 * at + 1]` of a jump whose chain does not exist. */
+/** ARG of a jump whose chain does not exist. */
 export const MISSING = -1;
 
 export interface DenseRuleSet {
@@ -57,25 +85,16 @@ export interface DenseRuleSet {
   readonly spans: Int32Array;
   /** Per chain number: its destination index as numbers (dest-table.ts), if it has one. */
   readonly tables: readonly (DestinationTable | undefined)[];
+  /** Per rule position, its record of RECORD numbers (OP, ARG, ..., MATCHER above). */
+  readonly records: Int32Array;
+  /** The fixed probabilities the records' FIXED number (every distinct one once). */
+  readonly probabilities: Float64Array;
   /**
-   * Per rule position, four numbers: what it does (NO_TARGET, JUMP, GOTO, APPLY) with the
-   * SOURCE and FIXED_DNAT bits, the jump's chain (FIXED_DNAT: the port), the `-s` network
-   * (FIXED_DNAT: the address) and mask (`rule-compile.ts`'s `ipv4SourceHolds` tests them
-   * without a call).
+   * The rest of the rules' conditions (`CompiledCondition.rest`: without `-s` and `-d`), each
+   * distinct one once, by the records' MATCHER number. A host `-d` in a chain with a
+   * destination index is not tested at all: the index only offers a rule to packets to its
+   * address (chain-index.ts).
    */
-  readonly ops: Int32Array;
-  /**
-   * Per rule position, the IPv4 `-d` network and mask (`ipv4DestinationHolds`) when DEST is
-   * set. A host `-d` in a chain with a destination index is not tested at all: the index only
-   * offers a rule to packets to its address (chain-index.ts).
-   */
-  readonly dests: Int32Array;
-  /**
-   * Per rule position: the probability the rest of its condition (without the `-s` of `ops`)
-   * holds with for every packet, or -1: call `matchers[at]`.
-   */
-  readonly constants: Float64Array;
-  /** The rest of each rule's condition (`CompiledCondition.rest`: without `-s` and `-d`). */
   readonly matchers: readonly RuleMatcher[];
   readonly appliers: readonly (TargetApply | undefined)[];
   /** `table/CHAIN#n` per rule position. */
@@ -103,10 +122,11 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       rules += chain.rules.length;
     }
   const spans = new Int32Array(chains.length * 3);
-  const ops = new Int32Array(rules * 4);
-  const dests = new Int32Array(rules * 2);
-  const constants = new Float64Array(rules);
+  const records = new Int32Array(rules * RECORD);
+  const probabilities: number[] = [];
+  const probabilityNumbers = new Map<number, number>();
   const matchers: RuleMatcher[] = [];
+  const matcherNumbers = new Map<RuleMatcher, number>();
   const appliers: (TargetApply | undefined)[] = [];
   const labels: string[] = [];
   const tables = chains.map((c) => (c.index === undefined ? undefined : destinationTable(c.index)));
@@ -117,6 +137,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     spans[3 * n + 2] =
       chain.index === undefined ? 0 : tables[n] === undefined ? INDEXED : INDEXED | TABLED;
     for (let i = 0; i < chain.rules.length; i++, at++) {
+      const r = RECORD * at;
       const kind = chain.kinds[i];
       const sub = chain.jumpTargets[i];
       const c = chain.conditions![i]!;
@@ -126,25 +147,28 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
         c.source === undefined ? 0 : c.source.negated ? SOURCE | SOURCE_NEGATED : SOURCE;
       const applier = chain.appliers![i];
       const nat = c.source === undefined ? fixedNatOf(applier) : undefined;
-      ops[4 * at + 1] = sub === undefined ? MISSING : numbers.get(sub)!;
-      ops[4 * at + 2] = c.source?.network ?? 0;
-      ops[4 * at + 3] = c.source?.mask ?? 0;
+      records[r + ARG] = sub === undefined ? MISSING : numbers.get(sub)!;
+      records[r + SRC_NET] = c.source?.network ?? 0;
+      records[r + SRC_MASK] = c.source?.mask ?? 0;
       let fixed = 0;
       if (what === APPLY && nat?.manip === "dst" && nat.ip.family === "IPv4") {
         fixed = FIXED_DNAT;
-        ops[4 * at + 1] = nat.port;
-        ops[4 * at + 2] = nat.ip.value;
+        records[r + ARG] = nat.port;
+        records[r + SRC_NET] = nat.ip.value;
       }
       const d = c.destination;
       let dest = 0;
       if (d !== undefined && !(chain.index !== undefined && !d.negated && d.mask === HOST)) {
         dest = d.negated ? DEST | DEST_NEGATED : DEST;
-        dests[2 * at] = d.network;
-        dests[2 * at + 1] = d.mask;
+        records[r + DST_NET] = d.network;
+        records[r + DST_MASK] = d.mask;
       }
-      ops[4 * at] = what | source | fixed | dest;
-      constants[at] = c.restConstant ?? -1;
-      matchers.push(c.rest);
+      records[r + OP] = what | source | fixed | dest;
+      records[r + FIXED] =
+        c.restConstant === undefined
+          ? -1
+          : numberOf(probabilityNumbers, probabilities, c.restConstant);
+      records[r + MATCHER] = numberOf(matcherNumbers, matchers, c.rest);
       appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
@@ -153,9 +177,8 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     chains,
     spans,
     tables,
-    ops,
-    dests,
-    constants,
+    records,
+    probabilities: Float64Array.from(probabilities),
     matchers,
     appliers,
     labels,
@@ -163,4 +186,14 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
   };
   dense.set(compiled, layout);
   return layout;
+}
+
+/** `value`'s number in `list` (added at the end if new). */
+function numberOf<T>(numbers: Map<T, number>, list: T[], value: T): number {
+  let k = numbers.get(value);
+  if (k === undefined) {
+    numbers.set(value, (k = list.length));
+    list.push(value);
+  }
+  return k;
 }

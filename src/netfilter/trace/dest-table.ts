@@ -7,7 +7,8 @@
  * Why: KUBE-SERVICES's index is a Map of 10,000 entries whose keys are heap numbers (cluster
  * IPs above 2^31), each pointing to an array; a new connection to a random service loads a
  * bucket, the key's number, the entry and the list's array, each a cache miss. Here it is a
- * probe of a table of pairs of numbers and one list, two lines.
+ * probe of a table of numbers whose slot holds a short list itself (a service's: its rule and
+ * the "always" rules), one line and one page; longer lists follow the slots.
  *
  * The lists are `candidateRules`'s for a chain without port-keyed rules: the rules with that
  * host destination merged in rule order with the "always" rules, or the "always" rules alone for
@@ -19,13 +20,19 @@ import { mergeSorted, type DestinationIndex } from "./chain-index.js";
 export interface DestinationTable {
   /** Slot count minus one (a power of two minus one). */
   readonly mask: number;
-  /** Per slot: the IPv4 address, and the offset of its list in `lists` (-1: empty slot). */
-  readonly slots: Int32Array;
-  /** Lists one after another, each its length then the rule positions in order. */
+  /**
+   * The slots, then the lists that do not fit in theirs. Slot `s` is SLOT numbers from
+   * `SLOT * s`: the IPv4 address, the offset of its list (-1: empty slot), and room for a list
+   * of up to SLOT - 3 rules, which is then at `SLOT * s + 2`. A list is its length then the
+   * rule positions in order.
+   */
   readonly lists: Int32Array;
   /** The offset of the "always" rules' list. */
   readonly always: number;
 }
+
+/** Numbers per slot. */
+const SLOT = 8;
 
 /** The slot to look at first for an IPv4 address (a multiplicative hash). */
 function home(value: number, mask: number): number {
@@ -40,26 +47,38 @@ export function destinationTable(index: DestinationIndex): DestinationTable | un
   let size = 8;
   while (size < keys.length * 2) size *= 2;
   const mask = size - 1;
-  const slots = new Int32Array(2 * size).fill(-1);
-  const flat: number[] = [index.always.length, ...index.always];
+  const slotted = new Int32Array(SLOT * size);
+  for (let s = 0; s < size; s++) slotted[SLOT * s + 1] = -1;
+  // The longer lists, after the slots: the "always" rules' first.
+  const rest: number[] = [index.always.length, ...index.always];
+  const end = SLOT * size;
   for (const key of keys) {
     const list = mergeSorted(index.buckets.get(key)!, index.always);
     let s = home(key, mask);
-    while (slots[2 * s + 1] !== -1) s = (s + 1) & mask;
-    slots[2 * s] = key;
-    slots[2 * s + 1] = flat.length;
-    flat.push(list.length, ...list);
+    while (slotted[SLOT * s + 1] !== -1) s = (s + 1) & mask;
+    slotted[SLOT * s] = key;
+    if (list.length <= SLOT - 3) {
+      slotted[SLOT * s + 1] = SLOT * s + 2;
+      slotted[SLOT * s + 2] = list.length;
+      slotted.set(list, SLOT * s + 3);
+    } else {
+      slotted[SLOT * s + 1] = end + rest.length;
+      rest.push(list.length, ...list);
+    }
   }
-  return { mask, slots, lists: Int32Array.from(flat), always: 0 };
+  const lists = new Int32Array(end + rest.length);
+  lists.set(slotted);
+  lists.set(rest, end);
+  return { mask, lists, always: end };
 }
 
 /** The offset in `t.lists` of the candidate list for IPv4 destination `value`. */
 export function candidateList(t: DestinationTable, value: number): number {
-  const slots = t.slots;
+  const lists = t.lists;
   const key = value | 0;
   for (let s = home(value, t.mask); ; s = (s + 1) & t.mask) {
-    const at = slots[2 * s + 1]!;
+    const at = lists[SLOT * s + 1]!;
     if (at === -1) return t.always;
-    if (slots[2 * s] === key) return at;
+    if (lists[SLOT * s] === key) return at;
   }
 }

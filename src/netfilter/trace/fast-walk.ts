@@ -25,7 +25,13 @@ import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
 import { assertNever } from "../../util/assert-never.js";
-import { masqueradeSource, routeChoice, type RouteChoice } from "./addressing.js";
+import {
+  bookOf,
+  masqueradeSource,
+  routeChoice,
+  type AddressBook,
+  type RouteChoice,
+} from "./addressing.js";
 import {
   candidateRules,
   firstAtOrAfter,
@@ -34,16 +40,25 @@ import {
 } from "./chain-index.js";
 import {
   APPLY,
+  ARG,
   DEST,
   DEST_NEGATED,
   denseRuleSet,
+  DST_MASK,
+  DST_NET,
+  FIXED,
   FIXED_DNAT,
   GOTO,
   JUMP,
+  MATCHER,
   MISSING,
   NO_TARGET,
+  OP,
+  RECORD,
   SOURCE,
   SOURCE_NEGATED,
+  SRC_MASK,
+  SRC_NET,
   TABLED,
   TARGET_BITS,
   type DenseRuleSet,
@@ -274,6 +289,8 @@ class Walker {
   readonly pkt: Mutable<Packet>;
   /** The trace's hooks (node, flow recorder, `recent` lists), set per packet. */
   r!: HookRunner;
+  /** The node's address book (`r.dp`'s), for the routing of every branch. */
+  private book!: AddressBook;
   dnat = false;
   snat = false;
   accepted = false;
@@ -367,6 +384,7 @@ class Walker {
   /** Ready for a new packet: every per-packet field as a new walker has it. */
   reset(r: HookRunner, start: Packet): void {
     this.r = r;
+    this.book = bookOf(r.dp);
     // Every field, the optional ones as undefined (packetWith's shape).
     const p = this.pkt as { -readonly [K in keyof Packet]-?: Packet[K] | undefined };
     p.family = start.family;
@@ -438,14 +456,14 @@ class Walker {
           return;
         }
         case "route-in": {
-          const d = routeChoice(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
           if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
         case "route-out": {
-          const d = routeChoice(this.r.dp, this.pkt.dst);
+          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
           if (this.rest(pc, d)) return;
           this.pkt.outInterface = d.outInterface;
           break;
@@ -520,7 +538,7 @@ class Walker {
     // A local destination (no outgoing interface) is compared as is.
     const masq =
       f & DST_ROUTE && !d.local
-        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst)
+        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst, this.book)
         : undefined;
     const entries = this.restMemo[pc]!;
     for (let k = 0; k < count; k++) {
@@ -739,14 +757,14 @@ class Walker {
         k = firstAtOrAfter(list, start);
       }
     }
-    const constants = d.constants;
+    const records = d.records;
+    const probabilities = d.probabilities;
     const matchers = d.matchers;
-    const ops = d.ops;
-    const dests = d.dests;
     for (; k < count; k++) {
       const at = first + (candidates === undefined ? k : candidates[k]!);
       if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
-      const word = ops[4 * at]!;
+      const r = RECORD * at;
+      const word = records[r + OP]!;
       // The IPv4 `-s` and `-d` from the flat layout, then the rest of the condition; a rest
       // that reads no packet field (a statistic share) is a number, not a call.
       if (
@@ -754,8 +772,8 @@ class Walker {
         !ipv4SourceHolds(
           pkt,
           ctx,
-          ops[4 * at + 2]! >>> 0,
-          ops[4 * at + 3]!,
+          records[r + SRC_NET]! >>> 0,
+          records[r + SRC_MASK]!,
           (word & SOURCE_NEGATED) !== 0,
         )
       )
@@ -764,14 +782,14 @@ class Walker {
         (word & DEST) !== 0 &&
         !ipv4DestinationHolds(
           pkt,
-          dests[2 * at]! >>> 0,
-          dests[2 * at + 1]!,
+          records[r + DST_NET]! >>> 0,
+          records[r + DST_MASK]!,
           (word & DEST_NEGATED) !== 0,
         )
       )
         continue;
-      const fixed = constants[at]!;
-      const p = fixed >= 0 ? fixed : matchers[at]!(pkt, ctx);
+      const fixed = records[r + FIXED]!;
+      const p = fixed >= 0 ? probabilities[fixed]! : matchers[records[r + MATCHER]!]!(pkt, ctx);
       if (p === 0) continue;
       // A rule without a target still splits a branch (the shares are summed again later,
       // in the reference walk's order, so the sums come out the same to the last bit).
@@ -819,11 +837,13 @@ class Walker {
   ): boolean {
     const d = this.d!;
     const at = d.spans[3 * chain]! + i;
-    const op = d.ops[4 * at]! & TARGET_BITS;
+    const r = RECORD * at;
+    const word = d.records[r + OP]!;
+    const op = word & TARGET_BITS;
     this.path[this.pathLength++] = d.labels[at]!;
     // Jumps (most rules a service packet takes) without loading the rule or the chain.
     if (op === JUMP || op === GOTO) {
-      const sub = d.ops[4 * at + 1]!;
+      const sub = d.records[r + ARG]!;
       if (sub === MISSING) throw missingChain(d.chains[chain]!, i);
       // `-g`: the called chain returns to our caller, as if we had returned.
       if (op === GOTO) {
@@ -847,8 +867,8 @@ class Walker {
     }
     if (op !== APPLY) return true;
     // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
-    if ((d.ops[4 * at]! & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
-      this.translateDst(ipv4(d.ops[4 * at + 2]!), d.ops[4 * at + 1]!);
+    if ((word & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
+      this.translateDst(ipv4(d.records[r + SRC_NET]!), d.records[r + ARG]!);
       this.leave(pc, "ACCEPT");
       return false;
     }

@@ -19,6 +19,7 @@ import type {
   TraceStep,
   TraceVerdict,
 } from "./result.js";
+import { assertNever } from "../../util/assert-never.js";
 import { hex } from "./walk.js";
 import { toArray, type WalkState } from "./walk-state.js";
 
@@ -159,25 +160,49 @@ const DELIVERIES: readonly Delivery[] = ["local", "forward", "ipvs", "stopped"];
 /**
  * The explanation of an outcome without steps (a walk without explanations): its verdict step
  * alone, one frozen list per verdict and delivery that every such outcome shares (as the flow
- * cache's outcomes do).
+ * cache's outcomes do), at `DELIVERIES.length * verdict's index + delivery's index`.
  */
-const verdictOnlyLists: ReadonlyMap<
-  TraceVerdict,
-  ReadonlyMap<Delivery, readonly TraceStep[]>
-> = new Map(
-  VERDICTS.map((verdict) => [
-    verdict,
-    new Map(
-      DELIVERIES.map((where) => [
-        where,
-        Object.freeze([Object.freeze({ kind: "verdict" as const, verdict, where })]),
-      ]),
-    ),
-  ]),
+const verdictOnlyLists: readonly (readonly TraceStep[])[] = VERDICTS.flatMap((verdict) =>
+  DELIVERIES.map((where) =>
+    Object.freeze([Object.freeze({ kind: "verdict" as const, verdict, where })]),
+  ),
 );
 
 export function verdictOnly(verdict: TraceVerdict, where: Delivery): readonly TraceStep[] {
-  return verdictOnlyLists.get(verdict)!.get(where)!;
+  // Switches, not a Map: every outcome of every trace asks (the texts compare by identity).
+  return verdictOnlyLists[DELIVERIES.length * verdictIndex(verdict) + deliveryIndex(where)]!;
+}
+
+/** `VERDICTS.indexOf(v)`. */
+function verdictIndex(v: TraceVerdict): number {
+  switch (v) {
+    case "DNAT":
+      return 0;
+    case "ACCEPT":
+      return 1;
+    case "DROP":
+      return 2;
+    case "REJECT":
+      return 3;
+    case "NONE":
+      return 4;
+  }
+  return assertNever(v);
+}
+
+/** `DELIVERIES.indexOf(d)`. */
+function deliveryIndex(d: Delivery): number {
+  switch (d) {
+    case "local":
+      return 0;
+    case "forward":
+      return 1;
+    case "ipvs":
+      return 2;
+    case "stopped":
+      return 3;
+  }
+  return assertNever(d);
 }
 
 /** No steps (a walk without explanations). */

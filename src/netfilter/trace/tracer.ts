@@ -92,6 +92,28 @@ function prepare(
   };
 }
 
+type RecentLookup = HookRunner["recentHas"];
+
+/** The node's own `recent` lists' look-up, made once per node (not a closure per trace). */
+const nodeRecent = new WeakMap<NodeDataplane, RecentLookup>();
+
+/** Whether a `recent` list holds an address: the branch's own updates, then the node's lists. */
+function recentLookup(dp: NodeDataplane, recent: Cons<RecentUpdate> | undefined): RecentLookup {
+  let inBase = nodeRecent.get(dp);
+  if (inBase === undefined) {
+    const base = dp.recent;
+    inBase = (name, addr) => base.some((e) => e.name === name && ipEquals(e.address, addr));
+    nodeRecent.set(dp, inBase);
+  }
+  if (recent === undefined) return inBase;
+  const lists = inBase;
+  return (name, addr) => {
+    for (let l: Cons<RecentUpdate> | undefined = recent; l !== undefined; l = l.tail)
+      if (l.head.name === name && ipEquals(l.head.address, addr)) return true;
+    return lists(name, addr);
+  };
+}
+
 function hookRunner(
   dp: NodeDataplane,
   prep: Prepared,
@@ -101,18 +123,13 @@ function hookRunner(
   flow: FlowRecorder | undefined,
   breadthFirst = true,
 ): HookRunner {
-  const base = dp.recent;
   return {
     dp,
     compiled: prep.compiled,
     evaluate: opts.evaluateMatch ?? defaultMatchEvaluator,
     explain: opts.explain ?? true,
     nat,
-    recentHas: (name: string, addr: IPAddress) => {
-      for (let l = recent; l !== undefined; l = l.tail)
-        if (l.head.name === name && ipEquals(l.head.address, addr)) return true;
-      return base.some((e) => e.name === name && ipEquals(e.address, addr));
-    },
+    recentHas: recentLookup(dp, recent),
     recentConsulted: false,
     finals: [],
     // The breadth-first walk's table memo (the depth-first walk keeps its own).

@@ -2,12 +2,14 @@
  * `outcomeRecord` writes the usual outcome shapes as object literals (outcomes.ts): for every
  * combination of the optional properties it must give the object that adding them one by one
  * in the JSON contract's order gives, keys in the same order (the printed output depends on it).
+ * `verdictOnly` is the verdict step alone for every verdict and delivery.
  */
 import { describe, expect } from "@jest/globals";
 import { fc, it } from "@fast-check/jest";
 import {
   grownOutcome as grown,
   outcomeRecord,
+  verdictOnly,
   type OutcomeFields,
 } from "../../../src/netfilter/trace/outcomes.js";
 import type {
@@ -58,6 +60,18 @@ describe("outcomeRecord", () => {
       expect(fast).toStrictEqual(general);
       expect(Object.keys(fast)).toEqual(Object.keys(general));
       expect(JSON.stringify(fast)).toBe(JSON.stringify(general));
+    },
+  );
+});
+
+describe("verdictOnly", () => {
+  it.prop([fields.map((f) => f.verdict), fields.map((f) => f.delivery)])(
+    "is the verdict step alone, for every verdict and delivery",
+    (verdict, where) => {
+      const steps = verdictOnly(verdict, where);
+      expect(steps).toStrictEqual([{ kind: "verdict", verdict, where }]);
+      // One shared list per pair.
+      expect(verdictOnly(verdict, where)).toBe(steps);
     },
   );
 });
