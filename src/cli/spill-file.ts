@@ -25,17 +25,32 @@ import type { SpilledText } from "../netfilter/build/rule-set-builder.js";
 /** Bytes read back at a time. */
 const READ_SIZE = 1 << 20;
 
-class SpillFile implements SpilledText {
+/**
+ * One table's spilled lines. A write that fails (the temporary directory's file system full,
+ * a quota) is not the user's problem: the file keeps what it holds, and the rest of the lines
+ * are kept in memory from there on, as they would be without a spill file.
+ */
+export class SpillFile implements SpilledText {
   #size = 0;
   #buffer: Buffer | undefined;
+  /** The lines after a failed write, copied (the caller reuses its chunk). */
+  #memory: Buffer[] | undefined;
 
   constructor(private readonly fd: number) {}
 
   append(bytes: Uint8Array): void {
-    for (let done = 0; done < bytes.length;) {
-      done += writeSync(this.fd, bytes, done, bytes.length - done, this.#size + done);
+    if (this.#memory !== undefined) {
+      this.#memory.push(Buffer.from(bytes));
+      return;
     }
-    this.#size += bytes.length;
+    let done = 0;
+    try {
+      while (done < bytes.length)
+        done += writeSync(this.fd, bytes, done, bytes.length - done, this.#size + done);
+    } catch {
+      this.#memory = [Buffer.from(bytes.subarray(done))];
+    }
+    this.#size += done;
   }
 
   replay(write: (bytes: Uint8Array) => void): void {
@@ -46,6 +61,7 @@ class SpillFile implements SpilledText {
       write(buffer.subarray(0, n));
       at += n;
     }
+    for (const b of this.#memory ?? []) write(b);
   }
 
   close(): void {

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SpillFiles } from "../../../src/cli/spill-file.js";
+import { SpillFile, SpillFiles } from "../../../src/cli/spill-file.js";
 import { NODE_ENV_YAML, servicesYaml } from "../../../bench/lib/fixtures.js";
 
 const bin = new URL("../../../bin/kube-netsim.js", import.meta.url).pathname;
@@ -48,6 +48,39 @@ describe("SpillFiles", () => {
       expect(Buffer.concat(got).equals(Buffer.concat(expected))).toBe(true);
     }
     files.close();
+  });
+});
+
+describe("SpillFile", () => {
+  test("keeps the lines in memory from a failed write on (a full file system)", () => {
+    // /dev/full refuses every write with ENOSPC; a short file refuses none (the control).
+    for (const [path, fails] of [
+      ["/dev/full", true],
+      [join(dir, "spill-control"), false],
+    ] as const) {
+      const fd = openSync(path, "w+");
+      try {
+        const file = new SpillFile(fd);
+        const expected: Buffer[] = [];
+        const scratch = Buffer.alloc(1000);
+        for (let i = 0; i < 5; i++) {
+          scratch.fill(0x61 + i, 0, 100 + i);
+          file.append(scratch.subarray(0, 100 + i));
+          expected.push(Buffer.from(scratch.subarray(0, 100 + i)));
+          scratch.fill(0x21);
+        }
+        const got: Buffer[] = [];
+        file.replay((b) => got.push(Buffer.from(b)));
+        expect({ path, same: Buffer.concat(got).equals(Buffer.concat(expected)) }).toEqual({
+          path,
+          same: true,
+        });
+        // What the failed writes left in memory is replayed as it was given, chunk by chunk.
+        expect(got.length === expected.length).toBe(fails);
+      } finally {
+        closeSync(fd);
+      }
+    }
   });
 });
 
