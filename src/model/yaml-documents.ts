@@ -101,29 +101,88 @@ export function readManifests(
 ): ReadManifests {
   const objects: RawObject[] = [];
   const issues: Issue[] = [];
-  for (const input of inputs)
-    if (decoders === "yaml") readYaml(input, objects, issues);
-    else readOne(input, objects, issues);
+  const sink: ObjectSink = { add: (o) => objects.push(o) };
+  for (const input of inputs) {
+    if (decoders === "yaml") {
+      readYaml(input, sink, issues);
+      continue;
+    }
+    const before = { objects: objects.length, issues: issues.length };
+    const how = readOne(input, sink, issues);
+    if (how !== "read") {
+      // Read whole after all: what its documents gave goes.
+      objects.length = before.objects;
+      issues.length = before.issues;
+      readWhole(input, how, sink, issues);
+    }
+  }
   return { objects, issues };
 }
 
-function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
-  const each = readEachDocument(input);
-  switch (each.kind) {
-    case "read":
-      for (const d of each.documents)
-        if ("issue" in d) issues.push(d.issue);
-        else addDocument(input.file, d.value, d.positions, objects, issues);
-      return;
+/** Where decoded objects go, in the order of the input, each once it is final. */
+export interface ObjectSink {
+  add(o: RawObject): void;
+}
+
+/**
+ * readManifests' "fast" reading, each object handed to `sink` as soon as its document is known
+ * to be read as the whole file's reading reads it (the next document was read too), so that it
+ * can be loaded while it is still in the processor's caches. The problems found decoding are
+ * returned, in readManifests' order; or undefined where a file had to be read whole (its
+ * documents cannot be read one by one after all) after some of its objects went to `sink`:
+ * the caller then reads everything again with readManifests.
+ */
+export function streamManifests(
+  inputs: readonly ManifestInput[],
+  sink: ObjectSink,
+): Issue[] | undefined {
+  const issues: Issue[] = [];
+  for (const input of inputs) {
+    const before = issues.length;
+    let handed = false;
+    const counted: ObjectSink = {
+      add: (o) => {
+        handed = true;
+        sink.add(o);
+      },
+    };
+    const how = readOne(input, counted, issues);
+    if (how === "read") continue;
+    if (handed) return undefined;
+    issues.length = before;
+    readWhole(input, how, sink, issues);
+  }
+  return issues;
+}
+
+/**
+ * A file read document by document ("read"), or how it must be read whole instead (the caller
+ * undoes what its documents gave, then calls readWhole).
+ */
+function readOne(input: ManifestInput, sink: ObjectSink, issues: Issue[]): EachDocument {
+  return readEachDocument(input, (d) => {
+    if ("issue" in d) issues.push(d.issue);
+    else addDocument(input.file, d.value, d.positions, sink, issues);
+  });
+}
+
+/** A file that cannot be read document by document (see readEachDocument). */
+function readWhole(
+  input: ManifestInput,
+  how: Exclude<EachDocument, "read">,
+  sink: ObjectSink,
+  issues: Issue[],
+): void {
+  switch (how) {
     case "whole-file":
-      readWholeFile(input, objects, issues);
+      readWholeFile(input, sink, issues);
       return;
     case "report":
       // js-yaml would decline (it is tested to decline whatever `yaml` reports): skip it.
-      readYaml(input, objects, issues);
+      readYaml(input, sink, issues);
       return;
     default:
-      assertNever(each);
+      assertNever(how);
   }
 }
 
@@ -139,32 +198,49 @@ interface DocumentIssue {
 }
 
 /**
- * What reading a file document by document gives: its documents and the problems of those with
- * syntax errors (troubledDocuments); or "whole-file" where it cannot be split
- * (yaml-document-bounds.ts); or "report" where a document nests too deep, which the `yaml` path
- * reads the whole file for, to report it exactly as it always has.
+ * How a file was read document by document: "read" (its documents and the problems of those
+ * with syntax errors, troubledDocuments, went to the caller as they were read); or
+ * "whole-file" where it cannot be split (yaml-document-bounds.ts) or a document holds more than
+ * one for js-yaml; or "report" where a document nests too deep, which the `yaml` path reads the
+ * whole file for, to report it exactly as it always has.
  */
-type EachDocument =
+type EachDocument = "read" | "whole-file" | "report";
+
+/** What readDeclinedDocument gives. */
+type DeclinedDocument =
   | { readonly kind: "read"; readonly documents: (DecodedDocument | DocumentIssue)[] }
   | { readonly kind: "whole-file" }
   | { readonly kind: "report" };
 
 /**
  * The documents of a file, each read on its own: by the subset reader (yaml-subset.ts), or,
- * where it declines, by the whole-file paths run on that document's text alone.
+ * where it declines, by the whole-file paths run on that document's text alone. Each goes to
+ * `emit` once it is final: when the next document is read without a syntax error (an error may
+ * send the one before it to be read again with it, see below), or at the end.
  */
-function readEachDocument(input: ManifestInput): EachDocument {
+function readEachDocument(
+  input: ManifestInput,
+  emit: (d: DecodedDocument | DocumentIssue) => void,
+): EachDocument {
   const source = subsetSource(input);
-  if (source === undefined) return { kind: "whole-file" };
+  if (source === undefined) return "whole-file";
   const { bytes, byteStarts, starts } = source;
   const lines = new LineStarts(() => input.text);
   const strings = new StringCache(bytes);
   const spans: DocumentSpans = { input, starts, lines, length: source.length };
+  // Read, not yet emitted: the previous document's items at most (and then `previousAt` is 0).
   const out: (DecodedDocument | DocumentIssue)[] = [];
   // Where the previous document's items start in `out`, when a fast path read it (not part of a
   // troubled read, which ended with it).
   let previousAt: number | undefined;
   for (let k = 0; k < starts.length; k++) {
+    // What came before the previous document is final.
+    const final = previousAt ?? out.length;
+    if (final > 0) {
+      for (let i = 0; i < final; i++) emit(out[i]!);
+      out.splice(0, final);
+      if (previousAt !== undefined) previousAt = 0;
+    }
     const at = out.length;
     const value = readSubsetDocument(
       bytes,
@@ -174,7 +250,7 @@ function readEachDocument(input: ManifestInput): EachDocument {
     );
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, starts[k]!, spanEnd(spans, k), lines);
-      if (declined.kind === "whole-file") return declined;
+      if (declined.kind === "whole-file") return "whole-file";
       if (declined.kind === "read") {
         out.push(...declined.documents);
         previousAt = at;
@@ -185,7 +261,7 @@ function readEachDocument(input: ManifestInput): EachDocument {
       const first = previousAt !== undefined ? k - 1 : k;
       if (previousAt !== undefined) out.length = previousAt;
       const troubled = troubledDocuments(spans, first, k);
-      if (troubled === undefined) return { kind: "report" };
+      if (troubled === undefined) return "report";
       out.push(...troubled.items);
       k = troubled.next - 1;
       previousAt = undefined;
@@ -194,7 +270,8 @@ function readEachDocument(input: ManifestInput): EachDocument {
       previousAt = at;
     }
   }
-  return { kind: "read", documents: out };
+  for (const d of out) emit(d);
+  return "read";
 }
 
 /**
@@ -297,7 +374,7 @@ function readDeclinedDocument(
   from: number,
   to: number,
   lines: LineStarts,
-): EachDocument {
+): DeclinedDocument {
   const text = input.text.slice(from, to);
   const fast = decodeFast(text, MAX_YAML_DEPTH);
   if (fast !== undefined) {
@@ -321,20 +398,20 @@ function readDeclinedDocument(
 }
 
 /** The whole file at once: js-yaml without positions, or `yaml` with them. */
-function readWholeFile(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+function readWholeFile(input: ManifestInput, sink: ObjectSink, issues: Issue[]): void {
   const fast = decodeFast(input.text, MAX_YAML_DEPTH);
-  if (fast !== undefined) readFast(input, fast, objects, issues);
-  else readYaml(input, objects, issues);
+  if (fast !== undefined) readFast(input, fast, sink, issues);
+  else readYaml(input, sink, issues);
 }
 
 /** The whole file on the `yaml` path. */
-function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+function readYaml(input: ManifestInput, sink: ObjectSink, issues: Issue[]): void {
   readSlowDocuments(
     input.file,
     input.text,
     { lines: new LineStarts(input.text), from: 0 },
     {
-      document: (d) => addDocument(input.file, d.value, d.positions, objects, issues),
+      document: (d) => addDocument(input.file, d.value, d.positions, sink, issues),
       issue: (i) => issues.push(i),
     },
   );
@@ -343,7 +420,7 @@ function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): 
 function readFast(
   input: ManifestInput,
   fast: FastDocuments,
-  objects: RawObject[],
+  sink: ObjectSink,
   issues: Issue[],
 ): void {
   const lines = new LineStarts(input.text);
@@ -354,7 +431,7 @@ function readFast(
     const next = fast.starts[k + 1];
     const to = next === undefined ? input.text.length : lines.lineStart(next);
     const positions = deferred(() => documentPositions(input, from, to, lines));
-    addDocument(input.file, value, positions, objects, issues);
+    addDocument(input.file, value, positions, sink, issues);
   });
 }
 
@@ -530,7 +607,7 @@ function addDocument(
   file: string,
   value: unknown,
   positions: FieldPositions,
-  objects: RawObject[],
+  sink: ObjectSink,
   issues: Issue[],
 ): void {
   const docPos = (): SourcePosition => positions[""] ?? { file, line: 1, col: 1 };
@@ -569,11 +646,11 @@ function addDocument(
         });
         return;
       }
-      objects.push({ file, value: item, positions: deferred(() => itemPositions(i)) });
+      sink.add({ file, value: item, positions: deferred(() => itemPositions(i)) });
     });
     return;
   }
-  objects.push({ file, value, positions });
+  sink.add({ file, value, positions });
 }
 
 function firstLine(s: string): string {
