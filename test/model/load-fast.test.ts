@@ -340,6 +340,14 @@ describe("loader fast path", () => {
     const c = clusterFromManifests(readManifests([valid]));
     expect(c.namespaces.map((n) => n.metadata?.name)).toEqual(["a", "b"]);
     expect(valid.decoded).toBe(0);
+    // Nor for an error's position when the file is ASCII: its lines are counted in the bytes.
+    const errorText = `${ns("a")}---\n# c\napiVersion: v1\nkind: Namespace\nmetadata: {name: b, annotations: {a: 1}}\n`;
+    const asciiError = input(errorText);
+    const asText = outcome(errorText, "yaml");
+    expect(JSON.stringify(asText)).toContain("m.yaml:8:");
+    expect(outcome(errorText, "streamed", true)).toEqual(asText);
+    expect(() => parseCluster([asciiError])).toThrow(/^m\.yaml:8:/);
+    expect(asciiError.decoded).toBe(0);
     // An error's position is the text's (in characters), with a two-byte character before it.
     const invalid = input(
       `${ns("a")}---\n# é\napiVersion: v1\nkind: Namespace\nmetadata: {annotations: {a: é}, name: é}\n`,
