@@ -2,6 +2,10 @@
 import { readFileSync } from "node:fs";
 import { runCliLazily } from "./lazy-commands.js";
 import { readUtf8 } from "./read-text.js";
+import { keepYoungGenerationSize } from "./young-generation.js";
+
+// A command (not `--version` or `--help`, which need no loading and would pay for node:v8).
+if (process.argv[2]?.startsWith("-") === false) keepYoungGenerationSize();
 
 // `kube-netsim ... | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -195,7 +195,8 @@ export function defaultNode(obj: PlainRecord): void {
 export function defaultEndpointSlice(obj: PlainRecord): void {
   zero(obj, "addressType", "");
   zero(obj, "endpoints", []);
-  for (const ep of records(obj["endpoints"])) zero(ep, "addresses", []);
+  // A list made only where one is missing (a slice has up to 1000 endpoints, each with its own).
+  for (const ep of records(obj["endpoints"])) if (ep["addresses"] == null) ep["addresses"] = [];
   for (const port of records(obj["ports"])) {
     if (port["name"] == null) port["name"] = "";
     if (unset(port["protocol"])) port["protocol"] = "TCP";

@@ -1,16 +1,24 @@
 /**
  * Offsets → 1-based line numbers of one text, counting `\n` as `yaml`'s LineCounter does.
  * Built on first use: loading a valid file never needs it (nor, given as a function, the text).
+ * Given the text's bytes (ASCII, so that byte offsets are character offsets), it counts in them
+ * and never needs the text: a position in a large file then costs one pass over its bytes, not
+ * decoding them and a search per line.
  */
 export class LineStarts {
   private starts: number[] | undefined;
-  constructor(private readonly source: string | (() => string)) {}
+  constructor(private readonly source: string | Uint8Array | (() => string)) {}
 
   private index(): number[] {
     if (this.starts !== undefined) return this.starts;
-    const text = typeof this.source === "string" ? this.source : this.source();
+    const source = this.source;
     const starts = [0];
-    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+    if (source instanceof Uint8Array) {
+      for (let i = 0; i < source.length; i++) if (source[i] === 0x0a) starts.push(i + 1);
+    } else {
+      const text = typeof source === "string" ? source : source();
+      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+    }
     this.starts = starts;
     return starts;
   }

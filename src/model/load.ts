@@ -48,7 +48,15 @@ import { CLUSTER_SCOPED_KINDS } from "./kinds.js";
 import { crossObjectWarnings } from "./validation/cross-object.js";
 import { checkShape, validateObject } from "./validation/validate-object.js";
 import type { FieldIssue } from "./validation/field-issue.js";
-import { readManifests, type ManifestInput, type ReadManifests } from "./yaml-documents.js";
+import type { ValidationContext } from "./validation/context.js";
+import {
+  readManifests,
+  streamManifests,
+  type ManifestInput,
+  type ObjectSink,
+  type RawObject,
+  type ReadManifests,
+} from "./yaml-documents.js";
 import { asRecord, deepFreeze, type PlainRecord } from "../util/plain.js";
 
 export type ValidationMode = "strict" | "warn";
@@ -146,27 +154,64 @@ export interface LoadedObject {
   readonly positions: FieldPositions;
 }
 
+/**
+ * Decodes and loads in one pass: each object is checked, defaulted, validated and frozen as soon
+ * as its document is read (streamManifests), while its fields are still in the processor's
+ * caches, rather than after the whole file is decoded, when they have left them (and the
+ * garbage collector has moved them). The outcome is clusterFromManifests(readManifests(inputs)):
+ * the same objects, issues and positions in the same order (test/model/load-fast.test.ts checks
+ * it as a property). Where a file turns out to need reading whole after some of its objects were
+ * loaded (yaml-documents.ts), that is what happens, from the start.
+ */
 export function parseCluster(inputs: readonly ManifestInput[], opts: LoadOptions = {}): Cluster {
-  return clusterFromManifests(readManifests(inputs), opts);
+  const loader = new ClusterLoader(opts);
+  const readIssues = streamManifests(inputs, loader);
+  if (readIssues === undefined) return clusterFromManifests(readManifests(inputs), opts);
+  return loader.finish(readIssues);
 }
 
 /** parseCluster after decoding (the tests give it the output of each decoding path). */
 export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}): Cluster {
-  const mode = opts.validation ?? "strict";
-  const ctx = { featureGates: opts.featureGates ?? {} };
-  const issues: Issue[] = [...read.issues];
-  const loaded: LoadedObject[] = [];
+  const loader = new ClusterLoader(opts);
+  for (const raw of read.objects) loader.add(raw);
+  return loader.finish(read.issues);
+}
+
+/** The position of `path` in `raw`, or of the nearest field that has one, or of the object. */
+function issueSource(
+  raw: RawObject,
+  src: SourcePosition,
+  path: readonly (string | number)[],
+): SourcePosition {
+  return exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
+}
+
+/**
+ * The objects of a load as they come (`add`, in the order of the input), then the cluster-wide
+ * steps (`finish`). Issues keep the order the API server's stages give them: the decoding
+ * problems first, then each object's.
+ */
+class ClusterLoader implements ObjectSink {
+  private readonly mode: ValidationMode;
+  private readonly ctx: ValidationContext;
+  private readonly issues: Issue[] = [];
+  private readonly loaded: LoadedObject[] = [];
   // By objectKey: where each loaded object starts (also how a second one with its key is found)
   // and its field positions.
-  const sources: Record<string, SourcePosition> = {};
-  const fieldSources: Record<string, FieldPositions> = {};
+  private readonly sources: Record<string, SourcePosition> = {};
+  private readonly fieldSources: Record<string, FieldPositions> = {};
 
-  for (const raw of read.objects) {
+  constructor(opts: LoadOptions) {
+    this.mode = opts.validation ?? "strict";
+    this.ctx = { featureGates: opts.featureGates ?? {} };
+  }
+
+  /** Loads one decoded object: kind checks, shape check, defaulting, validation, freezing. */
+  add(raw: RawObject): void {
+    const issues = this.issues;
     const value = raw.value;
     // Positions are computed only when read (see deferred.ts): most objects have nothing to report.
     const src = deferredCall(objectSource, raw.positions, raw.file);
-    const at = (path: readonly (string | number)[]): SourcePosition =>
-      exactPosition(raw.positions, path) ?? positionOf(raw.positions, path) ?? src;
     const kind = value["kind"];
     const apiVersion = value["apiVersion"];
     if (typeof kind !== "string" || kind === "") {
@@ -174,12 +219,12 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
         code: "missing-kind",
         severity: "error",
         message: "Object 'Kind' is missing",
-        source: at(["kind"]),
+        source: issueSource(raw, src, ["kind"]),
         path: [],
       });
-      continue;
+      return;
     }
-    if (CONFIG_KINDS.has(kind)) continue;
+    if (CONFIG_KINDS.has(kind)) return;
     if (!isKindName(kind)) {
       issues.push({
         code: "unknown-kind",
@@ -188,7 +233,7 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
         source: src,
         path: [],
       });
-      continue;
+      return;
     }
     if (typeof apiVersion !== "string" || apiVersion === "") {
       issues.push({
@@ -198,17 +243,17 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
         source: src,
         path: [],
       });
-      continue;
+      return;
     }
     if (apiVersion !== API_VERSIONS[kind]) {
       issues.push({
         code: "unknown-kind",
         severity: "error",
         message: `no matches for kind "${kind}" in version "${apiVersion}" (expected "${API_VERSIONS[kind]}")`,
-        source: at(["apiVersion"]),
+        source: issueSource(raw, src, ["apiVersion"]),
         path: [],
       });
-      continue;
+      return;
     }
 
     const metaForRef = asRecord(value["metadata"]);
@@ -222,117 +267,150 @@ export function clusterFromManifests(read: ReadManifests, opts: LoadOptions = {}
         ? rawNs
         : "default";
     const ref: ObjectRef = namespace === undefined ? { kind, name } : { kind, namespace, name };
-    const push = (fi: FieldIssue): void => {
-      issues.push({
-        code: fi.code,
-        severity: fi.severity,
-        message: fi.message,
-        source: at(fi.path),
-        object: ref,
-        path: fi.path,
-      });
-    };
 
-    for (const fi of checkShape(kind, value)) push(fi);
+    this.report(checkShape(kind, value), raw, src, ref);
     const meta = asRecord(value["metadata"]) ?? {};
     value["metadata"] = meta;
     if (typeof meta["name"] !== "string" || meta["name"] === "") {
-      push({
-        code: "required",
-        severity: "error",
-        message: "Required value: name or generateName is required",
-        path: ["metadata", "name"],
-      });
-      continue;
+      this.report(
+        [
+          {
+            code: "required",
+            severity: "error",
+            message: "Required value: name or generateName is required",
+            path: ["metadata", "name"],
+          },
+        ],
+        raw,
+        src,
+        ref,
+      );
+      return;
     }
     if (namespace === undefined) delete meta["namespace"];
     else meta["namespace"] = namespace;
 
     const key = objectKey(kind, namespace, name);
-    const first = sources[key];
+    const first = this.sources[key];
     if (first !== undefined) {
-      push({
-        code: "duplicate",
-        severity: "error",
-        message: `Duplicate value: ${kind} ${namespace === undefined ? "" : `${namespace}/`}${name} is already defined at ${first.file}:${first.line}:${first.col}`,
-        path: ["metadata", "name"],
-      });
-      continue;
+      this.report(
+        [
+          {
+            code: "duplicate",
+            severity: "error",
+            message: `Duplicate value: ${kind} ${namespace === undefined ? "" : `${namespace}/`}${name} is already defined at ${first.file}:${first.line}:${first.col}`,
+            path: ["metadata", "name"],
+          },
+        ],
+        raw,
+        src,
+        ref,
+      );
+      return;
     }
-    sources[key] = src;
-    fieldSources[key] = raw.positions;
+    this.sources[key] = src;
+    this.fieldSources[key] = raw.positions;
 
     DEFAULTERS[kind](value);
-    for (const fi of validateObject(kind, value, ctx)) push(fi);
+    this.report(validateObject(kind, value, this.ctx), raw, src, ref);
     // Final from here on (later steps read it or copy from it): frozen now, while it is still in
     // the processor's cache, rather than in one walk over the whole snapshot at the end.
     deepFreeze(value);
-    loaded.push({ kind, ref, value, source: src, positions: raw.positions });
+    this.loaded.push({ kind, ref, value, source: src, positions: raw.positions });
   }
 
-  const bucket = <T>(kind: KindName): T[] =>
-    loaded.filter((o) => o.kind === kind).map((o) => o.value as unknown as T);
-  const namespaces = bucket<Namespace>("Namespace");
-  const services = bucket<Service>("Service");
-  const endpointSlices = bucket<EndpointSlice>("EndpointSlice");
-
-  // Endpoints → EndpointSlices, once every Service is known.
-  const serviceByKey = new Map(
-    services.map((s) => [`${s.metadata?.namespace}/${s.metadata?.name}`, s]),
-  );
-  for (const o of loaded.filter((x) => x.kind === "Endpoints")) {
-    const ep = o.value as unknown as Endpoints;
-    const outcome = mirrorEndpoints(ep, serviceByKey.get(`${o.ref.namespace}/${o.ref.name}`));
-    if (outcome.kind === "skipped") {
-      issues.push({
-        code: "cross-object",
-        severity: "warning",
-        message: `not mirrored to EndpointSlices: ${outcome.reason}`,
-        source: o.source,
-        object: o.ref,
-        path: [],
+  /** The issues of one object's checks, positioned. */
+  private report(
+    found: readonly FieldIssue[],
+    raw: RawObject,
+    src: SourcePosition,
+    ref: ObjectRef,
+  ): void {
+    for (const fi of found)
+      this.issues.push({
+        code: fi.code,
+        severity: fi.severity,
+        message: fi.message,
+        source: issueSource(raw, src, fi.path),
+        object: ref,
+        path: fi.path,
       });
-      continue;
-    }
-    for (const slice of outcome.slices) {
-      const key = objectKey("EndpointSlice", slice.metadata?.namespace, slice.metadata?.name ?? "");
-      if (sources[key] !== undefined) continue;
-      sources[key] = o.source;
-      endpointSlices.push(slice);
-    }
   }
 
-  // Namespaces referenced but not declared exist, with only the name label.
-  const declared = new Set(namespaces.map((n) => n.metadata?.name));
-  for (const o of loaded) {
-    const ns = o.ref.namespace;
-    if (ns === undefined || declared.has(ns)) continue;
-    declared.add(ns);
-    namespaces.push({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: ns, labels: { [NAMESPACE_NAME_LABEL]: ns } },
-    });
+  /** The snapshot, after the cluster-wide steps; `readIssues`: the decoding's problems. */
+  finish(readIssues: readonly Issue[]): Cluster {
+    const { loaded, sources, fieldSources, mode } = this;
+    const issues = [...readIssues, ...this.issues];
+    const bucket = <T>(kind: KindName): T[] =>
+      loaded.filter((o) => o.kind === kind).map((o) => o.value as unknown as T);
+    const namespaces = bucket<Namespace>("Namespace");
+    const services = bucket<Service>("Service");
+    const endpointSlices = bucket<EndpointSlice>("EndpointSlice");
+
+    // Endpoints → EndpointSlices, once every Service is known.
+    const serviceByKey = new Map(
+      services.map((s) => [`${s.metadata?.namespace}/${s.metadata?.name}`, s]),
+    );
+    for (const o of loaded.filter((x) => x.kind === "Endpoints")) {
+      const ep = o.value as unknown as Endpoints;
+      const outcome = mirrorEndpoints(ep, serviceByKey.get(`${o.ref.namespace}/${o.ref.name}`));
+      if (outcome.kind === "skipped") {
+        issues.push({
+          code: "cross-object",
+          severity: "warning",
+          message: `not mirrored to EndpointSlices: ${outcome.reason}`,
+          source: o.source,
+          object: o.ref,
+          path: [],
+        });
+        continue;
+      }
+      for (const slice of outcome.slices) {
+        const key = objectKey(
+          "EndpointSlice",
+          slice.metadata?.namespace,
+          slice.metadata?.name ?? "",
+        );
+        if (sources[key] !== undefined) continue;
+        sources[key] = o.source;
+        endpointSlices.push(slice);
+      }
+    }
+
+    // Namespaces referenced but not declared exist, with only the name label.
+    const declared = new Set(namespaces.map((n) => n.metadata?.name));
+    for (const o of loaded) {
+      const ns = o.ref.namespace;
+      if (ns === undefined || declared.has(ns)) continue;
+      declared.add(ns);
+      namespaces.push({
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: ns, labels: { [NAMESPACE_NAME_LABEL]: ns } },
+      });
+    }
+
+    const objects = {
+      namespaces,
+      nodes: bucket<Node>("Node"),
+      pods: bucket<Pod>("Pod"),
+      services,
+      endpointSlices,
+      networkPolicies: bucket<NetworkPolicy>("NetworkPolicy"),
+      adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
+      baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>(
+        "BaselineAdminNetworkPolicy",
+      ),
+      clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
+      serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
+    };
+    issues.push(...crossObjectWarnings(objects, loaded, serviceByKey));
+
+    const final =
+      mode === "warn"
+        ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i))
+        : issues;
+    if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
+    return loadedCluster(objects, { sources, fieldSources, warnings: final });
   }
-
-  const objects = {
-    namespaces,
-    nodes: bucket<Node>("Node"),
-    pods: bucket<Pod>("Pod"),
-    services,
-    endpointSlices,
-    networkPolicies: bucket<NetworkPolicy>("NetworkPolicy"),
-    adminNetworkPolicies: bucket<AdminNetworkPolicy>("AdminNetworkPolicy"),
-    baselineAdminNetworkPolicies: bucket<BaselineAdminNetworkPolicy>("BaselineAdminNetworkPolicy"),
-    clusterNetworkPolicies: bucket<ClusterNetworkPolicy>("ClusterNetworkPolicy"),
-    serviceCIDRs: bucket<ServiceCIDR>("ServiceCIDR"),
-  };
-  issues.push(...crossObjectWarnings(objects, loaded, serviceByKey));
-
-  const final =
-    mode === "warn"
-      ? issues.map((i) => (i.severity === "error" ? { ...i, severity: "warning" as const } : i))
-      : issues;
-  if (final.some((i) => i.severity === "error")) throw new ValidationError(final);
-  return loadedCluster(objects, { sources, fieldSources, warnings: final });
 }

@@ -38,7 +38,7 @@ import type { FieldPositions } from "./field-positions.js";
 import { LineStarts } from "./line-starts.js";
 import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-depth.js";
 import { documentStarts } from "./yaml-document-bounds.js";
-import { listItemSpans, sameObject, type ItemSpan, type ListItemSpans } from "./list-item-spans.js";
+import { listItemSpans, sameObject, type ItemSpan } from "./list-item-spans.js";
 import { decodeFast, type FastDocuments } from "./yaml-fast.js";
 import { StringCache } from "./yaml-string-cache.js";
 import { DECLINED, readSubsetDocument } from "./yaml-subset.js";
@@ -102,29 +102,88 @@ export function readManifests(
 ): ReadManifests {
   const objects: RawObject[] = [];
   const issues: Issue[] = [];
-  for (const input of inputs)
-    if (decoders === "yaml") readYaml(input, objects, issues);
-    else readOne(input, objects, issues);
+  const sink: ObjectSink = { add: (o) => objects.push(o) };
+  for (const input of inputs) {
+    if (decoders === "yaml") {
+      readYaml(input, sink, issues);
+      continue;
+    }
+    const before = { objects: objects.length, issues: issues.length };
+    const how = readOne(input, sink, issues);
+    if (how !== "read") {
+      // Read whole after all: what its documents gave goes.
+      objects.length = before.objects;
+      issues.length = before.issues;
+      readWhole(input, how, sink, issues);
+    }
+  }
   return { objects, issues };
 }
 
-function readOne(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
-  const each = readEachDocument(input);
-  switch (each.kind) {
-    case "read":
-      for (const d of each.documents)
-        if ("issue" in d) issues.push(d.issue);
-        else addDocument(input.file, d, objects, issues);
-      return;
+/** Where decoded objects go, in the order of the input, each once it is final. */
+export interface ObjectSink {
+  add(o: RawObject): void;
+}
+
+/**
+ * readManifests' "fast" reading, each object handed to `sink` as soon as its document is known
+ * to be read as the whole file's reading reads it (the next document was read too), so that it
+ * can be loaded while it is still in the processor's caches. The problems found decoding are
+ * returned, in readManifests' order; or undefined where a file had to be read whole (its
+ * documents cannot be read one by one after all) after some of its objects went to `sink`:
+ * the caller then reads everything again with readManifests.
+ */
+export function streamManifests(
+  inputs: readonly ManifestInput[],
+  sink: ObjectSink,
+): Issue[] | undefined {
+  const issues: Issue[] = [];
+  for (const input of inputs) {
+    const before = issues.length;
+    let handed = false;
+    const counted: ObjectSink = {
+      add: (o) => {
+        handed = true;
+        sink.add(o);
+      },
+    };
+    const how = readOne(input, counted, issues);
+    if (how === "read") continue;
+    if (handed) return undefined;
+    issues.length = before;
+    readWhole(input, how, sink, issues);
+  }
+  return issues;
+}
+
+/**
+ * A file read document by document ("read"), or how it must be read whole instead (the caller
+ * undoes what its documents gave, then calls readWhole).
+ */
+function readOne(input: ManifestInput, sink: ObjectSink, issues: Issue[]): EachDocument {
+  return readEachDocument(input, (d) => {
+    if ("issue" in d) issues.push(d.issue);
+    else addDocument(input.file, d, sink, issues);
+  });
+}
+
+/** A file that cannot be read document by document (see readEachDocument). */
+function readWhole(
+  input: ManifestInput,
+  how: Exclude<EachDocument, "read">,
+  sink: ObjectSink,
+  issues: Issue[],
+): void {
+  switch (how) {
     case "whole-file":
-      readWholeFile(input, objects, issues);
+      readWholeFile(input, sink, issues);
       return;
     case "report":
       // js-yaml would decline (it is tested to decline whatever `yaml` reports): skip it.
-      readYaml(input, objects, issues);
+      readYaml(input, sink, issues);
       return;
     default:
-      assertNever(each);
+      assertNever(how);
   }
 }
 
@@ -145,32 +204,53 @@ interface DocumentIssue {
 }
 
 /**
- * What reading a file document by document gives: its documents and the problems of those with
- * syntax errors (troubledDocuments); or "whole-file" where it cannot be split
- * (yaml-document-bounds.ts); or "report" where a document nests too deep, which the `yaml` path
- * reads the whole file for, to report it exactly as it always has.
+ * How a file was read document by document: "read" (its documents and the problems of those
+ * with syntax errors, troubledDocuments, went to the caller as they were read); or
+ * "whole-file" where it cannot be split (yaml-document-bounds.ts) or a document holds more than
+ * one for js-yaml; or "report" where a document nests too deep, which the `yaml` path reads the
+ * whole file for, to report it exactly as it always has.
  */
-type EachDocument =
+type EachDocument = "read" | "whole-file" | "report";
+
+/** What readDeclinedDocument gives. */
+type DeclinedDocument =
   | { readonly kind: "read"; readonly documents: (DecodedDocument | DocumentIssue)[] }
   | { readonly kind: "whole-file" }
   | { readonly kind: "report" };
 
 /**
  * The documents of a file, each read on its own: by the subset reader (yaml-subset.ts), or,
- * where it declines, by the whole-file paths run on that document's text alone.
+ * where it declines, by the whole-file paths run on that document's text alone. Each goes to
+ * `emit` once it is final: when the next document is read without a syntax error (an error may
+ * send the one before it to be read again with it, see below), or at the end.
  */
-function readEachDocument(input: ManifestInput): EachDocument {
+function readEachDocument(
+  input: ManifestInput,
+  emit: (d: DecodedDocument | DocumentIssue) => void,
+): EachDocument {
   const source = subsetSource(input);
-  if (source === undefined) return { kind: "whole-file" };
+  if (source === undefined) return "whole-file";
   const { bytes, byteStarts, starts } = source;
-  const lines = new LineStarts(() => input.text);
+  // An ASCII file's positions are counted in its bytes: it is never decoded whole (on the
+  // 10,000-Service file, decoding it and a search per line for one error's position were
+  // ~0.2 s of CPU).
+  const asciiBytes = source.ascii ? bytes : undefined;
+  const lines = new LineStarts(asciiBytes ?? (() => input.text));
   const strings = new StringCache(bytes);
-  const spans: DocumentSpans = { input, starts, lines, length: source.length };
+  const spans: DocumentSpans = { input, starts, lines, length: source.length, asciiBytes };
+  // Read, not yet emitted: the previous document's items at most (and then `previousAt` is 0).
   const out: (DecodedDocument | DocumentIssue)[] = [];
   // Where the previous document's items start in `out`, when a fast path read it (not part of a
   // troubled read, which ended with it).
   let previousAt: number | undefined;
   for (let k = 0; k < starts.length; k++) {
+    // What came before the previous document is final.
+    const final = previousAt ?? out.length;
+    if (final > 0) {
+      for (let i = 0; i < final; i++) emit(out[i]!);
+      out.splice(0, final);
+      if (previousAt !== undefined) previousAt = 0;
+    }
     const at = out.length;
     const value = readSubsetDocument(
       bytes,
@@ -180,7 +260,7 @@ function readEachDocument(input: ManifestInput): EachDocument {
     );
     if (value === DECLINED) {
       const declined = readDeclinedDocument(input, starts[k]!, spanEnd(spans, k), lines);
-      if (declined.kind === "whole-file") return declined;
+      if (declined.kind === "whole-file") return "whole-file";
       if (declined.kind === "read") {
         out.push(...declined.documents);
         previousAt = at;
@@ -191,7 +271,7 @@ function readEachDocument(input: ManifestInput): EachDocument {
       const first = previousAt !== undefined ? k - 1 : k;
       if (previousAt !== undefined) out.length = previousAt;
       const troubled = troubledDocuments(spans, first, k);
-      if (troubled === undefined) return { kind: "report" };
+      if (troubled === undefined) return "report";
       out.push(...troubled.items);
       k = troubled.next - 1;
       previousAt = undefined;
@@ -201,7 +281,8 @@ function readEachDocument(input: ManifestInput): EachDocument {
       previousAt = at;
     }
   }
-  return { kind: "read", documents: out };
+  for (const d of out) emit(d);
+  return "read";
 }
 
 /**
@@ -217,6 +298,8 @@ interface SubsetSource {
   readonly byteStarts: readonly number[];
   readonly starts: readonly number[];
   readonly length: number;
+  /** Whether `bytes` are the text itself (ASCII without a carriage return). */
+  readonly ascii: boolean;
 }
 
 function subsetSource(input: ManifestInput): SubsetSource | undefined {
@@ -224,7 +307,7 @@ function subsetSource(input: ManifestInput): SubsetSource | undefined {
   if (given !== undefined && isAscii(given) && !given.includes(CR)) {
     const starts = documentStarts(given);
     if (starts === undefined) return undefined;
-    return { bytes: given, byteStarts: starts, starts, length: given.length };
+    return { bytes: given, byteStarts: starts, starts, length: given.length, ascii: true };
   }
   const text = input.text;
   const starts = documentStarts(text);
@@ -235,7 +318,7 @@ function subsetSource(input: ManifestInput): SubsetSource | undefined {
   const bytes = lf === text && given !== undefined ? given : Buffer.from(lf, "utf8");
   const byteStarts = documentStarts(bytes);
   if (byteStarts?.length !== starts.length) return undefined;
-  return { bytes, byteStarts, starts, length: text.length };
+  return { bytes, byteStarts, starts, length: text.length, ascii: false };
 }
 
 const CR = 0x0d;
@@ -251,6 +334,8 @@ interface DocumentSpans {
   readonly lines: LineStarts;
   /** The text's length. */
   readonly length: number;
+  /** The text's bytes, when they are the text (SubsetSource's `ascii`). */
+  readonly asciiBytes: Buffer | undefined;
 }
 
 function spanEnd(spans: DocumentSpans, k: number): number {
@@ -259,7 +344,13 @@ function spanEnd(spans: DocumentSpans, k: number): number {
 
 /** The positions of the k-th document (what a deferredCall keeps: no closure per document). */
 function spanPositions(spans: DocumentSpans, k: number): Positions {
-  return documentPositions(spans.input, spans.starts[k]!, spanEnd(spans, k), spans.lines);
+  return documentPositions(
+    spans.input,
+    spans.starts[k]!,
+    spanEnd(spans, k),
+    spans.lines,
+    spans.asciiBytes,
+  );
 }
 
 /**
@@ -304,13 +395,19 @@ function readDeclinedDocument(
   from: number,
   to: number,
   lines: LineStarts,
-): EachDocument {
+): DeclinedDocument {
   const text = input.text.slice(from, to);
   const fast = decodeFast(text, MAX_YAML_DEPTH);
   if (fast !== undefined) {
     const values = fast.values.filter((v) => v !== null && v !== undefined);
     if (values.length > 1) return { kind: "whole-file" };
-    const spans: DocumentSpans = { input, starts: [from], lines, length: to };
+    const spans: DocumentSpans = {
+      input,
+      starts: [from],
+      lines,
+      length: to,
+      asciiBytes: undefined,
+    };
     const documents = values.map((value) => ({
       value,
       positions: deferredCall(spanPositions, spans, 0),
@@ -331,20 +428,20 @@ function readDeclinedDocument(
 }
 
 /** The whole file at once: js-yaml without positions, or `yaml` with them. */
-function readWholeFile(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+function readWholeFile(input: ManifestInput, sink: ObjectSink, issues: Issue[]): void {
   const fast = decodeFast(input.text, MAX_YAML_DEPTH);
-  if (fast !== undefined) readFast(input, fast, objects, issues);
-  else readYaml(input, objects, issues);
+  if (fast !== undefined) readFast(input, fast, sink, issues);
+  else readYaml(input, sink, issues);
 }
 
 /** The whole file on the `yaml` path. */
-function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): void {
+function readYaml(input: ManifestInput, sink: ObjectSink, issues: Issue[]): void {
   readSlowDocuments(
     input.file,
     input.text,
     { lines: new LineStarts(input.text), from: 0 },
     {
-      document: (d) => addDocument(input.file, d, objects, issues),
+      document: (d) => addDocument(input.file, d, sink, issues),
       issue: (i) => issues.push(i),
     },
   );
@@ -353,7 +450,7 @@ function readYaml(input: ManifestInput, objects: RawObject[], issues: Issue[]): 
 function readFast(
   input: ManifestInput,
   fast: FastDocuments,
-  objects: RawObject[],
+  sink: ObjectSink,
   issues: Issue[],
 ): void {
   const lines = new LineStarts(input.text);
@@ -363,25 +460,32 @@ function readFast(
     starts: fast.starts.map((start) => lines.lineStart(start)),
     lines,
     length: input.text.length,
+    asciiBytes: undefined,
   };
   fast.values.forEach((value, k) => {
     if (value === null || value === undefined) return;
     const positions = deferredCall(spanPositions, spans, k);
-    addDocument(input.file, { value, positions, spans, k }, objects, issues);
+    addDocument(input.file, { value, positions, spans, k }, sink, issues);
   });
 }
 
 /**
  * The positions of the document in `input.text[from, to)` (from a line start), read again on
- * the slow path: the same text gives the same positions, shifted by the lines before it.
+ * the slow path: the same text gives the same positions, shifted by the lines before it. With
+ * `asciiBytes` (the text's bytes, which are the text), the document's text is made from them.
  */
 function documentPositions(
   input: ManifestInput,
   from: number,
   to: number,
   lines: LineStarts,
+  asciiBytes?: Buffer,
 ): Positions {
-  const docs = parseAllDocuments(input.text.slice(from, to > from ? to : undefined), {
+  const text =
+    asciiBytes === undefined
+      ? input.text.slice(from, to > from ? to : undefined)
+      : asciiBytes.toString("latin1", from, to > from ? to : asciiBytes.length);
+  const docs = parseAllDocuments(text, {
     uniqueKeys: true,
     prettyErrors: false,
   });
@@ -542,7 +646,7 @@ function tooDeepIssue(source: SourcePosition): Issue {
 function addDocument(
   file: string,
   document: DecodedDocument,
-  objects: RawObject[],
+  sink: ObjectSink,
   issues: Issue[],
 ): void {
   const { value, positions } = document;
@@ -580,11 +684,11 @@ function addDocument(
         });
         return;
       }
-      objects.push({ file, value: item, positions: deferred(() => itemPositions(i)) });
+      sink.add({ file, value: item, positions: deferred(() => itemPositions(i)) });
     });
     return;
   }
-  objects.push({ file, value, positions });
+  sink.add({ file, value, positions });
 }
 
 function firstLine(s: string): string {
@@ -606,37 +710,50 @@ function listItemPositions(
     (perItem ??= splitItemPositions(document.positions)).get(i) ?? {};
   const { spans, k } = document;
   if (spans === undefined || k === undefined) return whole;
-  let found: ListItemSpans | undefined | null = null;
+  // The List's text, and its items' spans in it: found at the first item's need.
+  let list: { text: string; items: readonly ItemSpan[] } | undefined | null = null;
   return (i) => {
-    if (found === null) {
-      found = listItemSpans(spans.input.text, spans.starts[k]!, spanEnd(spans, k));
-      if (found?.items.length !== items.length) found = undefined;
+    if (list === null) {
+      const from = spans.starts[k]!;
+      const to = spanEnd(spans, k);
+      const text =
+        spans.asciiBytes === undefined
+          ? spans.input.text.slice(from, to)
+          : spans.asciiBytes.toString("latin1", from, to);
+      const found = listItemSpans(text, 0, text.length);
+      list = found?.items.length === items.length ? { text, items: found.items } : undefined;
     }
-    const span = found?.items[i];
-    if (span === undefined) return whole(i);
-    return itemAlone(spans, span, items[i]) ?? whole(i);
+    const span = list?.items[i];
+    if (list === undefined || span === undefined) return whole(i);
+    return itemAlone(spans, spans.starts[k]!, list.text, span, items[i]) ?? whole(i);
   };
 }
 
 /**
- * The positions of one List item read alone, or undefined where that gives another object than
- * the item (list-item-spans.ts, sameObject).
+ * The positions of one List item (`span` of the List's `text`, which starts at `from` in the
+ * file) read alone, or undefined where that gives another object than the item
+ * (list-item-spans.ts, sameObject).
  */
-function itemAlone(spans: DocumentSpans, span: ItemSpan, item: unknown): Positions | undefined {
-  const { input, lines } = spans;
-  let text = input.text.slice(span.start, span.end);
+function itemAlone(
+  spans: DocumentSpans,
+  from: number,
+  listText: string,
+  span: ItemSpan,
+  item: unknown,
+): Positions | undefined {
+  let text = listText.slice(span.start, span.end);
   if (span.dash !== undefined) {
     const at = span.dash - span.start;
     text = `${text.slice(0, at)} ${text.slice(at + 1)}`;
   }
   const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false });
-  const list = Array.isArray(docs) ? docs : [];
-  if (list.length !== 1) return undefined;
-  const doc = list[0]!;
+  const parsed = Array.isArray(docs) ? docs : [];
+  if (parsed.length !== 1) return undefined;
+  const doc = parsed[0]!;
   if (doc.errors.length > 0 || doc.contents === null) return undefined;
   const pos = (offset: number): SourcePosition => ({
-    file: input.file,
-    ...lines.position(span.start + offset),
+    file: spans.input.file,
+    ...spans.lines.position(from + span.start + offset),
   });
   const positions: Positions = {};
   try {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { parseAllDocuments, stringify } from "yaml";
-import { clusterFromManifests } from "../../src/model/load.js";
+import { clusterFromManifests, parseCluster } from "../../src/model/load.js";
 import { formatIssue, ValidationError } from "../../src/model/issue.js";
 import {
   readManifests,
@@ -19,14 +19,17 @@ import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
 /**
  * Everything a load produces, positions included (read, which computes them). With `bytes`, the
  * text's UTF-8 bytes are given too, as a file's reading gives them (the subset reader reads them).
+ * "streamed" is parseCluster's reading, which loads each object as soon as it is decoded.
  */
-function outcome(text: string, decoders: Decoders, bytes = false): unknown {
+function outcome(text: string, decoders: Decoders | "streamed", bytes = false): unknown {
   try {
     const input = bytes
       ? { file: "m.yaml", text, bytes: Buffer.from(text, "utf8") }
       : { file: "m.yaml", text };
-    const read = readManifests([input], decoders);
-    const c = clusterFromManifests(read, { validation: "warn" });
+    const c =
+      decoders === "streamed"
+        ? parseCluster([input], { validation: "warn" })
+        : clusterFromManifests(readManifests([input], decoders), { validation: "warn" });
     return JSON.parse(
       JSON.stringify({
         objects: [c.namespaces, c.pods, c.services, c.endpointSlices, c.networkPolicies, c.nodes],
@@ -216,6 +219,7 @@ describe("loader fast path", () => {
         const expected = outcome(text, "yaml");
         expect(outcome(text, "fast")).toEqual(expected);
         expect(outcome(text, "fast", true)).toEqual(expected);
+        expect(outcome(text, "streamed", true)).toEqual(expected);
         // Written with CR LF line ends (the subset reader reads a copy with LF).
         const crlf = text.replaceAll("\n", "\r\n");
         expect(outcome(crlf, "fast")).toEqual(outcome(crlf, "yaml"));
@@ -246,6 +250,9 @@ describe("loader fast path", () => {
           expect({ text, got: outcome(text, "fast") }).toEqual({ text, got: expected });
           // As a file is read: the bytes too (read as they are when ASCII).
           expect({ text, got: outcome(text, "fast", true) }).toEqual({ text, got: expected });
+          // Loaded as it is decoded: the same, where a document's error sends the one before
+          // it to be read again, and where the file is read whole after all.
+          expect({ text, got: outcome(text, "streamed", true) }).toEqual({ text, got: expected });
         },
       ),
       { seed: 29, numRuns: 200 },
@@ -291,7 +298,21 @@ describe("loader fast path", () => {
     docs[30] = `'apiVersion: v1\nkind: Namespace\n`; // a quote left open runs to the file's end
     const text = docs.join("---\n");
     expect(outcome(text, "fast")).toEqual(outcome(text, "yaml"));
+    expect(outcome(text, "streamed", true)).toEqual(outcome(text, "yaml"));
     expect(JSON.stringify(outcome(text, "fast"))).toContain("m.yaml:");
+  });
+
+  test("loaded as decoded: a file read whole after some of its objects were loaded", () => {
+    // The last document nests too deep: the `yaml` path reads the whole file to report it, after
+    // the first ones were loaded as they were read; the load starts again, with the same result.
+    const ns = (name: string): string =>
+      `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${name}}\n`;
+    const deep = `apiVersion: v1\nkind: Namespace\nmetadata: {name: d}\nx: ${"[".repeat(MAX_YAML_DEPTH + 1)}${"]".repeat(MAX_YAML_DEPTH + 1)}\n`;
+    const text = [ns("a"), ns("b"), ns("c"), deep].join("---\n");
+    const expected = outcome(text, "yaml");
+    expect(JSON.stringify(expected)).toContain(`YAML nesting deeper than ${MAX_YAML_DEPTH} levels`);
+    expect(outcome(text, "streamed", true)).toEqual(expected);
+    expect(outcome(text, "streamed")).toEqual(expected);
   });
 
   test("a document only the yaml path reads, among fast ones: the same positions", () => {
@@ -319,6 +340,14 @@ describe("loader fast path", () => {
     const c = clusterFromManifests(readManifests([valid]));
     expect(c.namespaces.map((n) => n.metadata?.name)).toEqual(["a", "b"]);
     expect(valid.decoded).toBe(0);
+    // Nor for an error's position when the file is ASCII: its lines are counted in the bytes.
+    const errorText = `${ns("a")}---\n# c\napiVersion: v1\nkind: Namespace\nmetadata: {name: b, annotations: {a: 1}}\n`;
+    const asciiError = input(errorText);
+    const asText = outcome(errorText, "yaml");
+    expect(JSON.stringify(asText)).toContain("m.yaml:8:");
+    expect(outcome(errorText, "streamed", true)).toEqual(asText);
+    expect(() => parseCluster([asciiError])).toThrow(/^m\.yaml:8:/);
+    expect(asciiError.decoded).toBe(0);
     // An error's position is the text's (in characters), with a two-byte character before it.
     const invalid = input(
       `${ns("a")}---\n# é\napiVersion: v1\nkind: Namespace\nmetadata: {annotations: {a: é}, name: é}\n`,

@@ -10,7 +10,7 @@ import {
   type FieldIssue,
   type FieldPath,
 } from "./field-issue.js";
-import { checkIP, nonSpecialIPProblems } from "./ip-fields.js";
+import { checkIP, isOrdinaryIPv4, nonSpecialIPProblems } from "./ip-fields.js";
 import { validateLabelName, validateLabels, validateObjectMeta } from "./meta.js";
 import {
   dns1123LabelProblems,
@@ -110,7 +110,8 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
       else if (addresses.length > MAX_ADDRESSES)
         out.push(tooMany(["endpoints", i, "addresses"], addresses.length, MAX_ADDRESSES));
       if (addressType === "IPv4" || addressType === "IPv6")
-        for (let j = 0; j < addresses.length; j++)
+        for (let j = 0; j < addresses.length; j++) {
+          if (addressType === "IPv4" && isOrdinaryIPv4(addresses[j]!)) continue;
           checkEndpointIP(
             strict,
             ["endpoints", i, "addresses", j],
@@ -118,6 +119,7 @@ export function validateEndpointSlice(ctx: ValidationContext, slice: EndpointSli
             addressType,
             out,
           );
+        }
       else if (addressType === "FQDN")
         for (let j = 0; j < addresses.length; j++)
           out.push(...fqdnProblems(["endpoints", i, "addresses", j], addresses[j]!));

@@ -36,8 +36,12 @@ export function validateObjectMeta(
     for (const msg of dns1123LabelProblems(ns))
       out.push(invalid(["metadata", "namespace"], ns, msg));
   }
-  out.push(...validateLabels(m.labels, ["metadata", "labels"]));
-  out.push(...validateAnnotations(m.annotations, ["metadata", "annotations"]));
+  // Most objects have no annotations, many no labels: no path or list made for them.
+  if (m.labels !== undefined)
+    for (const issue of validateLabels(m.labels, ["metadata", "labels"])) out.push(issue);
+  if (m.annotations !== undefined)
+    for (const issue of validateAnnotations(m.annotations, ["metadata", "annotations"]))
+      out.push(issue);
   return out;
 }
 
