@@ -32,16 +32,19 @@ export const STRICT_IP: LoadOptions = { featureGates: { StrictIPCIDRValidation: 
 
 /**
  * Everything a load of `text` produces, positions included (read, which computes them): with the
- * fast decoders (the default) or the `yaml` path alone. With `bytes`, the text's UTF-8 bytes are
- * given too, as a file's reading gives them (the subset reader reads them).
+ * fast decoders (the default), the `yaml` path alone, or "streamed", parseCluster's reading, which
+ * loads each object as soon as it is decoded. With `bytes`, the text's UTF-8 bytes are given too,
+ * as a file's reading gives them (the subset reader reads them).
  */
-export function loadOutcome(text: string, decoders: Decoders, bytes = false): unknown {
+export function loadOutcome(text: string, decoders: Decoders | "streamed", bytes = false): unknown {
   try {
     const input = bytes
       ? { file: "m.yaml", text, bytes: Buffer.from(text, "utf8") }
       : { file: "m.yaml", text };
-    const read = readManifests([input], decoders);
-    const c = clusterFromManifests(read, { validation: "warn" });
+    const c =
+      decoders === "streamed"
+        ? parseCluster([input], { validation: "warn" })
+        : clusterFromManifests(readManifests([input], decoders), { validation: "warn" });
     return JSON.parse(
       JSON.stringify({
         objects: [c.namespaces, c.pods, c.services, c.endpointSlices, c.networkPolicies, c.nodes],

@@ -82,6 +82,7 @@ describe("List positions, item by item", () => {
             reported++;
           expect(loadOutcome(text, "fast")).toEqual(expected);
           expect(loadOutcome(text, "fast", true)).toEqual(expected);
+          expect(loadOutcome(text, "streamed", true)).toEqual(expected);
         },
       ),
       { seed: 23, numRuns: 150 },

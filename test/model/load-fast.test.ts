@@ -4,10 +4,10 @@
  * loaded with the fast decoders (the default) and with the `yaml` path alone.
  */
 import { describe, expect, test } from "@jest/globals";
+import { loadOutcome } from "./helpers.js";
 import fc from "fast-check";
 import { parseAllDocuments, stringify } from "yaml";
 import { clusterFromManifests, parseCluster } from "../../src/model/load.js";
-import { formatIssue, ValidationError } from "../../src/model/issue.js";
 import {
   readManifests,
   type Decoders,
@@ -16,33 +16,7 @@ import {
 import { decodeFast } from "../../src/model/yaml-fast.js";
 import { MAX_YAML_DEPTH } from "../../src/model/yaml-depth.js";
 
-/**
- * Everything a load produces, positions included (read, which computes them). With `bytes`, the
- * text's UTF-8 bytes are given too, as a file's reading gives them (the subset reader reads them).
- * "streamed" is parseCluster's reading, which loads each object as soon as it is decoded.
- */
-function outcome(text: string, decoders: Decoders | "streamed", bytes = false): unknown {
-  try {
-    const input = bytes
-      ? { file: "m.yaml", text, bytes: Buffer.from(text, "utf8") }
-      : { file: "m.yaml", text };
-    const c =
-      decoders === "streamed"
-        ? parseCluster([input], { validation: "warn" })
-        : clusterFromManifests(readManifests([input], decoders), { validation: "warn" });
-    return JSON.parse(
-      JSON.stringify({
-        objects: [c.namespaces, c.pods, c.services, c.endpointSlices, c.networkPolicies, c.nodes],
-        warnings: c.warnings.map(formatIssue),
-        sources: c.sources,
-        fieldSources: c.fieldSources,
-      }),
-    );
-  } catch (e) {
-    if (e instanceof ValidationError) return { errors: e.issues.map(formatIssue) };
-    throw e;
-  }
-}
+const outcome = loadOutcome;
 
 /** Plain scalars as a user may spell them: each core-schema form, and near misses. */
 const PLAIN = [

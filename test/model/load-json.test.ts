@@ -169,6 +169,7 @@ describe("JSON manifests", () => {
         const expected = loadOutcome(written, "yaml");
         expect(loadOutcome(written, "fast")).toEqual(expected);
         expect(loadOutcome(written, "fast", true)).toEqual(expected);
+        expect(loadOutcome(written, "streamed", true)).toEqual(expected);
       }),
       { seed: 5, numRuns: 120 },
     );
