@@ -8,14 +8,6 @@
  * ~14% of CPU time (docs/model.md, "Loading as decoded"). It is a flag of the whole process, so
  * the CLI sets it, never the library, which runs inside its users' processes. V8 reads it at
  * each scavenge, so setting it while the process runs takes effect.
- *
- * Allocation-site pretenuring goes with it. V8 moves an allocation site's objects straight to
- * the old generation only when a scavenge at the young generation's maximum size found most of
- * them alive; kept below its maximum, the young generation never gets there, so the tracking
- * (a memento behind each object from a tracked literal, looked up by the scavenger for every
- * survivor) is work that never pays. Turning it off cut the scavenges' pause by ~11% on the
- * 10,000-Service `render iptables` (docs/iptables-proxier.md, "Sixth round"). Code compiled
- * after this runs (every command's) no longer tracks; the output is the same.
  */
 import { setFlagsFromString } from "node:v8";
 
@@ -24,6 +16,5 @@ let kept = false;
 export function keepYoungGenerationSize(): void {
   if (kept) return;
   setFlagsFromString("--semi-space-growth-factor=1");
-  setFlagsFromString("--no-allocation-site-pretenuring");
   kept = true;
 }
