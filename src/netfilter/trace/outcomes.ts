@@ -50,6 +50,23 @@ export interface OutcomeParts {
   readonly path: readonly string[];
   /** The explanation steps, without the final verdict step. */
   readonly steps: readonly TraceStep[];
+  /**
+   * `dst` and `dst:dport` printed, when the walk had them already (the depth-first walk keeps
+   * them per DNAT rule: printed once per rule, not per packet); else undefined.
+   */
+  readonly printedDst: PrintedDestination | undefined;
+}
+
+/** A translated destination's texts: `formatIP(ip)` and `joinHostPort` of it with the port. */
+export interface PrintedDestination {
+  readonly ip: string;
+  readonly hostPort: string;
+}
+
+/** `ip` and `port` printed (`PrintedDestination`). */
+export function printedDestination(ip: IPAddress, port: number): PrintedDestination {
+  const text = formatIP(ip);
+  return { ip: text, hostPort: joinHostPort(text, port) };
 }
 
 function verdictOf(f: FinalBranch): TraceVerdict {
@@ -83,12 +100,28 @@ export class Printer {
   private readonly lastSource = new LastIp();
   private lastMark = -1;
   private lastMarkText = "";
+  // The last `source:sport` (masqueraded outcomes of a packet share it).
+  private lastHost = "";
+  private lastPort = -1;
+  private lastHostPort = "";
   /** As new (a printer kept for reuse forgets what it printed). */
   reset(): void {
     this.lastIp.reset();
     this.lastSource.reset();
     this.lastMark = -1;
     this.lastMarkText = "";
+    this.lastHost = "";
+    this.lastPort = -1;
+    this.lastHostPort = "";
+  }
+  /** `joinHostPort(host, port)`. */
+  hostPort(host: string, port: number): string {
+    if (host !== this.lastHost || port !== this.lastPort) {
+      this.lastHost = host;
+      this.lastPort = port;
+      this.lastHostPort = joinHostPort(host, port);
+    }
+    return this.lastHostPort;
   }
   ip(a: IPAddress): string {
     return this.lastIp.print(a);
@@ -126,16 +159,21 @@ export function outcomeOf(
     parts.steps.length === 0
       ? verdictOnly(verdict, parts.delivery)
       : [...parts.steps, { kind: "verdict" as const, verdict, where: parts.delivery }];
-  const dst = printer.ip(parts.dst);
+  const printed = parts.printedDst;
+  const dst = printed !== undefined ? printed.ip : printer.ip(parts.dst);
   const src = printer.source(parts.src);
   const outcome = outcomeRecord({
     verdict,
-    destination: parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
+    destination: !parts.dnat
+      ? undefined
+      : printed !== undefined
+        ? printed.hostPort
+        : joinHostPort(dst, parts.dport),
     masquerade: parts.snat,
     probability: parts.probability,
     path: parts.path,
     mark: printer.mark(parts.mark),
-    source: parts.snat ? joinHostPort(src, parts.sport) : undefined,
+    source: parts.snat ? printer.hostPort(src, parts.sport) : undefined,
     sourcePorts: parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
     delivery: parts.delivery,
     conntrack:
@@ -320,6 +358,7 @@ function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): Ou
     randomPort: s.randomPort,
     path: toArray(s.path),
     steps: toArray(s.steps),
+    printedDst: undefined,
   };
 }
 
