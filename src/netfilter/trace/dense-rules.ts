@@ -21,7 +21,6 @@
 import type { TargetApply } from "../targets/extension.js";
 import { fixedNatOf } from "../targets/nat-translation.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
-import type { IPAddress } from "../../net/index.js";
 import type { PrintedDestination } from "./outcomes.js";
 import { destinationTable, type DestinationTable } from "./dest-table.js";
 import type { RuleMatcher } from "./rule-compile.js";
@@ -104,16 +103,10 @@ export interface DenseRuleSet {
   /** Chain numbers by chain. */
   readonly numbers: ReadonlyMap<CompiledChain, number>;
   /**
-   * Per rule position of a FIXED_DNAT rule, its address and that address and port printed
-   * (made by the walk on the rule's first use: a service's shares translate to the same few
-   * endpoints for every packet).
+   * Per rule position of a FIXED_DNAT rule, its address and port printed (filled by the walk
+   * on first use: a service's outcomes print the same few endpoints for every packet).
    */
-  readonly fixedDnat: (FixedDestination | undefined)[];
-}
-
-/** A FIXED_DNAT rule's address, and its texts (`PrintedDestination`, with the rule's port). */
-export interface FixedDestination extends PrintedDestination {
-  readonly address: IPAddress;
+  readonly printedDnat: (PrintedDestination | undefined)[];
 }
 
 const dense = new WeakMap<CompiledRuleSet, DenseRuleSet>();
@@ -196,7 +189,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     appliers,
     labels,
     numbers,
-    fixedDnat: new Array<FixedDestination | undefined>(rules).fill(undefined),
+    printedDnat: new Array<PrintedDestination | undefined>(rules).fill(undefined),
   };
   dense.set(compiled, layout);
   return layout;

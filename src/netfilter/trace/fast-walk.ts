@@ -20,7 +20,7 @@
  * gives up (a TraceError the tracer catches) and walk.ts, which loops and merges, traces the
  * packet; the two agree wherever this one finishes.
  */
-import { formatIP, joinHostPort, type IPAddress, type PortRange } from "../../net/index.js";
+import type { IPAddress, PortRange } from "../../net/index.js";
 import type { Hook, Packet, TableName } from "../model.js";
 import type { TargetEffect } from "../targets/extension.js";
 import type { Target } from "../targets/index.js";
@@ -62,7 +62,6 @@ import {
   TABLED,
   TARGET_BITS,
   type DenseRuleSet,
-  type FixedDestination,
 } from "./dense-rules.js";
 import { candidateList } from "./dest-table.js";
 import { ipv4DestinationHolds, ipv4SourceHolds } from "./rule-compile.js";
@@ -71,6 +70,7 @@ import { context, type BoundContext, type HookRunner, type RuleContext } from ".
 import {
   NO_STEPS,
   outcomeOf,
+  printedDestination,
   Printer,
   type BuiltOutcome,
   type OriginalTuple,
@@ -882,9 +882,7 @@ class Walker {
     if (op !== APPLY) return true;
     // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
     if ((word & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
-      const port = d.records[r + ARG]!;
-      const to = (d.fixedDnat[at] ??= fixedDestination(d.records[r + SRC_NET]!, port));
-      this.translateDst(to.address, port);
+      this.translateDst(ipv4(d.records[r + SRC_NET]!), d.records[r + ARG]!);
       this.dnatAt = at;
       this.leave(pc, "ACCEPT");
       return false;
@@ -991,16 +989,13 @@ class Walker {
     const at = this.dnatAt;
     if (at < 0) return undefined;
     const d = this.d!;
-    const to = d.fixedDnat[at];
+    const r = RECORD * at;
     const pkt = this.pkt;
-    if (
-      to === undefined ||
-      pkt.dst.value !== to.address.value ||
-      pkt.dport !== d.records[RECORD * at + ARG]! ||
-      pkt.dst.family !== "IPv4"
-    )
+    const value = d.records[r + SRC_NET]! >>> 0;
+    const port = d.records[r + ARG]!;
+    if (pkt.dst.value !== value || pkt.dport !== port || pkt.dst.family !== "IPv4")
       return undefined;
-    return to;
+    return (d.printedDnat[at] ??= printedDestination(pkt.dst, port));
   }
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
@@ -1087,14 +1082,11 @@ function atOrAfter(list: ArrayLike<number>, from: number, to: number, start: num
 }
 
 /**
- * A FIXED_DNAT rule's address (`value`) and texts, made once per rule (DenseRuleSet.fixedDnat):
- * the destination of every branch the rule translates. Its identity is never consulted, only
- * its value (`sameEntry`), as for any destination.
+ * An IPv4 address made from a number, young (the packet's destination after a FIXED_DNAT: its
+ * value compares, never its identity; see `sameEntry`).
  */
-function fixedDestination(value: number, port: number): FixedDestination {
-  const address: IPAddress = { family: "IPv4", value: value >>> 0 };
-  const ip = formatIP(address);
-  return { ip, hostPort: joinHostPort(ip, port), address };
+function ipv4(value: number): IPAddress {
+  return { family: "IPv4", value: value >>> 0 };
 }
 
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */

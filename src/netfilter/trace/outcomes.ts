@@ -63,6 +63,12 @@ export interface PrintedDestination {
   readonly hostPort: string;
 }
 
+/** `ip` and `port` printed (`PrintedDestination`). */
+export function printedDestination(ip: IPAddress, port: number): PrintedDestination {
+  const text = formatIP(ip);
+  return { ip: text, hostPort: joinHostPort(text, port) };
+}
+
 function verdictOf(f: FinalBranch): TraceVerdict {
   if (f.stoppedBy !== undefined) return f.stoppedBy;
   if (f.state.dnat) return "DNAT";
