@@ -21,7 +21,6 @@
 import type { TargetApply } from "../targets/extension.js";
 import { fixedNatOf } from "../targets/nat-translation.js";
 import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
-import type { PrintedDestination } from "./outcomes.js";
 import { destinationTable, type DestinationTable } from "./dest-table.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
@@ -102,11 +101,6 @@ export interface DenseRuleSet {
   readonly labels: readonly string[];
   /** Chain numbers by chain. */
   readonly numbers: ReadonlyMap<CompiledChain, number>;
-  /**
-   * Per rule position of a FIXED_DNAT rule, its address and port printed (filled by the walk
-   * on first use: a service's outcomes print the same few endpoints for every packet).
-   */
-  readonly printedDnat: (PrintedDestination | undefined)[];
 }
 
 const dense = new WeakMap<CompiledRuleSet, DenseRuleSet>();
@@ -189,7 +183,6 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     appliers,
     labels,
     numbers,
-    printedDnat: new Array<PrintedDestination | undefined>(rules).fill(undefined),
   };
   dense.set(compiled, layout);
   return layout;

@@ -70,12 +70,10 @@ import { context, type BoundContext, type HookRunner, type RuleContext } from ".
 import {
   NO_STEPS,
   outcomeOf,
-  printedDestination,
   Printer,
   type BuiltOutcome,
   type OriginalTuple,
   type OutcomeParts,
-  type PrintedDestination,
   sortOutcomes,
 } from "./outcomes.js";
 import type { Delivery, TraceResult, TraceVerdict } from "./result.js";
@@ -299,11 +297,6 @@ class Walker {
   untracked = false;
   /** See WalkState.randomPort. */
   randomPort: PortRange | undefined = undefined;
-  /**
-   * The position of the FIXED_DNAT rule that translated the destination, or -1 (another
-   * translation, or none): its printed texts serve the outcome (`printedDst`, which checks them).
-   */
-  dnatAt = -1;
   prob = 1;
   /** Rule conditions evaluated: what walking this packet again would cost. */
   evaluated = 0;
@@ -416,7 +409,6 @@ class Walker {
     this.accepted = false;
     this.untracked = false;
     this.randomPort = undefined;
-    this.dnatAt = -1;
     this.prob = 1;
     this.evaluated = 0;
     this.openSplits = 0;
@@ -608,10 +600,7 @@ class Walker {
     const to = e.to;
     if (f & SRC) p.src = to.src;
     if (f & SPORT) p.sport = to.sport;
-    if (f & DST) {
-      p.dst = to.dst;
-      this.dnatAt = to.dnatAt;
-    }
+    if (f & DST) p.dst = to.dst;
     if (f & DPORT) p.dport = to.dport;
     if (f & MARK) p.mark = to.mark;
     if (f & CONNMARK) p.connmark = to.connmark;
@@ -684,10 +673,7 @@ class Walker {
     // Fields outside the footprint were neither read nor written: they keep their values.
     if (f & SRC) p.src = to.src;
     if (f & SPORT) p.sport = to.sport;
-    if (f & DST) {
-      p.dst = to.dst;
-      this.dnatAt = to.dnatAt;
-    }
+    if (f & DST) p.dst = to.dst;
     if (f & DPORT) p.dport = to.dport;
     if (f & MARK) p.mark = to.mark;
     if (f & CONNMARK) p.connmark = to.connmark;
@@ -883,7 +869,6 @@ class Walker {
     // kube-proxy's DNAT to one endpoint, from the layout's numbers (no load of the target).
     if ((word & FIXED_DNAT) !== 0 && fixedNatHolds(this.pkt, "IPv4")) {
       this.translateDst(ipv4(d.records[r + SRC_NET]!), d.records[r + ARG]!);
-      this.dnatAt = at;
       this.leave(pc, "ACCEPT");
       return false;
     }
@@ -916,10 +901,7 @@ class Walker {
 
   private translate(e: Extract<TargetEffect, { kind: "nat" }>): void {
     const pkt = this.pkt;
-    if (e.manip === "dst") {
-      this.dnatAt = -1;
-      return this.translateDst(e.ip, e.port);
-    }
+    if (e.manip === "dst") return this.translateDst(e.ip, e.port);
     pkt.src = e.ip;
     pkt.sport = e.port;
     if (e.randomPort !== undefined) this.randomPort = e.randomPort;
@@ -957,7 +939,6 @@ class Walker {
     s.accepted = this.accepted;
     s.untracked = this.untracked;
     s.randomPort = this.randomPort;
-    s.dnatAt = this.dnatAt;
     s.pathLength = this.pathLength;
   }
 
@@ -977,25 +958,7 @@ class Walker {
     this.accepted = s.accepted;
     this.untracked = s.untracked;
     this.randomPort = s.randomPort;
-    this.dnatAt = s.dnatAt;
     this.pathLength = s.pathLength;
-  }
-
-  /**
-   * The destination's texts from the DNAT rule that set it (printed on its first use), when
-   * the packet still has that rule's address and port; else undefined (printed per outcome).
-   */
-  private printedDst(): PrintedDestination | undefined {
-    const at = this.dnatAt;
-    if (at < 0) return undefined;
-    const d = this.d!;
-    const r = RECORD * at;
-    const pkt = this.pkt;
-    const value = d.records[r + SRC_NET]! >>> 0;
-    const port = d.records[r + ARG]!;
-    if (pkt.dst.value !== value || pkt.dport !== port || pkt.dst.family !== "IPv4")
-      return undefined;
-    return (d.printedDnat[at] ??= printedDestination(pkt.dst, port));
   }
 
   /** A branch ends: into its group (outcomes.ts's grouping), noted with its position. */
@@ -1037,7 +1000,6 @@ class Walker {
         randomPort: this.randomPort,
         path: this.path.slice(0, this.pathLength),
         steps: NO_STEPS,
-        printedDst: this.dnat ? this.printedDst() : undefined,
       };
       if (g < 0) {
         g = this.groupCount++;
@@ -1176,7 +1138,6 @@ interface Saved {
   accepted: boolean;
   untracked: boolean;
   randomPort: PortRange | undefined;
-  dnatAt: number;
   pathLength: number;
 }
 
@@ -1199,7 +1160,6 @@ function blankSaved(): Saved {
     accepted: false,
     untracked: false,
     randomPort: undefined,
-    dnatAt: -1,
     pathLength: 0,
   };
 }

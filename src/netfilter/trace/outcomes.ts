@@ -50,23 +50,6 @@ export interface OutcomeParts {
   readonly path: readonly string[];
   /** The explanation steps, without the final verdict step. */
   readonly steps: readonly TraceStep[];
-  /**
-   * `dst` and `dst:dport` printed, when the walk had them already (the depth-first walk keeps
-   * them per DNAT rule: printed once per rule, not per packet); else undefined.
-   */
-  readonly printedDst: PrintedDestination | undefined;
-}
-
-/** A translated destination's texts: `formatIP(ip)` and `joinHostPort` of it with the port. */
-export interface PrintedDestination {
-  readonly ip: string;
-  readonly hostPort: string;
-}
-
-/** `ip` and `port` printed (`PrintedDestination`). */
-export function printedDestination(ip: IPAddress, port: number): PrintedDestination {
-  const text = formatIP(ip);
-  return { ip: text, hostPort: joinHostPort(text, port) };
 }
 
 function verdictOf(f: FinalBranch): TraceVerdict {
@@ -100,7 +83,7 @@ export class Printer {
   private readonly lastSource = new LastIp();
   private lastMark = -1;
   private lastMarkText = "";
-  // The last `source:sport` (masqueraded outcomes of a packet share it).
+  // The last `source:sport` (a packet's masqueraded outcomes mostly share it).
   private lastHost = "";
   private lastPort = -1;
   private lastHostPort = "";
@@ -159,16 +142,11 @@ export function outcomeOf(
     parts.steps.length === 0
       ? verdictOnly(verdict, parts.delivery)
       : [...parts.steps, { kind: "verdict" as const, verdict, where: parts.delivery }];
-  const printed = parts.printedDst;
-  const dst = printed !== undefined ? printed.ip : printer.ip(parts.dst);
+  const dst = printer.ip(parts.dst);
   const src = printer.source(parts.src);
   const outcome = outcomeRecord({
     verdict,
-    destination: !parts.dnat
-      ? undefined
-      : printed !== undefined
-        ? printed.hostPort
-        : joinHostPort(dst, parts.dport),
+    destination: parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
     masquerade: parts.snat,
     probability: parts.probability,
     path: parts.path,
@@ -358,7 +336,6 @@ function partsOf(f: FinalBranch, verdict: TraceVerdict, probability: number): Ou
     randomPort: s.randomPort,
     path: toArray(s.path),
     steps: toArray(s.steps),
-    printedDst: undefined,
   };
 }
 

@@ -1,10 +1,10 @@
 /**
- * The outcomes' texts that the walks print once and reuse: a DNAT rule's `address:port` (kept
- * per rule by the depth-first walk) and a source `address:port` (remembered while a packet's
- * outcomes are printed). Each outcome must still show its own: here two endpoints, each
- * source-translated to one address with a port of its own, so the outcomes share the source
- * address and differ in the port. Expected values from SNAT's and DNAT's meaning (the address
- * and port given with `--to-source` / `--to-destination`), in every walk, packet after packet.
+ * The outcomes' texts that the printer remembers while a packet's outcomes are printed (the
+ * source `address:port`, the last address) must still be each outcome's own: here two
+ * endpoints, each source-translated to one address with a port of its own, so the outcomes
+ * share the source address and differ in the port (and differ in their DNAT destination).
+ * Expected values from SNAT's and DNAT's meaning (the address and port given with
+ * `--to-source` / `--to-destination`), in every walk, packet after packet.
  */
 import { describe, expect, test } from "@jest/globals";
 import { parseIptables } from "../../../src/netfilter/index.js";
