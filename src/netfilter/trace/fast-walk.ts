@@ -302,6 +302,16 @@ class Walker {
   evaluated = 0;
   /** A walk is under way (a walker is not re-entered: a nested trace gets a walker of its own). */
   busy = false;
+  /**
+   * This packet's routing answers by IPv4 destination: `routeKeys[0 .. routeCount)` with the
+   * route and MASQUERADE's address for it (UNASKED until asked). The statistic shares of a
+   * service go to a few endpoints, each asked about again by its later shares; the answers
+   * are the node's (a pure function of the destination), kept for this packet only.
+   */
+  private readonly routeKeys: number[] = [];
+  private readonly routeChoices: RouteChoice[] = [];
+  private readonly routeMasqs: (IPAddress | undefined)[] = [];
+  private routeCount = 0;
   /** Splits whose share not taken is still to be walked. */
   private openSplits = 0;
   /** Splits so far, and calls of `rules` under way (each a few stack frames). */
@@ -412,6 +422,7 @@ class Walker {
     this.prob = 1;
     this.evaluated = 0;
     this.openSplits = 0;
+    this.routeCount = 0;
     this.splits = 0;
     this.nesting = 0;
     this.pathLength = 0;
@@ -456,15 +467,19 @@ class Walker {
           return;
         }
         case "route-in": {
-          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
-          if (this.rest(pc, d)) return;
+          const k = this.routeIndex();
+          const d =
+            k >= 0 ? this.routeChoices[k]! : routeChoice(this.r.dp, this.pkt.dst, this.book);
+          if (this.rest(pc, d, k)) return;
           this.pkt.outInterface = d.local ? "" : d.outInterface;
           pc = d.local ? ins.local : ins.forward;
           continue;
         }
         case "route-out": {
-          const d = routeChoice(this.r.dp, this.pkt.dst, this.book);
-          if (this.rest(pc, d)) return;
+          const k = this.routeIndex();
+          const d =
+            k >= 0 ? this.routeChoices[k]! : routeChoice(this.r.dp, this.pkt.dst, this.book);
+          if (this.rest(pc, d, k)) return;
           this.pkt.outInterface = d.outInterface;
           break;
         }
@@ -530,16 +545,13 @@ class Walker {
    * replayed, the final printed from this branch's own packet (its destination included).
    * A rest that split is not recorded (each share is walked), as for the table memo.
    */
-  private rest(pc: number, d: RouteChoice): boolean {
+  private rest(pc: number, d: RouteChoice, k: number): boolean {
     const f = this.rests[pc] ?? -1;
     if (f < 0) return false;
     const count = this.restCount[pc]!;
     if (count === 0 && this.openSplits === 0) return false;
     // A local destination (no outgoing interface) is compared as is.
-    const masq =
-      f & DST_ROUTE && !d.local
-        ? masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst, this.book)
-        : undefined;
+    const masq = f & DST_ROUTE && !d.local ? this.masqueradeFor(d, k) : undefined;
     const entries = this.restMemo[pc]!;
     for (let k = 0; k < count; k++) {
       const e = entries[k]!;
@@ -560,6 +572,29 @@ class Walker {
     e.open = true;
     this.restRecording[pc] = e;
     return false;
+  }
+
+  /** The entry of `routeKeys` for the packet's destination (added if new), or -1: not kept. */
+  private routeIndex(): number {
+    const dst = this.pkt.dst;
+    if (dst.family !== "IPv4") return -1;
+    const v = dst.value;
+    const keys = this.routeKeys;
+    for (let k = 0; k < this.routeCount; k++) if (keys[k] === v) return k;
+    if (this.routeCount >= ROUTE_MEMO) return -1;
+    const k = this.routeCount++;
+    keys[k] = v;
+    this.routeChoices[k] = routeChoice(this.r.dp, dst, this.book);
+    this.routeMasqs[k] = UNASKED;
+    return k;
+  }
+
+  /** MASQUERADE's address for the packet routed by `d` (entry `k` of `routeKeys`, or -1). */
+  private masqueradeFor(d: RouteChoice, k: number): IPAddress | undefined {
+    if (k >= 0 && this.routeMasqs[k] !== UNASKED) return this.routeMasqs[k];
+    const masq = masqueradeSource(this.r.dp, d.outInterface, this.pkt.dst, this.book);
+    if (k >= 0) this.routeMasqs[k] = masq;
+    return masq;
   }
 
   /** Whether the rest from a routing step goes for this branch as for entry `e`'s. */
@@ -1050,6 +1085,11 @@ function atOrAfter(list: ArrayLike<number>, from: number, to: number, start: num
 function ipv4(value: number): IPAddress {
   return { family: "IPv4", value: value >>> 0 };
 }
+
+/** Distinct destinations whose routing a packet's walk remembers (`Walker.routeIndex`). */
+const ROUTE_MEMO = 16;
+/** A routing entry's MASQUERADE address not asked for yet. */
+const UNASKED: IPAddress = { family: "IPv4", value: 0 };
 
 /** Distinct entry states remembered per table (beyond: walked, not remembered). */
 const MEMO_LIMIT = 64;

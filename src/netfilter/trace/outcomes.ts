@@ -83,12 +83,28 @@ export class Printer {
   private readonly lastSource = new LastIp();
   private lastMark = -1;
   private lastMarkText = "";
+  // The last `source:sport` (a packet's masqueraded outcomes mostly share it).
+  private lastHost = "";
+  private lastPort = -1;
+  private lastHostPort = "";
   /** As new (a printer kept for reuse forgets what it printed). */
   reset(): void {
     this.lastIp.reset();
     this.lastSource.reset();
     this.lastMark = -1;
     this.lastMarkText = "";
+    this.lastHost = "";
+    this.lastPort = -1;
+    this.lastHostPort = "";
+  }
+  /** `joinHostPort(host, port)`. */
+  hostPort(host: string, port: number): string {
+    if (host !== this.lastHost || port !== this.lastPort) {
+      this.lastHost = host;
+      this.lastPort = port;
+      this.lastHostPort = joinHostPort(host, port);
+    }
+    return this.lastHostPort;
   }
   ip(a: IPAddress): string {
     return this.lastIp.print(a);
@@ -135,7 +151,7 @@ export function outcomeOf(
     probability: parts.probability,
     path: parts.path,
     mark: printer.mark(parts.mark),
-    source: parts.snat ? joinHostPort(src, parts.sport) : undefined,
+    source: parts.snat ? printer.hostPort(src, parts.sport) : undefined,
     sourcePorts: parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
     delivery: parts.delivery,
     conntrack:

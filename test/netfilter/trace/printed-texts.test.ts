@@ -1,0 +1,58 @@
+/**
+ * The outcomes' texts that the printer remembers while a packet's outcomes are printed (the
+ * source `address:port`, the last address) must still be each outcome's own: here two
+ * endpoints, each source-translated to one address with a port of its own, so the outcomes
+ * share the source address and differ in the port (and differ in their DNAT destination).
+ * Expected values from SNAT's and DNAT's meaning (the address and port given with
+ * `--to-source` / `--to-destination`), in every walk, packet after packet.
+ */
+import { describe, expect, test } from "@jest/globals";
+import { parseIptables } from "../../../src/netfilter/index.js";
+import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
+
+const RULES = [
+  "*nat",
+  ":PREROUTING ACCEPT [0:0]",
+  ":POSTROUTING ACCEPT [0:0]",
+  ":SVC - [0:0]",
+  "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
+  "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
+  "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
+  "-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source 10.0.0.9:1000",
+  "-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source 10.0.0.9:2000",
+  "COMMIT",
+  "",
+].join("\n");
+
+const dp = buildDataplane({
+  ruleSets: [parseIptables(RULES, { file: "t.rules", family: "IPv4" })],
+  interfaces: [
+    { name: "lo", addresses: ["127.0.0.1/8"] },
+    { name: "eth0", addresses: ["192.168.0.2/24"] },
+    { name: "cbr0", addresses: ["10.244.0.1/15"] },
+  ],
+});
+
+const WALKS = {
+  "depth-first": { explain: false, flowCache: false },
+  reference: { explain: false, flowCache: false, indexed: false },
+  "breadth-first, explained": { flowCache: false },
+} as const;
+
+describe("texts printed once stay each outcome's own", () => {
+  test.each(Object.keys(WALKS) as (keyof typeof WALKS)[])("%s walk", (walk) => {
+    for (const sport of [40000, 40001, 40000]) {
+      const r = trace(
+        dp,
+        { proto: "tcp", src: "192.168.0.9", sport, dst: "172.30.0.1", dport: 80 },
+        WALKS[walk],
+      );
+      expect(
+        r.outcomes.map((o) => [o.destination, o.source, o.conntrack?.reply.src, o.probability]),
+      ).toEqual([
+        ["10.244.1.5:8080", "10.0.0.9:1000", "10.244.1.5", 0.5],
+        ["10.245.1.6:8081", "10.0.0.9:2000", "10.245.1.6", 0.5],
+      ]);
+    }
+  });
+});
