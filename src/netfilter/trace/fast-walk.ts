@@ -629,25 +629,34 @@ class Walker {
   }
 
   private replayRest(e: RestEntry, f: number): void {
+    // The rest routed the packet: both interfaces are its answer, whatever it read.
+    this.restoreRecorded(e.labelStart, e.labelEnd, e.to, f | IN_IFACE | OUT_IFACE);
+    this.final(e.finalPc, e.stoppedBy, e.delivery);
+  }
+
+  /**
+   * A recording's path labels appended, and the state it ended in restored: the fields in `f`
+   * and the connection and verdict flags. Fields outside `f` were neither read nor written:
+   * they keep their values.
+   */
+  private restoreRecorded(labelStart: number, labelEnd: number, to: Saved, f: number): void {
     const p = this.pkt;
     const labels = this.memoLabels;
-    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
-    const to = e.to;
+    for (let k = labelStart; k < labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
     if (f & SRC) p.src = to.src;
     if (f & SPORT) p.sport = to.sport;
     if (f & DST) p.dst = to.dst;
     if (f & DPORT) p.dport = to.dport;
     if (f & MARK) p.mark = to.mark;
     if (f & CONNMARK) p.connmark = to.connmark;
-    p.inInterface = to.inInterface;
-    p.outInterface = to.outInterface;
+    if (f & IN_IFACE) p.inInterface = to.inInterface;
+    if (f & OUT_IFACE) p.outInterface = to.outInterface;
     p.ctState = to.ctState;
     this.dnat = to.dnat;
     this.snat = to.snat;
     this.accepted = to.accepted;
     this.untracked = to.untracked;
     this.randomPort = to.randomPort;
-    this.final(e.finalPc, e.stoppedBy, e.delivery);
   }
 
   /** A branch ended: the rest recordings it was walking are complete (unless it split). */
@@ -701,25 +710,7 @@ class Walker {
   }
 
   private replay(e: MemoEntry, f: number, pc: number): void {
-    const p = this.pkt;
-    const labels = this.memoLabels;
-    for (let k = e.labelStart; k < e.labelEnd; k++) this.path[this.pathLength++] = labels[k]!;
-    const to = e.to;
-    // Fields outside the footprint were neither read nor written: they keep their values.
-    if (f & SRC) p.src = to.src;
-    if (f & SPORT) p.sport = to.sport;
-    if (f & DST) p.dst = to.dst;
-    if (f & DPORT) p.dport = to.dport;
-    if (f & MARK) p.mark = to.mark;
-    if (f & CONNMARK) p.connmark = to.connmark;
-    if (f & IN_IFACE) p.inInterface = to.inInterface;
-    if (f & OUT_IFACE) p.outInterface = to.outInterface;
-    p.ctState = to.ctState;
-    this.dnat = to.dnat;
-    this.snat = to.snat;
-    this.accepted = to.accepted;
-    this.untracked = to.untracked;
-    this.randomPort = to.randomPort;
+    this.restoreRecorded(e.labelStart, e.labelEnd, e.to, f);
     this.leave(pc, e.end);
   }
 
