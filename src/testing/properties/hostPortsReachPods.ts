@@ -9,28 +9,18 @@ import { describeObservation } from "../../backends/agree.js";
 import { joinHostPort } from "../../net/index.js";
 import { nodeHostPortCase, type NodeHostPortCase } from "../arbitraries/nodeHostPortCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { propertyNode } from "../conformance/fixture.js";
-import { observeProbe, type PropertyOptions } from "./trace-probe.js";
+import { observeOnPropertyNode, propertyFamilies, type PropertyOptions } from "./trace-probe.js";
 
 export function hostPortsReachPods(
   adapter: ConformanceAdapter,
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeHostPortCase]> {
-  return fc.asyncProperty(
-    nodeHostPortCase({ families: options.families ?? ["IPv4"] }),
-    async (c) => {
-      const o = await observeProbe(
-        adapter,
-        c.cluster,
-        propertyNode(options.families ?? ["IPv4"]),
-        c.probe,
-        options,
+  return fc.asyncProperty(nodeHostPortCase({ families: propertyFamilies(options) }), async (c) => {
+    const o = await observeOnPropertyNode(adapter, c.cluster, c.probe, options);
+    if (o.kind !== "delivered" || o.to !== c.target)
+      throw new Error(
+        `${adapter.name}: ${c.probe.protocol.toUpperCase()} external → ${joinHostPort(c.probe.to, c.probe.port)} (hostPort): expected delivery to ${c.target}, traced ${describeObservation(o)}`,
       );
-      if (o.kind !== "delivered" || o.to !== c.target)
-        throw new Error(
-          `${adapter.name}: ${c.probe.protocol.toUpperCase()} external → ${joinHostPort(c.probe.to, c.probe.port)} (hostPort): expected delivery to ${c.target}, traced ${describeObservation(o)}`,
-        );
-      return true;
-    },
-  );
+    return true;
+  });
 }

@@ -9,15 +9,15 @@ import { describeObservation } from "../../backends/agree.js";
 import { joinHostPort } from "../../net/index.js";
 import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { propertyNode, propertyNodeIP } from "../conformance/fixture.js";
-import { observeProbe, type PropertyOptions } from "./trace-probe.js";
+import { propertyNodeIP } from "../conformance/fixture.js";
+import { observeOnPropertyNode, propertyFamilies, type PropertyOptions } from "./trace-probe.js";
 
 export function nodePortsReachable(
   adapter: ConformanceAdapter,
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
   return fc.asyncProperty(
-    nodeServiceCase({ families: options.families ?? ["IPv4"] }).filter(
+    nodeServiceCase({ families: propertyFamilies(options) }).filter(
       (c) => c.nodePort !== undefined && c.readyTargets.length > 0,
     ),
     async (c) => {
@@ -27,13 +27,7 @@ export function nodePortsReachable(
         to: propertyNodeIP(c.family),
         port: c.nodePort ?? 0,
       };
-      const o = await observeProbe(
-        adapter,
-        c.cluster,
-        propertyNode(options.families ?? ["IPv4"]),
-        probe,
-        options,
-      );
+      const o = await observeOnPropertyNode(adapter, c.cluster, probe, options);
       if (o.kind !== "delivered" || !c.readyTargets.includes(o.to))
         throw new Error(
           `${adapter.name}: ${probe.protocol.toUpperCase()} external → ${joinHostPort(probe.to, probe.port)} (NodePort): expected delivery to one of ${c.readyTargets.join(", ")}, traced ${describeObservation(o)}`,

@@ -10,25 +10,18 @@ import { describeObservation } from "../../backends/agree.js";
 import { joinHostPort } from "../../net/index.js";
 import { nodeServiceCase, type NodeServiceCase } from "../arbitraries/nodeServiceCase.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
-import { propertyNode } from "../conformance/fixture.js";
-import { observeProbe, type PropertyOptions } from "./trace-probe.js";
+import { observeOnPropertyNode, propertyFamilies, type PropertyOptions } from "./trace-probe.js";
 
 export function servicesReachOnlyReadyEndpoints(
   adapter: ConformanceAdapter,
   options: PropertyOptions = {},
 ): fc.IAsyncPropertyWithHooks<[NodeServiceCase]> {
   return fc.asyncProperty(
-    nodeServiceCase({ families: options.families ?? ["IPv4"] }).filter(
+    nodeServiceCase({ families: propertyFamilies(options) }).filter(
       (c) => c.readyTargets.length > 0,
     ),
     async (c) => {
-      const o = await observeProbe(
-        adapter,
-        c.cluster,
-        propertyNode(options.families ?? ["IPv4"]),
-        c.probe,
-        options,
-      );
+      const o = await observeOnPropertyNode(adapter, c.cluster, c.probe, options);
       if (o.kind !== "delivered" || !c.readyTargets.includes(o.to))
         throw new Error(
           `${adapter.name}: ${c.probe.protocol.toUpperCase()} ${c.probe.from} → ${joinHostPort(c.probe.to, c.probe.port)}: expected delivery to one of ${c.readyTargets.join(", ")}, traced ${describeObservation(o)}`,

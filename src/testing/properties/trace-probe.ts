@@ -8,6 +8,7 @@ import type { Cluster } from "../../model/cluster.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import type { IPFamily } from "../../net/index.js";
 import type { ConformanceAdapter } from "../conformance/adapter.js";
+import { propertyNode } from "../conformance/fixture.js";
 import { closeRun, openRun } from "../conformance/probe-check.js";
 import { scenarioOfAdapter } from "../conformance/scenario.js";
 
@@ -36,6 +37,21 @@ export async function observeProbe(
   } finally {
     await closeRun(run);
   }
+}
+
+/** The Service and hostPort properties' families: `options.families`, IPv4 by default. */
+export function propertyFamilies(options: PropertyOptions): readonly IPFamily[] {
+  return options.families ?? ["IPv4"];
+}
+
+/** A probe observed on the properties' node (propertyNode) of the options' families. */
+export function observeOnPropertyNode(
+  adapter: ConformanceAdapter,
+  cluster: Cluster,
+  probe: Probe,
+  options: PropertyOptions,
+): Promise<Observation> {
+  return observeProbe(adapter, cluster, propertyNode(propertyFamilies(options)), probe, options);
 }
 
 export function reached(o: Observation, target: string): boolean {
