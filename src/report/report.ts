@@ -1,7 +1,8 @@
 /**
  * `renderReport(cluster, { node, proxyConfig })`: the self-contained HTML report. Sections:
- * the node summary, the policy heat maps, per Service the chain graph, and a trace of every
- * Service port from outside the node. Without a node, the sections that need one say so.
+ * the node summary, the policy heat maps, per Service the chain graph, and a trace of each of
+ * its ports from outside the node (for at most 50 Services unless told otherwise:
+ * service-selection.ts). Without a node, the sections that need one say so.
  */
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
@@ -22,11 +23,16 @@ import {
   type Locality,
   type ServiceGraph,
 } from "./service-graph.js";
+import {
+  selectServices,
+  type ServiceSelection,
+  type ServiceSelectionOptions,
+} from "./service-selection.js";
 import { nodeSummary, type NodeSummary } from "./summary.js";
 import { graphSvg } from "./svg.js";
 import { tracePathHtml, tracePaths } from "./trace-path.js";
 
-export interface ReportOptions {
+export interface ReportOptions extends ServiceSelectionOptions {
   readonly node?: NodeEnvironment;
   readonly proxyConfig: KubeProxyConfiguration;
   readonly matrix?: MatrixOptions;
@@ -81,22 +87,30 @@ function graphsFor(
   cluster: Cluster,
   node: NodeEnvironment,
   proxyConfig: KubeProxyConfiguration,
+  chosen: ServiceSelection,
 ): ServiceGraph[] {
   const loc = locality(cluster, node);
+  const wanted = (svc: string) => chosen.keys.has(svc);
   switch (proxyConfig.mode) {
     case "iptables":
       return renderIptables(cluster, { node, proxyConfig }).families.flatMap((f) =>
-        iptablesServiceGraphs(f.ruleSet, loc).map((g) => ({
+        iptablesServiceGraphs(f.ruleSet, loc, wanted).map((g) => ({
           ...g,
           service: node.ipFamilies.length > 1 ? `${g.service} (${f.family})` : g.service,
         })),
       );
     case "ipvs":
-      return ipvsServiceGraphs(renderIpvs(cluster, { node, proxyConfig }).state, loc);
+      return ipvsServiceGraphs(renderIpvs(cluster, { node, proxyConfig }).state, loc, wanted);
     case "nftables":
       // Chain graphs are drawn from iptables and IPVS state; nftables mode has none yet.
       return [];
   }
+}
+
+/** What the page says when the bound left Services out (empty when none was). */
+function boundNote(chosen: ServiceSelection): string {
+  if (!chosen.bounded) return "";
+  return `<p class="note">${chosen.services.length} of ${chosen.total} Services (the first by namespace/name): name others with the report's <code>services</code> option (<code>--services NAMESPACE/NAME,...</code>), or raise <code>maxServices</code> (<code>--max-services N</code> or <code>all</code>).</p>`;
 }
 
 export function renderReport(cluster: Cluster, opts: ReportOptions): string {
@@ -122,15 +136,18 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   });
 
   progress("service graphs");
+  const chosen = selectServices(cluster, opts);
   let graphs = `<p class="note">No node given (--node-env or --node): kube-proxy's rules depend on it.</p>`;
   let traces = graphs;
   if (node !== undefined) {
+    const bound = boundNote(chosen);
     try {
-      const gs = graphsFor(cluster, node, proxyConfig);
+      const gs = graphsFor(cluster, node, proxyConfig, chosen);
       graphs =
         gs.length === 0
-          ? "<p>No Service has rules on this node.</p>"
-          : LEGEND_GRAPH +
+          ? `${bound}<p>No Service has rules on this node.</p>`
+          : bound +
+            LEGEND_GRAPH +
             gs
               .map(
                 (g) =>
@@ -143,11 +160,11 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
     progress("traces");
     try {
       const dataplane = buildNodeDataplane(cluster, { node, proxyConfig });
-      const packets = servicePackets(cluster.services, node.nodeIPs);
+      const packets = servicePackets(chosen.services, node.nodeIPs);
       traces =
         packets.length === 0
-          ? "<p>No Service ports to trace.</p>"
-          : `<p class="legend">Each Service port from outside the node; <span style="background:#ffe08a">highlighted</span>: the rule that decided the outcome.</p>` +
+          ? `${bound}<p>No Service ports to trace.</p>`
+          : `${bound}<p class="legend">Each Service port from outside the node; <span style="background:#ffe08a">highlighted</span>: the rule that decided the outcome.</p>` +
             packets
               .map((p) => {
                 try {

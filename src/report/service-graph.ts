@@ -56,8 +56,15 @@ function dnatDestination(rule: Rule): string | undefined {
   return t.to.ports !== undefined ? `${host}:${t.to.ports.from}` : host;
 }
 
-/** The iptables graph of every Service whose rules name `ns/name`. */
-export function iptablesServiceGraphs(ruleSet: RuleSet, locality: Locality): ServiceGraph[] {
+/**
+ * The iptables graph of every Service whose rules name `ns/name` (of those `wanted`, when
+ * given: the others' chains are not walked).
+ */
+export function iptablesServiceGraphs(
+  ruleSet: RuleSet,
+  locality: Locality,
+  wanted: (service: string) => boolean = () => true,
+): ServiceGraph[] {
   const nat = ruleSet.tables.find((t) => t.name === "nat");
   if (nat === undefined) return [];
   const chains = new Map<string, Chain>(nat.chains.map((c) => [c.name, c]));
@@ -74,7 +81,7 @@ export function iptablesServiceGraphs(ruleSet: RuleSet, locality: Locality): Ser
       const text = comment(rule);
       if (target === undefined || text === undefined || !SERVICE_CHAIN.test(target)) continue;
       const svc = /^([^/\s]+\/[^:\s]+)/.exec(text)?.[1];
-      if (svc === undefined) continue;
+      if (svc === undefined || !wanted(svc)) continue;
       const g = graphOf(svc);
       g.nodes.set(entry, { id: entry, label: entry, kind: "entry" });
       const label = text.replace(/^[^\s]+\s?/, "");
@@ -145,12 +152,20 @@ function dedupe(edges: readonly GraphEdge[]): GraphEdge[] {
   return [...seen.values()];
 }
 
-/** IPVS: each virtual server of a Service and its real servers with their weight shares. */
-export function ipvsServiceGraphs(state: IpvsState, locality: Locality): ServiceGraph[] {
+/**
+ * IPVS: each virtual server of a Service and its real servers with their weight shares (of the
+ * Services `wanted`, when given).
+ */
+export function ipvsServiceGraphs(
+  state: IpvsState,
+  locality: Locality,
+  wanted: (service: string) => boolean = () => true,
+): ServiceGraph[] {
   const byService = new Map<string, { nodes: Map<string, GraphNode>; edges: GraphEdge[] }>();
   for (const f of state.families)
     for (const vs of f.virtualServers) {
       const svc = vs.servicePortName.replace(/:[^:]*$/, "");
+      if (!wanted(svc)) continue;
       let g = byService.get(svc);
       if (g === undefined) byService.set(svc, (g = { nodes: new Map(), edges: [] }));
       const addr = formatIP(vs.virtualServer.address);
