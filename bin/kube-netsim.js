@@ -164,7 +164,10 @@ function runBundle(dir, cacheDir) {
     if (fd === undefined) throw new Error(`kube-netsim: ${name} is not in the bundle ${dir}`);
     const file = join(dir, name);
     const cacheName = name.replace(/\.js$/, ".v8");
-    const cachedData = caches.has(cacheName) ? readCache(join(cacheDir, cacheName)) : undefined;
+    const cachedData =
+      cacheDir !== undefined && caches.has(cacheName)
+        ? readCache(join(cacheDir, cacheName))
+        : undefined;
     const script = new vm.Script(readFileSync(fd, "latin1"), { filename: file, cachedData });
     const module = { exports: {}, filename: file, id: file, loaded: false };
     modules.set(name, module);
@@ -182,7 +185,8 @@ function runBundle(dir, cacheDir) {
         renameSync(tmp, join(cacheDir, cacheName));
       } catch {
         // A read-only clone or home, or a newer build removed the directory: run without the
-        // cache, and try no more writes in this run.
+        // caches (not even those already there: the rest of the bundle reads none), and try no
+        // more writes in this run.
         cacheDir = undefined;
       }
     }

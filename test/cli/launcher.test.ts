@@ -7,7 +7,16 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -44,6 +53,32 @@ describe("bin/kube-netsim.js", () => {
       expect(readFileSync(join(dir, f), "latin1")).toMatch(
         /^(#![^\n]*\n)?\(function \(exports, require, module, __filename, __dirname\) \{"use strict";/,
       );
+  });
+
+  test("a code cache that cannot be written leaves the run without caches, not broken", () => {
+    // main.js's cache is rejected (a directory stands where the file would be) and writing it
+    // fails (a file cannot be renamed over a directory): the run goes on without caches, while
+    // the bundle's other files still have theirs (a crash once: path of an undefined directory).
+    expect(cli(["validate", "-f", "examples/sctp-service/cluster.yaml"]).status).toBe(0);
+    const cache = join(ROOT, "node_modules", ".cache", "kube-netsim");
+    const dir = readdirSync(cache)
+      .map((b) => join(cache, b))
+      .find((d) => existsSync(join(d, "main.v8")) && statSync(join(d, "main.v8")).isFile());
+    expect(dir).toBeDefined();
+    const others = readdirSync(dir!).filter((n) => n.endsWith(".v8") && n !== "main.v8");
+    expect(others.length).toBeGreaterThan(0);
+    const saved = readFileSync(join(dir!, "main.v8"));
+    rmSync(join(dir!, "main.v8"));
+    mkdirSync(join(dir!, "main.v8", "x"), { recursive: true });
+    try {
+      const r = cli(["validate", "-f", "examples/sctp-service/cluster.yaml"]);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("ok\n");
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(join(dir!, "main.v8"), { recursive: true, force: true });
+      writeFileSync(join(dir!, "main.v8"), saved);
+    }
   });
 
   test("--version loads none of the built-in modules Node has not loaded itself", () => {
