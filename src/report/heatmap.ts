@@ -19,23 +19,33 @@ export interface Heatmap {
   readonly cells: readonly (readonly { readonly allowed: boolean; readonly why?: string }[])[];
 }
 
-export function heatmaps(cluster: Cluster, options?: MatrixOptions): Heatmap[] {
+/**
+ * The heat maps of the cluster's policy matrix, of the pods `shown` (their `namespace/name`, in
+ * the matrix's order; all by default): each cell is still the verdict of the whole cluster's
+ * policies, which do not depend on what else is drawn.
+ */
+export function heatmaps(
+  cluster: Cluster,
+  options?: MatrixOptions,
+  shown?: ReadonlySet<string>,
+): Heatmap[] {
   const cp = toCompiled(cluster);
   const m: PolicyMatrix = computePolicyMatrix(cp, options);
   const n = m.pods.length;
   const P = m.probes.length;
-  const explain = n * n * P <= EXPLAINED_CELLS;
+  const drawn = m.pods.flatMap((id, i) => (shown === undefined || shown.has(id) ? [i] : []));
+  const explain = drawn.length * drawn.length * P <= EXPLAINED_CELLS;
   return m.probes.map((probe, k) => ({
     port: probe.port,
     protocol: probe.protocol,
-    pods: m.pods,
-    cells: m.pods.map((from, i) =>
-      m.pods.map((to, j) => {
+    pods: drawn.map((i) => m.pods[i]!),
+    cells: drawn.map((i) =>
+      drawn.map((j) => {
         const allowed = m.verdicts[(i * n + j) * P + k] === 1;
         if (!explain) return { allowed };
         const v = evaluatePolicy(
           cp,
-          { from, to, port: probe.port, protocol: probe.protocol },
+          { from: m.pods[i]!, to: m.pods[j]!, port: probe.port, protocol: probe.protocol },
           options,
         );
         return { allowed, why: formatExplanation(v.explanation) };

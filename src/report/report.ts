@@ -1,8 +1,9 @@
 /**
  * `renderReport(cluster, { node, proxyConfig })`: the self-contained HTML report. Sections:
  * the node summary, the policy heat maps, per Service the chain graph, and a trace of each of
- * its ports from outside the node (for at most 50 Services unless told otherwise:
- * service-selection.ts). Without a node, the sections that need one say so.
+ * its ports from outside the node (heat maps of at most 100 pods and chains and traces of at
+ * most 50 Services unless told otherwise: pod-selection.ts, service-selection.ts). Without a
+ * node, the sections that need one say so.
  */
 import type { Cluster } from "../model/cluster.js";
 import type { NodeEnvironment } from "../model/node-environment.js";
@@ -29,10 +30,12 @@ import {
   type ServiceSelectionOptions,
 } from "./service-selection.js";
 import { nodeSummary, type NodeSummary } from "./summary.js";
+import { bounded, type Bounded } from "./bounded.js";
+import { DEFAULT_MAX_PODS, podKeys, type PodSelectionOptions } from "./pod-selection.js";
 import { graphSvg } from "./svg.js";
 import { tracePathHtml, tracePaths } from "./trace-path.js";
 
-export interface ReportOptions extends ServiceSelectionOptions {
+export interface ReportOptions extends ServiceSelectionOptions, PodSelectionOptions {
   readonly node?: NodeEnvironment;
   readonly proxyConfig: KubeProxyConfiguration;
   readonly matrix?: MatrixOptions;
@@ -107,6 +110,12 @@ function graphsFor(
   }
 }
 
+/** What the page says when the bound left pods out of the heat maps (empty when none was). */
+function podBoundNote(chosen: Bounded, total: number): string {
+  if (!chosen.bounded) return "";
+  return `<p class="note">${chosen.keys.length} of ${total} pods (the first in the manifests' order): name others with the report's <code>pods</code> option (<code>--pods NAMESPACE/NAME,...</code>), or raise <code>maxPods</code> (<code>--max-pods N</code> or <code>all</code>).</p>`;
+}
+
 /** What the page says when the bound left Services out (empty when none was). */
 function boundNote(chosen: ServiceSelection): string {
   if (!chosen.bounded) return "";
@@ -125,14 +134,24 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   });
 
   progress("policy heat maps");
-  const maps = cluster.pods.length === 0 ? [] : heatmaps(cluster, opts.matrix);
+  const pods = podKeys(cluster);
+  const podChoice = bounded(
+    pods,
+    {
+      ...(opts.pods !== undefined ? { names: opts.pods } : {}),
+      max: opts.maxPods ?? DEFAULT_MAX_PODS,
+    },
+    "pod",
+  );
+  const maps =
+    cluster.pods.length === 0 ? [] : heatmaps(cluster, opts.matrix, new Set(podChoice.keys));
   sections.push({
     id: "policy",
     title: "Policy truth table",
     html:
       maps.length === 0
         ? "<p>No pods: nothing to tabulate.</p>"
-        : `${LEGEND_HEAT}<div style="display:flex;gap:16px;align-items:flex-start"><div>${maps.map(heatmapHtml).join("\n")}</div><pre id="why">hover a cell</pre></div>`,
+        : `${podBoundNote(podChoice, pods.length)}${LEGEND_HEAT}<div style="display:flex;gap:16px;align-items:flex-start"><div>${maps.map(heatmapHtml).join("\n")}</div><pre id="why">hover a cell</pre></div>`,
   });
 
   progress("service graphs");

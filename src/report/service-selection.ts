@@ -1,13 +1,14 @@
 /**
  * Which Services the report draws and traces. A chain graph costs ~10 ms of layout and ~20 KB
  * of page, a Service's traces about as much again: a cluster of 1,000 Services made a 21 MB page
- * in 22 s, one of 10,000 a 216 MB page in 280 s and 2.4 GB, which no browser opens comfortably.
- * So a report shows at most `maxServices` of them (DEFAULT_MAX_SERVICES; the first by
- * namespace/name, the order the chain graphs are listed in), says so on the page, and lets the
- * caller name the ones it wants instead. The node summary still counts every Service.
+ * in 22 s, one of 10,000 a 216 MB page in 280 s and 2.4 GB. So a report shows at most
+ * `maxServices` of them (DEFAULT_MAX_SERVICES; the first by namespace/name, the order the chain
+ * graphs are listed in), says so on the page, and lets the caller name the ones it wants
+ * instead (bounded.ts). The node summary still counts every Service.
  */
 import type { Cluster } from "../model/cluster.js";
 import type { Service } from "../model/kinds.js";
+import { bounded, missingNames } from "./bounded.js";
 
 /** Services drawn and traced when the caller names none and sets no other bound. */
 export const DEFAULT_MAX_SERVICES = 50;
@@ -33,39 +34,31 @@ export interface ServiceSelection {
   readonly bounded: boolean;
 }
 
-export function serviceKey(s: Service): string {
+function serviceKey(s: Service): string {
   return `${s.metadata?.namespace ?? "default"}/${s.metadata?.name ?? ""}`;
 }
 
 /** The names in `names` that are not a Service of the cluster. */
 export function unknownServices(cluster: Cluster, names: readonly string[]): string[] {
-  const known = new Set(cluster.services.map(serviceKey));
-  return names.filter((n) => !known.has(n));
+  return missingNames(cluster.services.map(serviceKey), names);
 }
 
-/**
- * The Services a report covers. Throws a RangeError for a named Service the cluster does not
- * have, or a bound that is not a positive integer (or Infinity): the CLI checks both first and
- * reports them as usage errors.
- */
+/** The Services a report covers (a RangeError as bounded.ts says). */
 export function selectServices(cluster: Cluster, opts: ServiceSelectionOptions): ServiceSelection {
-  const total = cluster.services.length;
-  if (opts.services !== undefined) {
-    const unknown = unknownServices(cluster, opts.services);
-    if (unknown.length > 0)
-      throw new RangeError(`no Service ${unknown.join(", ")} in the cluster (namespace/name)`);
-    const byKey = new Map(cluster.services.map((s) => [serviceKey(s), s]));
-    const keys = new Set(opts.services);
-    return { services: [...keys].map((k) => byKey.get(k)!), keys, total, bounded: false };
-  }
-  const max = opts.maxServices ?? DEFAULT_MAX_SERVICES;
-  if (!(max === Infinity || (Number.isInteger(max) && max > 0)))
-    throw new RangeError(`maxServices must be a positive integer or Infinity, not ${max}`);
-  const sorted = [...cluster.services].sort((a, b) => compare(serviceKey(a), serviceKey(b)));
-  const services = sorted.slice(0, max);
-  return { services, keys: new Set(services.map(serviceKey)), total, bounded: total > max };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const byKey = new Map(cluster.services.map((s) => [serviceKey(s), s]));
+  const sorted = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const chosen = bounded(
+    sorted,
+    {
+      ...(opts.services !== undefined ? { names: opts.services } : {}),
+      max: opts.maxServices ?? DEFAULT_MAX_SERVICES,
+    },
+    "Service",
+  );
+  return {
+    services: chosen.keys.map((k) => byKey.get(k)!),
+    keys: new Set(chosen.keys),
+    total: cluster.services.length,
+    bounded: chosen.bounded,
+  };
 }

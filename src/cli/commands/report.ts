@@ -1,7 +1,8 @@
 /**
- * `kube-netsim report -f ... [--node-env F] [--proxy-config F] [--services LIST | --max-services N]
- * --out FILE.html`: the self-contained HTML report (src/report). Progress goes to stderr when it
- * is a terminal; a warning there when the bound left Services out of the chains and traces.
+ * `kube-netsim report -f ... [--node-env F] [--proxy-config F] [--pods LIST | --max-pods N]
+ * [--services LIST | --max-services N] --out FILE.html`: the self-contained HTML report
+ * (src/report). Progress goes to stderr when it is a terminal; a warning there when a bound left
+ * pods out of the heat maps or Services out of the chains and traces.
  */
 import { startProgress } from "../progress.js";
 import { writeFileSync } from "node:fs";
@@ -15,6 +16,11 @@ import {
   unknownServices,
   type ServiceSelectionOptions,
 } from "../../report/service-selection.js";
+import {
+  DEFAULT_MAX_PODS,
+  unknownPods,
+  type PodSelectionOptions,
+} from "../../report/pod-selection.js";
 import type { Cluster } from "../../model/cluster.js";
 import { warningLine } from "../render-errors.js";
 import { CliError } from "../exit.js";
@@ -33,6 +39,8 @@ interface ReportCommandOptions extends ManifestOptions, NodeOptions {
   readonly out: string;
   readonly services?: string;
   readonly maxServices?: string;
+  readonly pods?: string;
+  readonly maxPods?: string;
   readonly ports?: string;
   readonly protocols?: string;
   readonly quiet?: boolean;
@@ -51,28 +59,60 @@ function list<T>(
   });
 }
 
-/** `--services` and `--max-services` as the report's options, checked against the cluster. */
-function serviceOptions(cluster: Cluster, opts: ReportCommandOptions): ServiceSelectionOptions {
-  if (opts.services !== undefined && opts.maxServices !== undefined)
-    throw new CliError("--services and --max-services: give one or the other");
-  if (opts.services !== undefined) {
-    const names = opts.services.split(",").map((s) => s.trim());
-    const malformed = names.find((n) => !/^[^/\s]+\/[^/\s]+$/.test(n));
+/** `--NAMES` (NAMESPACE/NAME,...) or `--max-NAMES` (N or all), checked against the cluster. */
+function boundOption(
+  names: string | undefined,
+  max: string | undefined,
+  flag: string,
+  unknown: (names: readonly string[]) => readonly string[],
+  what: string,
+): { readonly names?: readonly string[]; readonly max?: number } {
+  if (names !== undefined && max !== undefined)
+    throw new CliError(`--${flag} and --max-${flag}: give one or the other`);
+  if (names !== undefined) {
+    const list = names.split(",").map((s) => s.trim());
+    const malformed = list.find((n) => !/^[^/\s]+\/[^/\s]+$/.test(n));
     if (malformed !== undefined)
-      throw new CliError(`--services: invalid value "${malformed}" (expected NAMESPACE/NAME)`);
-    const unknown = unknownServices(cluster, names);
-    if (unknown.length > 0)
-      throw new CliError(`--services: no Service ${unknown.join(", ")} in the manifests`);
-    return { services: names };
+      throw new CliError(`--${flag}: invalid value "${malformed}" (expected NAMESPACE/NAME)`);
+    const missing = unknown(list);
+    if (missing.length > 0)
+      throw new CliError(`--${flag}: no ${what} ${missing.join(", ")} in the manifests`);
+    return { names: list };
   }
-  if (opts.maxServices === undefined) return {};
-  if (opts.maxServices === "all") return { maxServices: Infinity };
-  const n = /^[1-9][0-9]{0,8}$/.test(opts.maxServices) ? Number(opts.maxServices) : undefined;
-  if (n === undefined)
+  if (max === undefined) return {};
+  if (max === "all") return { max: Infinity };
+  if (!/^[1-9][0-9]{0,8}$/.test(max))
     throw new CliError(
-      `--max-services: invalid value "${opts.maxServices}" (expected a positive integer or all)`,
+      `--max-${flag}: invalid value "${max}" (expected a positive integer or all)`,
     );
-  return { maxServices: n };
+  return { max: Number(max) };
+}
+
+/** `--services`/`--max-services` and `--pods`/`--max-pods` as the report's options. */
+function boundOptions(
+  cluster: Cluster,
+  opts: ReportCommandOptions,
+): ServiceSelectionOptions & PodSelectionOptions {
+  const services = boundOption(
+    opts.services,
+    opts.maxServices,
+    "services",
+    (names) => unknownServices(cluster, names),
+    "Service",
+  );
+  const pods = boundOption(
+    opts.pods,
+    opts.maxPods,
+    "pods",
+    (names) => unknownPods(cluster, names),
+    "pod",
+  );
+  return {
+    ...(services.names !== undefined ? { services: services.names } : {}),
+    ...(services.max !== undefined ? { maxServices: services.max } : {}),
+    ...(pods.names !== undefined ? { pods: pods.names } : {}),
+    ...(pods.max !== undefined ? { maxPods: pods.max } : {}),
+  };
 }
 
 export function registerReport(program: Command, io: CliIO): void {
@@ -87,6 +127,11 @@ export function registerReport(program: Command, io: CliIO): void {
     .requiredOption("--out <file>", "the HTML file to write")
     .option("--ports <list>", "policy heat-map ports (default: every declared containerPort)")
     .option("--protocols <list>", "policy heat-map protocols (default: TCP,UDP,SCTP)")
+    .option(
+      "--pods <list>",
+      "heat maps of only these pods, NAMESPACE/NAME,... (default: the first in the manifests, up to --max-pods)",
+    )
+    .option("--max-pods <n>", `heat maps of at most N pods, or all (default: ${DEFAULT_MAX_PODS})`)
     .option(
       "--services <list>",
       "draw and trace only these Services, NAMESPACE/NAME,... (default: the first by namespace/name, up to --max-services)",
@@ -113,7 +158,12 @@ Example:
         return n !== undefined && n > 0 ? n : undefined;
       });
       const protocols = list<Protocol>(opts.protocols, "--protocols", parseProtocol);
-      const chosen = serviceOptions(cluster, opts);
+      const chosen = boundOptions(cluster, opts);
+      const shownPods = Math.min(cluster.pods.length, chosen.maxPods ?? DEFAULT_MAX_PODS);
+      if (chosen.pods === undefined && shownPods < cluster.pods.length)
+        io.stderr(
+          `${warningLine(`report: heat maps of ${shownPods} of ${cluster.pods.length} pods (the first in the manifests); --pods or --max-pods for others`)}\n`,
+        );
       if (node !== undefined) {
         const selection = selectServices(cluster, chosen);
         if (selection.bounded)

@@ -1,4 +1,7 @@
-/** The report's bound on the Services it draws and traces, in the library and the CLI. */
+/**
+ * The report's bounds on a large cluster: the Services it draws and traces, the pods of its heat
+ * maps; in the library and the CLI.
+ */
 import { afterEach, describe, expect, test } from "@jest/globals";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +12,7 @@ import { parseNodeEnvironment } from "../../src/model/load-node-environment.js";
 import { DEFAULT_PROXY_CONFIG } from "../../src/model/proxy-config.js";
 import { renderReport } from "../../src/report/report.js";
 import { DEFAULT_MAX_SERVICES } from "../../src/report/service-selection.js";
+import { DEFAULT_MAX_PODS } from "../../src/report/pod-selection.js";
 
 const NODE_FILE = "examples/sctp-service/node.yaml";
 const node = parseNodeEnvironment(readFileSync(NODE_FILE, "utf8"), NODE_FILE);
@@ -159,5 +163,97 @@ describe("kube-netsim report --services / --max-services", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(message);
     expect(r.html).toBe("");
+  });
+});
+
+/** `n` pods `pods/p-K` (listed in reverse order), one TCP port each, no policy. */
+function podsYaml(n: number): string {
+  const docs: string[] = [];
+  for (let k = n - 1; k >= 0; k--)
+    docs.push(`apiVersion: v1
+kind: Pod
+metadata: {name: p-${String(k).padStart(3, "0")}, namespace: pods}
+spec: {containers: [{name: c, ports: [{containerPort: 80}]}]}
+status: {podIP: 10.244.${k >> 8}.${(k & 255) + 1}}`);
+  return docs.join("\n---\n");
+}
+
+const PODS = DEFAULT_MAX_PODS + 10;
+const withPods = parseCluster([{ file: "pods.yaml", text: podsYaml(PODS) }]);
+/** The row heads of the first heat map. */
+const rows = (html: string) => {
+  const first = /<table class="heatmap"[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+  return [...first.matchAll(/<th class="from" scope="row">([^<]*)<\/th>/g)].map((m) => m[1]);
+};
+
+describe("report: which pods the heat maps show", () => {
+  const opts = { proxyConfig: DEFAULT_PROXY_CONFIG };
+
+  test("more pods than the bound: the first in the manifests' order, and the page says so", () => {
+    expect(withPods.pods.length).toBe(PODS);
+    const html = renderReport(withPods, opts);
+    const first = Array.from(
+      { length: DEFAULT_MAX_PODS },
+      (_, k) => `pods/p-${String(PODS - 1 - k).padStart(3, "0")}`,
+    );
+    expect(rows(html)).toEqual(first);
+    // Three protocols, one port: three maps of DEFAULT_MAX_PODS² cells.
+    expect(html.match(/<td class="cell /g)?.length).toBe(3 * DEFAULT_MAX_PODS ** 2);
+    expect(html).toContain(
+      `${DEFAULT_MAX_PODS} of ${PODS} pods (the first in the manifests' order)`,
+    );
+  });
+
+  test("maxPods: Infinity shows every pod; pods: the named ones in the manifests' order", () => {
+    expect(rows(renderReport(withPods, { ...opts, maxPods: Infinity }))).toHaveLength(PODS);
+    const named = renderReport(withPods, { ...opts, pods: ["pods/p-001", "pods/p-100"] });
+    expect(rows(named)).toEqual(["pods/p-100", "pods/p-001"]);
+    expect(named).not.toContain("the first in the manifests' order");
+    expect(() => renderReport(withPods, { ...opts, pods: ["pods/nope"] })).toThrow(
+      "no pod pods/nope in the cluster",
+    );
+  });
+
+  test("the CLI: a warning for the bound, --max-pods, --pods, and usage errors", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kns-report-pods-"));
+    try {
+      writeFileSync(join(dir, "pods.yaml"), podsYaml(PODS));
+      const out = join(dir, "report.html");
+      const run = async (...extra: string[]) => {
+        let err = "";
+        rmSync(out, { force: true });
+        const code = await runCli(
+          ["report", "-f", join(dir, "pods.yaml"), "--out", out, ...extra],
+          {
+            stdout: () => {},
+            stderr: (s) => (err += s),
+            readStdin: () => "",
+          },
+        );
+        process.exitCode = 0;
+        return { code, err, html: code === 0 ? readFileSync(out, "utf8") : "" };
+      };
+      const bound = await run();
+      expect(bound.err).toBe(
+        `kube-netsim: warning: report: heat maps of ${DEFAULT_MAX_PODS} of ${PODS} pods (the first in the manifests); --pods or --max-pods for others\n`,
+      );
+      expect(rows(bound.html)).toHaveLength(DEFAULT_MAX_PODS);
+      const two = await run("--max-pods", "2");
+      expect(rows(two.html)).toEqual(["pods/p-109", "pods/p-108"]);
+      const all = await run("--max-pods", "all");
+      expect(all.err).toBe("");
+      expect(rows(all.html)).toHaveLength(PODS);
+      expect(rows((await run("--pods", "pods/p-003")).html)).toEqual(["pods/p-003"]);
+      const bad = await run("--pods", "pods/nope");
+      expect([bad.code, bad.err]).toEqual([
+        2,
+        "kube-netsim: --pods: no pod pods/nope in the manifests\n",
+      ]);
+      const both = await run("--pods", "pods/p-003", "--max-pods", "3");
+      expect(both.code).toBe(2);
+      expect(both.err).toContain("--pods and --max-pods: give one or the other");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
