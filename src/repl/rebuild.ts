@@ -9,7 +9,7 @@ import type { FeatureGates } from "../model/feature-gates.js";
 import { errorsOf, ValidationError, type Issue } from "../model/issue.js";
 import { parseCluster } from "../model/load.js";
 import type { ManifestInput } from "../model/yaml-documents.js";
-import { keyOf, objectsOf, objectsYaml } from "./objects.js";
+import { keyOf, objectsManifest, objectsOf } from "./objects.js";
 
 /** The label the session's own (unchanged) objects carry in issue positions. */
 export const SESSION_FILE = "<session>";
@@ -49,7 +49,7 @@ export function rebuild(cluster: Cluster, edit: Edit, featureGates: FeatureGates
     }
   }
   const kept = objectsOf(cluster).filter((o) => !replaced.has(keyOf(o)));
-  const inputs: ManifestInput[] = [{ file: SESSION_FILE, text: objectsYaml(kept) }];
+  const inputs: ManifestInput[] = [{ file: SESSION_FILE, text: objectsManifest(kept) }];
   if (edit.add !== undefined) inputs.push(edit.add);
   const result = parse(inputs, featureGates);
   if (!result.ok || edit.add === undefined) return result;
