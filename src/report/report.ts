@@ -11,7 +11,7 @@ import type { KubeProxyConfiguration } from "../model/proxy-config.js";
 import { buildNodeDataplane } from "../node/node-dataplane.js";
 import { renderIptables } from "../proxiers/iptables/render-iptables.js";
 import { renderIpvs } from "../proxiers/ipvs/index.js";
-import { trace } from "../netfilter/trace/index.js";
+import { trace, type NodeDataplane } from "../netfilter/trace/index.js";
 import type { MatrixOptions } from "../policy/matrix.js";
 import { esc } from "./escape.js";
 import { heatmapHtml, heatmaps, LEGEND_HEAT } from "./heatmap.js";
@@ -86,22 +86,37 @@ function summaryHtml(s: NodeSummary, node: NodeEnvironment | undefined, mode: st
 
 const LEGEND_GRAPH = `<p class="legend"><span><i class="swatch" style="background:#d5e3f0"></i>entry chain</span><span><i class="swatch" style="background:#e8eef5"></i>service chain / virtual server</span><span><i class="swatch" style="background:#eef3e6"></i>endpoint chain</span><span><i class="swatch" style="background:#2e8b57"></i>local endpoint</span><span><i class="swatch" style="background:#fff;border-style:dashed"></i>remote endpoint</span><span><i class="swatch" style="background:#c0392b"></i>drop/reject</span> percentages: share of the traffic reaching that branch.</p>`;
 
+/**
+ * The chosen Services' chain graphs. iptables mode draws them from the rule sets the traces
+ * run through (`dataplane`, which adds only the hostport rules' own chains), so a large
+ * cluster's rules are rendered once, not twice; without it (it could not be built) they are
+ * rendered here, to say why.
+ */
 function graphsFor(
   cluster: Cluster,
   node: NodeEnvironment,
   proxyConfig: KubeProxyConfiguration,
   chosen: ServiceSelection,
+  dataplane: NodeDataplane | undefined,
 ): ServiceGraph[] {
   const loc = locality(cluster, node);
   const wanted = (svc: string) => chosen.keys.has(svc);
   switch (proxyConfig.mode) {
-    case "iptables":
-      return renderIptables(cluster, { node, proxyConfig }).families.flatMap((f) =>
+    case "iptables": {
+      const ruleSets =
+        dataplane !== undefined
+          ? node.ipFamilies.flatMap((family) => {
+              const ruleSet = dataplane.ruleSets[family];
+              return ruleSet !== undefined ? [{ family, ruleSet }] : [];
+            })
+          : renderIptables(cluster, { node, proxyConfig }).families;
+      return ruleSets.flatMap((f) =>
         iptablesServiceGraphs(f.ruleSet, loc, wanted).map((g) => ({
           ...g,
           service: node.ipFamilies.length > 1 ? `${g.service} (${f.family})` : g.service,
         })),
       );
+    }
     case "ipvs":
       return ipvsServiceGraphs(renderIpvs(cluster, { node, proxyConfig }).state, loc, wanted);
     case "nftables":
@@ -160,8 +175,16 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   let traces = graphs;
   if (node !== undefined) {
     const bound = boundNote(chosen);
+    let dataplane: NodeDataplane | undefined;
+    let notBuilt: unknown;
+    progress("node rules");
     try {
-      const gs = graphsFor(cluster, node, proxyConfig, chosen);
+      dataplane = buildNodeDataplane(cluster, { node, proxyConfig });
+    } catch (e) {
+      notBuilt = e;
+    }
+    try {
+      const gs = graphsFor(cluster, node, proxyConfig, chosen, dataplane);
       graphs =
         gs.length === 0
           ? `${bound}<p>No Service has rules on this node.</p>`
@@ -178,7 +201,7 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
     }
     progress("traces");
     try {
-      const dataplane = buildNodeDataplane(cluster, { node, proxyConfig });
+      if (dataplane === undefined) throw notBuilt;
       const packets = servicePackets(chosen.services, node.nodeIPs);
       traces =
         packets.length === 0
