@@ -8,7 +8,7 @@
  * pod's verdicts.
  */
 import type { Cluster } from "../model/cluster.js";
-import { missingNames } from "./bounded.js";
+import { bounded, missingNames, type Bounded } from "./bounded.js";
 
 /** Pods shown when the caller names none and sets no other bound. */
 export const DEFAULT_MAX_PODS = 100;
@@ -28,4 +28,21 @@ export function podKeys(cluster: Cluster): string[] {
 /** The names in `names` that are not a pod of the cluster. */
 export function unknownPods(cluster: Cluster, names: readonly string[]): string[] {
   return missingNames(podKeys(cluster), names);
+}
+
+/** The pods the heat maps show, and how many the cluster has (a RangeError as bounded.ts says). */
+export function selectPods(
+  cluster: Cluster,
+  opts: PodSelectionOptions,
+): Bounded & { readonly total: number } {
+  const all = podKeys(cluster);
+  const chosen = bounded(
+    all,
+    {
+      ...(opts.pods !== undefined ? { names: opts.pods } : {}),
+      max: opts.maxPods ?? DEFAULT_MAX_PODS,
+    },
+    "pod",
+  );
+  return { ...chosen, total: all.length };
 }

@@ -30,8 +30,7 @@ import {
   type ServiceSelectionOptions,
 } from "./service-selection.js";
 import { nodeSummary, type NodeSummary } from "./summary.js";
-import { bounded, type Bounded } from "./bounded.js";
-import { DEFAULT_MAX_PODS, podKeys, type PodSelectionOptions } from "./pod-selection.js";
+import { selectPods, type PodSelectionOptions } from "./pod-selection.js";
 import { graphSvg } from "./svg.js";
 import { tracePathHtml, tracePaths } from "./trace-path.js";
 
@@ -126,13 +125,13 @@ function graphsFor(
 }
 
 /** What the page says when the bound left pods out of the heat maps (empty when none was). */
-function podBoundNote(chosen: Bounded, total: number): string {
+function podBoundNote(chosen: ReturnType<typeof selectPods>): string {
   if (!chosen.bounded) return "";
-  return `<p class="note">${chosen.keys.length} of ${total} pods (the first in the manifests' order): name others with the report's <code>pods</code> option (<code>--pods NAMESPACE/NAME,...</code>), or raise <code>maxPods</code> (<code>--max-pods N</code> or <code>all</code>).</p>`;
+  return `<p class="note">${chosen.keys.length} of ${chosen.total} pods (the first in the manifests' order): name others with the report's <code>pods</code> option (<code>--pods NAMESPACE/NAME,...</code>), or raise <code>maxPods</code> (<code>--max-pods N</code> or <code>all</code>).</p>`;
 }
 
 /** What the page says when the bound left Services out (empty when none was). */
-function boundNote(chosen: ServiceSelection): string {
+function serviceBoundNote(chosen: ServiceSelection): string {
   if (!chosen.bounded) return "";
   return `<p class="note">${chosen.services.length} of ${chosen.total} Services (the first by namespace/name): name others with the report's <code>services</code> option (<code>--services NAMESPACE/NAME,...</code>), or raise <code>maxServices</code> (<code>--max-services N</code> or <code>all</code>).</p>`;
 }
@@ -149,15 +148,7 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   });
 
   progress("policy heat maps");
-  const pods = podKeys(cluster);
-  const podChoice = bounded(
-    pods,
-    {
-      ...(opts.pods !== undefined ? { names: opts.pods } : {}),
-      max: opts.maxPods ?? DEFAULT_MAX_PODS,
-    },
-    "pod",
-  );
+  const podChoice = selectPods(cluster, opts);
   const maps =
     cluster.pods.length === 0 ? [] : heatmaps(cluster, opts.matrix, new Set(podChoice.keys));
   sections.push({
@@ -166,7 +157,7 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
     html:
       maps.length === 0
         ? "<p>No pods: nothing to tabulate.</p>"
-        : `${podBoundNote(podChoice, pods.length)}${LEGEND_HEAT}<div style="display:flex;gap:16px;align-items:flex-start"><div>${maps.map(heatmapHtml).join("\n")}</div><pre id="why">hover a cell</pre></div>`,
+        : `${podBoundNote(podChoice)}${LEGEND_HEAT}<div style="display:flex;gap:16px;align-items:flex-start"><div>${maps.map(heatmapHtml).join("\n")}</div><pre id="why">hover a cell</pre></div>`,
   });
 
   progress("service graphs");
@@ -174,7 +165,7 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   let graphs = `<p class="note">No node given (--node-env or --node): kube-proxy's rules depend on it.</p>`;
   let traces = graphs;
   if (node !== undefined) {
-    const bound = boundNote(chosen);
+    const bound = serviceBoundNote(chosen);
     let dataplane: NodeDataplane | undefined;
     let notBuilt: unknown;
     progress("node rules");

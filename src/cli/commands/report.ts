@@ -18,6 +18,7 @@ import {
 } from "../../report/service-selection.js";
 import {
   DEFAULT_MAX_PODS,
+  selectPods,
   unknownPods,
   type PodSelectionOptions,
 } from "../../report/pod-selection.js";
@@ -159,10 +160,10 @@ Example:
       });
       const protocols = list<Protocol>(opts.protocols, "--protocols", parseProtocol);
       const chosen = boundOptions(cluster, opts);
-      const shownPods = Math.min(cluster.pods.length, chosen.maxPods ?? DEFAULT_MAX_PODS);
-      if (chosen.pods === undefined && shownPods < cluster.pods.length)
+      const pods = selectPods(cluster, chosen);
+      if (pods.bounded)
         io.stderr(
-          `${warningLine(`report: heat maps of ${shownPods} of ${cluster.pods.length} pods (the first in the manifests); --pods or --max-pods for others`)}\n`,
+          `${warningLine(`report: heat maps of ${pods.keys.length} of ${pods.total} pods (the first in the manifests); --pods or --max-pods for others`)}\n`,
         );
       if (node !== undefined) {
         const selection = selectServices(cluster, chosen);
