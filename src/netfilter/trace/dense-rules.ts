@@ -71,6 +71,14 @@ export const DEST_NEGATED = 64;
 /** `spans[3 * n + 2]`: the chain has a destination index; and a table of it. */
 export const INDEXED = 1;
 export const TABLED = 2;
+/**
+ * `spans[3 * n + 2]`: the chain is a DNAT leaf (kube-proxy's KUBE-SEP-…): no index, its last
+ * rule a FIXED_DNAT without `-s` or `-d`, every rule before it an IPv4 `-s` test and nothing
+ * else (its rest of condition fixed at probability 1, no `-d`). A packet that passes none of
+ * the `-s` tests meets only the DNAT rule, which the walk can tell before evaluating anything
+ * (`Walker.leaf`).
+ */
+export const LEAF = 4;
 
 /** ARG of a jump whose chain does not exist. */
 export const MISSING = -1;
@@ -172,6 +180,8 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
+    if (chain.index === undefined && isLeaf(records, probabilities, spans[3 * n]!, at))
+      spans[3 * n + 2] = LEAF;
   });
   const layout = {
     chains,
@@ -186,6 +196,20 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
   };
   dense.set(compiled, layout);
   return layout;
+}
+
+/** Whether the records `[from, to)` make a DNAT leaf chain (see LEAF). */
+function isLeaf(records: Int32Array, probabilities: readonly number[], from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let at = from; at < to; at++) {
+    const r = RECORD * at;
+    const word = records[r + OP]!;
+    if ((word & DEST) !== 0) return false;
+    if (at === to - 1) return (word & TARGET_BITS) === APPLY && (word & FIXED_DNAT) !== 0;
+    const fixed = records[r + FIXED]!;
+    if ((word & SOURCE) === 0 || fixed < 0 || probabilities[fixed] !== 1) return false;
+  }
+  return false;
 }
 
 /** `value`'s number in `list` (added at the end if new). */
