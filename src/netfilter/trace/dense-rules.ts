@@ -73,10 +73,10 @@ export const INDEXED = 1;
 export const TABLED = 2;
 /**
  * `spans[3 * n + 2]`: the chain is a DNAT leaf (kube-proxy's KUBE-SEP-…): no index, its last
- * rule a FIXED_DNAT without `-s` or `-d`, every rule before it an IPv4 `-s` test and nothing
- * else (its rest of condition fixed at probability 1, no `-d`). A packet that passes none of
- * the `-s` tests meets only the DNAT rule, which the walk can tell before evaluating anything
- * (`Walker.leaf`).
+ * rule a FIXED_DNAT without `-s` or `-d`, every rule before it with an IPv4 `-s` test and no
+ * `-d` in the record. A packet that passes none of the `-s` tests meets only the DNAT rule
+ * (the walk tests a rule's `-s` first and goes on when it fails, whatever the rest of the
+ * condition), which the walk can tell before evaluating anything (`Walker.leaf`).
  */
 export const LEAF = 4;
 
@@ -180,8 +180,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
-    if (chain.index === undefined && isLeaf(records, probabilities, spans[3 * n]!, at))
-      spans[3 * n + 2] = LEAF;
+    if (chain.index === undefined && isLeaf(records, spans[3 * n]!, at)) spans[3 * n + 2] = LEAF;
   });
   const layout = {
     chains,
@@ -199,15 +198,13 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
 }
 
 /** Whether the records `[from, to)` make a DNAT leaf chain (see LEAF). */
-function isLeaf(records: Int32Array, probabilities: readonly number[], from: number, to: number): boolean {
+function isLeaf(records: Int32Array, from: number, to: number): boolean {
   if (to <= from) return false;
   for (let at = from; at < to; at++) {
-    const r = RECORD * at;
-    const word = records[r + OP]!;
+    const word = records[RECORD * at + OP]!;
     if ((word & DEST) !== 0) return false;
     if (at === to - 1) return (word & TARGET_BITS) === APPLY && (word & FIXED_DNAT) !== 0;
-    const fixed = records[r + FIXED]!;
-    if ((word & SOURCE) === 0 || fixed < 0 || probabilities[fixed] !== 1) return false;
+    if ((word & SOURCE) === 0) return false;
   }
   return false;
 }
