@@ -270,7 +270,7 @@ const serviceCase = serviceText.chain((text) =>
  * kube-proxy's KUBE-SVC / KUBE-SEP shape: a split over endpoint chains (`-j`, sometimes `-g`),
  * each with up to two `[!] -s` rules (a jump to KUBE-MARK-MASQ, RETURN, ACCEPT, a mark, an
  * address-range DNAT; some with a protocol too) before its DNAT, whose own condition is a
- * protocol, nothing, a mark or a share. The depth-first walk takes a jump to a chain of `-s`
+ * protocol, with a mark or a share or not. The depth-first walk takes a jump to a chain of `-s`
  * rules ending in a DNAT without walking it when no `-s` test holds (fast-walk.ts
  * `Walker.leaf`): sources land on both sides of the tests, TCP and UDP.
  */
@@ -293,13 +293,14 @@ const sepChain = fc.record({
     ),
     { maxLength: 2 },
   ),
+  // A DNAT to a port needs a protocol (iptables refuses it otherwise).
   last: fc.constantFrom(
     "-p tcp -m tcp",
     "-p tcp -m tcp",
     "-p udp -m udp",
-    "",
-    "-m mark --mark 0x4000/0x4000",
-    "-m statistic --mode random --probability 0.5000000000",
+    "-p tcp",
+    "-p tcp -m mark --mark 0x4000/0x4000",
+    "-p udp -m statistic --mode random --probability 0.5000000000",
   ),
   endpoint: fc.constantFrom(...ENDPOINTS),
   port: fc.constantFrom(8080, 53),
