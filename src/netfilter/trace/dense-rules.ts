@@ -71,6 +71,14 @@ export const DEST_NEGATED = 64;
 /** `spans[3 * n + 2]`: the chain has a destination index; and a table of it. */
 export const INDEXED = 1;
 export const TABLED = 2;
+/**
+ * `spans[3 * n + 2]`: the chain is a DNAT leaf (kube-proxy's KUBE-SEP-…): no index, its last
+ * rule a FIXED_DNAT without `-s` or `-d`, every rule before it with an IPv4 `-s` test and no
+ * `-d` in the record. A packet that passes none of the `-s` tests meets only the DNAT rule
+ * (the walk tests a rule's `-s` first and goes on when it fails, whatever the rest of the
+ * condition), which the walk can tell before evaluating anything (`Walker.leaf`).
+ */
+export const LEAF = 4;
 
 /** ARG of a jump whose chain does not exist. */
 export const MISSING = -1;
@@ -172,6 +180,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
       appliers.push(applier);
       labels.push(chain.labels[i]!);
     }
+    if (chain.index === undefined && isLeaf(records, spans[3 * n]!, at)) spans[3 * n + 2] = LEAF;
   });
   const layout = {
     chains,
@@ -186,6 +195,18 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
   };
   dense.set(compiled, layout);
   return layout;
+}
+
+/** Whether the records `[from, to)` make a DNAT leaf chain (see LEAF). */
+function isLeaf(records: Int32Array, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let at = from; at < to; at++) {
+    const word = records[RECORD * at + OP]!;
+    if ((word & DEST) !== 0) return false;
+    if (at === to - 1) return (word & TARGET_BITS) === APPLY && (word & FIXED_DNAT) !== 0;
+    if ((word & SOURCE) === 0) return false;
+  }
+  return false;
 }
 
 /** `value`'s number in `list` (added at the end if new). */

@@ -50,6 +50,7 @@ import {
   FIXED_DNAT,
   GOTO,
   JUMP,
+  LEAF,
   MATCHER,
   MISSING,
   NO_TARGET,
@@ -876,6 +877,8 @@ class Walker {
         this.rules(sub, 0, frames, depth + 1, pc);
         return false;
       }
+      if ((d.spans[3 * sub + 2]! & LEAF) !== 0 && this.leaf(sub, chain, i, frames, depth, pc))
+        return false;
       const resume = (this.framePool[this.frameTop] ??= {
         chain,
         next: 0,
@@ -923,6 +926,66 @@ class Walker {
         return false;
     }
     return assertNever(effect);
+  }
+
+  /**
+   * A jump from rule `i` of chain `chain` to the DNAT leaf `sub` (dense-rules.ts LEAF), walked
+   * without a frame or a walk of its own when the packet passes none of its `-s` tests: then
+   * only its last rule can match, and the walk is that rule's (its DNAT ends the nat table's
+   * walk, or the chain returns to rule i + 1). False, with nothing evaluated or changed: a `-s`
+   * test holds (or the packet is not one the DNAT maps as data), and `rules` walks the chain.
+   */
+  private leaf(
+    sub: number,
+    chain: number,
+    i: number,
+    frames: Frame | undefined,
+    depth: number,
+    pc: number,
+  ): boolean {
+    const pkt = this.pkt;
+    if (depth + 1 > MAX_DEPTH || !fixedNatHolds(pkt, "IPv4")) return false;
+    const d = this.d!;
+    const records = d.records;
+    const first = d.spans[3 * sub]!;
+    const last = first + d.spans[3 * sub + 1]! - 1;
+    const src = pkt.src;
+    if (src.family !== "IPv4") return false;
+    const v = src.value;
+    for (let at = first; at < last; at++) {
+      const r = RECORD * at;
+      const negated = (records[r + OP]! & SOURCE_NEGATED) !== 0;
+      if (((v & records[r + SRC_MASK]!) >>> 0 === records[r + SRC_NET]! >>> 0) !== negated)
+        return false;
+    }
+    // As `rules` would: each `-s` test evaluated (and told to a recorded trace), none holding.
+    const ctx = this.ctx(pc);
+    for (let at = first; at < last; at++) {
+      if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
+      const r = RECORD * at;
+      ipv4SourceHolds(
+        pkt,
+        ctx,
+        records[r + SRC_NET]! >>> 0,
+        records[r + SRC_MASK]!,
+        (records[r + OP]! & SOURCE_NEGATED) !== 0,
+      );
+    }
+    if (++this.evaluated > MAX_RULE_VISITS) throw new TraceError(GAVE_UP);
+    const r = RECORD * last;
+    const fixed = records[r + FIXED]!;
+    const p = fixed >= 0 ? d.probabilities[fixed]! : d.matchers[records[r + MATCHER]!]!(pkt, ctx);
+    if (p === 0) {
+      // The leaf returns: on with the jumping chain's next rule.
+      this.rules(chain, i + 1, frames, depth, pc);
+      return true;
+    }
+    // A share of the DNAT rule's own: the reference walk takes the packet (walk.ts).
+    if (p < 1) throw new TraceError(GAVE_UP);
+    this.path[this.pathLength++] = d.labels[last]!;
+    this.translateDst(ipv4(records[r + SRC_NET]!), records[r + ARG]!);
+    this.leave(pc, "ACCEPT");
+    return true;
   }
 
   private translate(e: Extract<TargetEffect, { kind: "nat" }>): void {
