@@ -2,7 +2,7 @@
  * One service port's chains and map elements (spec §5), from the shared plan. Element order
  * follows §5.2 (it only shows in the Dump); chains get their rules in §5.3's order.
  */
-import type { TableBuilder } from "../../netfilter/nftables/builder.js";
+import type { TableSink } from "../../netfilter/nftables/table-sink.js";
 import {
   goto,
   jump,
@@ -41,7 +41,7 @@ function noEndpointVerdict(v: NoEndpointsVerdict): Verdict {
   return v === "reject" ? goto(REJECT_CHAIN) : { kind: "drop" };
 }
 
-export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSettings): void {
+export function addServicePort(b: TableSink, plan: ServicePortPlan, s: NftSettings): void {
   const sp = plan.servicePort;
   const w = s.words.word;
   const chains = servicePortChains(sp);
