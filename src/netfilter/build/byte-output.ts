@@ -56,8 +56,17 @@ export class ByteOutput {
         return;
       }
     }
-    this.#buffer.set(source.subarray(from, to), this.#at);
-    this.#at += n;
+    // Byte by byte: most pieces are a name or a rule (tens of bytes), where a view for `set`
+    // would cost an object each.
+    if (n > 24) {
+      this.#buffer.set(source.subarray(from, to), this.#at);
+      this.#at += n;
+      return;
+    }
+    const buffer = this.#buffer;
+    let at = this.#at;
+    for (let i = from; i < to; i++) buffer[at++] = source[i] as number;
+    this.#at = at;
   }
 
   /** Hands what is buffered to `write`. */

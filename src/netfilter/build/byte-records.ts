@@ -122,6 +122,20 @@ export class ByteRecords {
     return aLength - bLength;
   }
 
+  /**
+   * Bytes `from` to `from + 6` of the record as one number (big-endian; 0 past its end): two
+   * records whose keys at the same offsets differ are in the keys' order (`compare`), so a sort
+   * compares numbers first and bytes only on a tie.
+   */
+  key(at: number, length: number, from: number): number {
+    const chunk = this.#chunks[Math.floor(at / SPAN)] as Uint8Array;
+    const offset = at % SPAN;
+    let k = 0;
+    for (let i = from; i < from + 6; i++)
+      k = k * 256 + (i < length ? (chunk[offset + i] as number) : 0);
+    return k;
+  }
+
   /** The record's text. */
   text(at: number, length: number): string {
     const chunk = this.#chunks[Math.floor(at / SPAN)] as Uint8Array;

@@ -166,9 +166,27 @@ export class DumpWriter implements TableSink {
     for (let i = 0; i < n; i++) order[i] = i;
     const records = this.#records;
     if (records.ascii) {
-      const at = (i: number) => this.#nameAt.get(i);
-      const len = (i: number) => this.#nameLength.get(i);
-      return order.sort((a, b) => records.compare(at(a), len(a), at(b), len(b)));
+      // The first 18 bytes as three numbers per name (kube-proxy's names differ within them:
+      // `endpoint-` and an 8-character hash), the bytes compared only when all three tie.
+      const at = new Float64Array(n);
+      const len = new Float64Array(n);
+      const k1 = new Float64Array(n);
+      const k2 = new Float64Array(n);
+      const k3 = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const a = (at[i] = this.#nameAt.get(i));
+        const l = (len[i] = this.#nameLength.get(i));
+        k1[i] = records.key(a, l, 0);
+        k2[i] = records.key(a, l, 6);
+        k3[i] = records.key(a, l, 12);
+      }
+      return order.sort(
+        (a, b) =>
+          (k1[a] as number) - (k1[b] as number) ||
+          (k2[a] as number) - (k2[b] as number) ||
+          (k3[a] as number) - (k3[b] as number) ||
+          records.compare(at[a] as number, len[a] as number, at[b] as number, len[b] as number),
+      );
     }
     const names = Array.from(order, (i) =>
       records.text(this.#nameAt.get(i), this.#nameLength.get(i)),
