@@ -24,12 +24,7 @@ function quote(s: string): string {
 
 /** The element an entry stands for (`10.0.0.0/8,tcp:80`): its identity in the set. */
 export function formatIpsetElement(e: IpsetEntry): string {
-  // Joined as it goes (no array per entry: the IPVS proxier formats ~100,000 of them).
-  let out = "";
-  for (let i = 0; i < e.parts.length; i++)
-    out =
-      i === 0 ? part(e.parts[i] as IpsetEntryPart) : `${out},${part(e.parts[i] as IpsetEntryPart)}`;
-  return out;
+  return e.parts.map(part).join(",");
 }
 
 export function formatIpsetEntry(set: Ipset, e: IpsetEntry): string {
