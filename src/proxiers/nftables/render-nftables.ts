@@ -66,7 +66,9 @@ export function writeNftablesDump(
   opts: NftablesOptions,
   write: (bytes: Uint8Array) => void,
 ): void {
-  for (const family of opts.node.ipFamilies) {
+  // Every family written before the first byte is printed: an input the generator refuses
+  // prints nothing, as with the whole text.
+  const writers = opts.node.ipFamilies.map((family) => {
     const settings = nftSettings(cluster, family, opts);
     const source = familyPlanSource(cluster, settings.common);
     // At most: the fixed chains, four per service port, one per endpoint.
@@ -74,8 +76,9 @@ export function writeNftablesDump(
     const w = new DumpWriter(settings.words.word, TABLE_NAME, TABLE_COMMENT, expectedChains);
     addSetup(w, settings);
     source.forEach((plan) => addServicePort(w, plan, settings));
-    w.write(write);
-  }
+    return w;
+  });
+  for (const w of writers) w.write(write);
 }
 
 /** A text computed on first use (a caller that wants the dump does not pay for the listing). */
