@@ -110,6 +110,6 @@ Examples:
  * `write` for pieces that are written over once handed out: as they are when stdout's writes
  * are synchronous (a regular file), else copied (a pipe's write may be queued).
  */
-export function piecesFor(write: (b: Uint8Array) => void, sync: boolean): (b: Uint8Array) => void {
+function piecesFor(write: (b: Uint8Array) => void, sync: boolean): (b: Uint8Array) => void {
   return sync ? write : (b) => write(b.slice());
 }
