@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { fstatSync, readFileSync } from "node:fs";
 import { runCliLazily } from "./lazy-commands.js";
 import { readUtf8 } from "./read-text.js";
 import { keepYoungGenerationSize } from "./young-generation.js";
@@ -21,6 +21,7 @@ runCliLazily(process.argv.slice(2), {
   readStdin: () => readUtf8(0),
   readStdinBytes: () => readFileSync(0),
   stdoutBytes: (b) => process.stdout.write(b),
+  stdoutBytesSync: isRegularFile(1),
   stderrIsTTY: process.stderr.isTTY,
 })
   .then((code) => {
@@ -30,3 +31,12 @@ runCliLazily(process.argv.slice(2), {
     process.stderr.write(`kube-netsim: internal error: ${String(e)}\n`);
     process.exitCode = 70;
   });
+
+/** `fd` is a regular file (Node writes to it synchronously). */
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
+}

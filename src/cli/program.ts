@@ -24,6 +24,11 @@ export interface CliIO {
    * does); when absent, stdout gets the text.
    */
   readonly stdoutBytes?: (b: Uint8Array) => void;
+  /**
+   * stdoutBytes has written a piece when it returns (stdout is a regular file), so the caller
+   * may write over it next; otherwise (a pipe, a test's capture) it may be kept or queued.
+   */
+  readonly stdoutBytesSync?: boolean;
   /** stderr is a terminal: progress may be shown there (src/cli/progress.ts). */
   readonly stderrIsTTY?: boolean;
   /** Runs another command line in a fresh program (the REPL's lines); runCli sets it. */

@@ -121,8 +121,15 @@ export function parseIP(s: string, mode: ParseMode = "strict"): IPAddress | unde
   return ipv6(v6);
 }
 
+/**
+ * "0" to "255", and "0." to "255.", made once: printing an address converts no number to a
+ * string and joins four pieces (a render prints ~100,000 addresses).
+ */
+const OCTETS: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i));
+const OCTETS_DOT: readonly string[] = OCTETS.map((o) => `${o}.`);
+
 export function formatIPv4Value(v: number): string {
-  return `${(v >>> 24) & 255}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+  return `${OCTETS_DOT[(v >>> 24) & 255]}${OCTETS_DOT[(v >>> 16) & 255]}${OCTETS_DOT[(v >>> 8) & 255]}${OCTETS[v & 255]}`;
 }
 
 export function formatIPv6Value(v: bigint): string {

@@ -130,6 +130,13 @@ Examples:
         );
         return;
       }
-      io.stdout(formatIpvsRender(result, opts.only, opts.ipvsFormat));
+      // Section by section: the whole text is never made one string (8.6 MB for 10,000
+      // services × 10 endpoints) only to be encoded again.
+      if (opts.only !== undefined) io.stdout(formatIpvsRender(result, opts.only, opts.ipvsFormat));
+      else
+        for (const s of ipvsSections(result, opts.ipvsFormat)) {
+          io.stdout(`# ${s.name}\n`);
+          io.stdout(s.text);
+        }
     });
 }

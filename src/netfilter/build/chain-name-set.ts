@@ -36,7 +36,7 @@ export class ChainNameSet {
    *   once instead of growing and rehashing into fresh memory step by step.
    */
   constructor(
-    private readonly text: Utf8Chunks,
+    private readonly text: Pick<Utf8Chunks, "startsWith">,
     expected = 0,
   ) {
     let capacity = FIRST_CAPACITY;
@@ -54,13 +54,23 @@ export class ChainNameSet {
 
   /** `has(name)`, `h` being `hashOf(name)` (a caller that adds it next hashes it once). */
   hasHashed(name: string, h: number): boolean {
+    return this.findHashed(name, h) >= 0;
+  }
+
+  /** Where `name` is written (the byte offset `add` was given), or -1 when it was not added. */
+  find(name: string): number {
+    return this.findHashed(name, hashName(name));
+  }
+
+  /** `find(name)`, `h` being `hashOf(name)`. */
+  findHashed(name: string, h: number): number {
     const slots = this.#slots;
     const mask = (slots.length >> 1) - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const at = slots[2 * i + 1] as number;
-      if (at === 0) return false;
+      if (at === 0) return -1;
       // The name, then the space its declaration line goes on with (not a longer name).
-      if (slots[2 * i] === h && this.text.startsWith(at - 1, name, SPACE)) return true;
+      if (slots[2 * i] === h && this.text.startsWith(at - 1, name, SPACE)) return at - 1;
     }
   }
 

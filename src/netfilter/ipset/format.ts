@@ -49,10 +49,12 @@ export function formatIpsetCreate(s: Ipset): string {
 }
 
 export function formatIpsetSave(sets: readonly Ipset[]): string {
-  let out = "";
+  // Lines collected and joined into one flat string: a text grown line by line (`out +=`) is a
+  // tree of every line's pieces, all kept until it is printed.
+  const lines: string[] = [];
   for (const s of sets) {
-    out += `${formatIpsetCreate(s)}\n`;
-    for (const e of s.entries) out += `${formatIpsetEntry(s, e)}\n`;
+    lines.push(formatIpsetCreate(s));
+    for (const e of s.entries) lines.push(formatIpsetEntry(s, e));
   }
-  return out;
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }

@@ -77,16 +77,29 @@ export function formatVirtualServerRule(vs: VirtualServer): string {
 }
 
 export function formatRealServerRule(vs: VirtualServer, rs: RealServer): string {
-  return `-a ${serviceSpec(vs)} -r ${formatAddrPort(rs.address, rs.port)} ${forwardSwitch(rs.forward)} -w ${rs.weight}`;
+  return realServerRule(`-a ${serviceSpec(vs)} -r `, rs);
+}
+
+/** A real server's line after its service's `-a SPEC -r ` (`head`, the same for all of them). */
+function realServerRule(head: string, rs: RealServer): string {
+  return `${head}${formatAddrPort(rs.address, rs.port)} ${forwardSwitch(rs.forward)} -w ${rs.weight}`;
 }
 
 export function formatIpvsadmSave(table: IpvsTable): string {
-  let out = "";
+  // Each service's lines joined into one flat string as it comes: a text grown line by line
+  // (`out +=`) is a tree of every line's pieces, all kept until it is printed (~500 bytes of
+  // heap per real server where the text has ~45; docs/ipvs-proxier.md).
+  const services: string[] = [];
+  const lines: string[] = [];
   for (const svc of sortIpvsTable(table).services) {
-    out += `${formatVirtualServerRule(svc.virtualServer)}\n`;
-    for (const rs of svc.realServers) out += `${formatRealServerRule(svc.virtualServer, rs)}\n`;
+    lines.push(formatVirtualServerRule(svc.virtualServer));
+    const head = `-a ${serviceSpec(svc.virtualServer)} -r `;
+    for (const rs of svc.realServers) lines.push(realServerRule(head, rs));
+    lines.push("");
+    services.push(lines.join("\n"));
+    lines.length = 0;
   }
-  return out;
+  return services.join("");
 }
 
 // ---- parsing ----

@@ -4,6 +4,7 @@
  * fake does).
  */
 import type { BaseChainSpec, Chain, Family, NamedSet, Rule, SetElement, Table } from "./model.js";
+import type { TableSink } from "./table-sink.js";
 
 interface MutableChain {
   readonly name: string;
@@ -18,7 +19,7 @@ interface MutableSet {
   readonly index: Map<string, number>;
 }
 
-export class TableBuilder {
+export class TableBuilder implements TableSink {
   private readonly chains = new Map<string, MutableChain>();
   private readonly sets = new Map<string, MutableSet>();
 

@@ -12,7 +12,8 @@ import {
   type IpvsService,
   type IpvsTable,
 } from "../../netfilter/ipvs/index.js";
-import { planFamily, proxierSettings, type ProxierOptions } from "../common/index.js";
+import { proxierSettings, type ProxierOptions } from "../common/index.js";
+import { familyPlanSource } from "../common/plan.js";
 import { ipvsIpsetModel } from "./ipsets.js";
 import { formatIpsetSave, type Ipset } from "../../netfilter/ipset/index.js";
 import type { RuleSet } from "../../netfilter/model.js";
@@ -71,7 +72,7 @@ export function renderIpvs(cluster: Cluster, opts: ProxierOptions): IpvsRender {
     );
   const families: IpvsFamilyState[] = opts.node.ipFamilies.map((family) => {
     const settings = proxierSettings(cluster, family, opts);
-    const sync = syncFamily(planFamily(cluster, settings));
+    const sync = syncFamily(familyPlanSource(cluster, settings));
     const payload = buildIpvsIptables({
       family,
       ipsets: sync.ipsets,

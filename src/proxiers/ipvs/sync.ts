@@ -23,10 +23,13 @@ import {
   hostNetmask,
   makeRealServer,
   type IpvsService,
+  type RealServer,
   type VirtualServer,
 } from "../../netfilter/ipvs/index.js";
-import type { Endpoint, FamilyPlan, ServicePortPlan } from "../common/index.js";
+import type { Endpoint, ServicePortPlan } from "../common/index.js";
+import type { FamilyPlanSource } from "../common/plan.js";
 import { IPVS_IPSETS, ipsetName, type IpvsIpset, type IpvsIpsetId } from "./ipsets.js";
+import { inEntryTextOrder } from "./entry-order.js";
 import { nodeAddressSet, nodePortIPs } from "./node-addresses.js";
 
 /** An LB VIP with source ranges that do not include the node: node→VIP traffic is dropped. */
@@ -56,12 +59,6 @@ export interface IpvsFamilySync {
   /** The node addresses NodePort virtual servers were created on. */
   readonly nodePortAddresses: readonly string[];
 }
-
-// Made at first use: an Intl.Collator loads ICU's collation data, which every CLI start paid
-// for at module load.
-let collator: Intl.Collator | undefined;
-const numericCompare = (a: string, b: string): number =>
-  (collator ??= new Intl.Collator("en", { numeric: true })).compare(a, b);
 
 function ip(s: string): IPAddress {
   const a = parseIP(s, "lenient");
@@ -107,7 +104,11 @@ function selectEndpoints(plan: ServicePortPlan, onlyNodeLocal: boolean): readonl
   return clusterEndpoints;
 }
 
-export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
+/**
+ * One sync from the plan made one service port at a time (`familyPlanSource`): no plan of the
+ * whole cluster is kept while the state is made, only the state itself.
+ */
+export function syncFamily(plan: FamilyPlanSource): IpvsFamilySync {
   const { settings, family } = plan;
   // Each set's entries by their element text (an ipset holds an element once).
   const entries = new Map<IpvsIpsetId, Map<string, IpsetEntry>>(
@@ -121,15 +122,15 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
   };
   const virtualServers: PlannedVirtualServer[] = [];
   const bound: string[] = [];
+  // The same addresses, to look up (one per ClusterIP: the list alone made this quadratic).
+  const boundSet = new Set<string>();
   const noNodeAccess: NoNodeAccessEntry[] = [];
   const localAddresses = new Set(nodeAddressSet(settings.nodeEnvironment, family));
-  const hasNodePort = plan.servicePorts.some((p) => p.servicePort.nodePort !== 0);
-  const nodeIPs = hasNodePort
-    ? nodePortIPs(settings.nodeEnvironment, family, settings.nodePortAddresses)
-    : [];
+  // Computed for the first NodePort service port.
+  let nodeIPs: readonly string[] | undefined;
   const scheduler = settings.config.ipvs.scheduler === "" ? "rr" : settings.config.ipvs.scheduler;
 
-  for (const p of plan.servicePorts) {
+  plan.forEach((p) => {
     const sp = p.servicePort;
     const proto = sp.lowerProtocol;
     const makeVS = (address: string, port: number): VirtualServer => {
@@ -147,6 +148,8 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
         netmask: hostNetmask(a),
       };
     };
+    let realServersOf: readonly Endpoint[] | undefined;
+    let realServers: readonly RealServer[] = [];
     const addVS = (
       source: VirtualServerSource,
       address: string,
@@ -154,19 +157,29 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
       bind: boolean,
       onlyNodeLocal: boolean,
     ) => {
+      const endpoints = selectEndpoints(p, onlyNodeLocal);
+      // A service port's virtual servers mostly have the same real servers: made once.
+      if (endpoints !== realServersOf) {
+        realServersOf = endpoints;
+        realServers = realServersFor(endpoints);
+      }
       virtualServers.push({
         source,
         servicePortName: sp.name,
         virtualServer: makeVS(address, port),
-        realServers: realServersFor(selectEndpoints(p, onlyNodeLocal)),
+        realServers,
       });
-      if (bind && !bound.includes(address)) bound.push(address);
+      if (bind && !boundSet.has(address)) {
+        boundSet.add(address);
+        bound.push(address);
+      }
     };
 
     // Hairpin: a local endpoint reaching itself through the service must be masqueraded.
     for (const e of p.endpoints) {
       if (!e.isLocal || e.port <= 0) continue;
-      add("LOOP-BACK", ipPortEntry(e.ip, proto, e.port, ipPart(e.ip)));
+      const address = ipPart(e.ip);
+      add("LOOP-BACK", [address, portPart(e.port, proto), address]);
     }
 
     add("CLUSTER-IP", ipPortEntry(sp.clusterIP, proto, sp.port));
@@ -196,8 +209,9 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     }
 
     if (sp.nodePort !== 0) {
+      nodeIPs ??= nodePortIPs(settings.nodeEnvironment, family, settings.nodePortAddresses);
       // Without node addresses kube-proxy skips the rest of the service port, health check too.
-      if (nodeIPs.length === 0) continue;
+      if (nodeIPs.length === 0) return;
       const local = sp.externalPolicyLocal;
       switch (proto) {
         case "tcp":
@@ -221,7 +235,7 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
 
     if (sp.healthCheckNodePort !== 0)
       add("HEALTH-CHECK-NODE-PORT", [portPart(sp.healthCheckNodePort)]);
-  }
+  });
 
   for (const a of bound) add("IPVS-IPS", [ipPart(a)]);
 
@@ -231,9 +245,10 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     type: d.type,
     family,
     comment: d.comment,
-    entries: [...(entries.get(d.id) ?? [])]
-      .sort(([a], [b]) => numericCompare(a, b))
-      .map(([, e]) => e),
+    entries: inEntryTextOrder(
+      [...(entries.get(d.id)?.keys() ?? [])],
+      [...(entries.get(d.id)?.values() ?? [])],
+    ),
   }));
   return {
     family,
@@ -241,6 +256,6 @@ export function syncFamily(plan: FamilyPlan): IpvsFamilySync {
     boundAddresses: bound,
     ipsets,
     noNodeAccess,
-    nodePortAddresses: hasNodePort ? nodeIPs : [],
+    nodePortAddresses: nodeIPs ?? [],
   };
 }

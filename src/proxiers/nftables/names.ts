@@ -41,7 +41,11 @@ export function servicePortChains(sp: ServicePort): ServicePortChains {
   };
 }
 
+/** An endpoint's chain and affinity set, from its `endpointBase` (a caller may reuse one). */
+export const endpointChainOf = (base: string): string => `endpoint-${base}`;
+export const affinitySetOf = (base: string): string => `affinity-${base}`;
+
 export const endpointChain = (sp: ServicePort, ep: Endpoint): string =>
-  `endpoint-${endpointBase(sp, ep)}`;
+  endpointChainOf(endpointBase(sp, ep));
 export const affinitySet = (sp: ServicePort, ep: Endpoint): string =>
-  `affinity-${endpointBase(sp, ep)}`;
+  affinitySetOf(endpointBase(sp, ep));

@@ -2,7 +2,7 @@
  * One service port's chains and map elements (spec §5), from the shared plan. Element order
  * follows §5.2 (it only shows in the Dump); chains get their rules in §5.3's order.
  */
-import type { TableBuilder } from "../../netfilter/nftables/builder.js";
+import type { TableSink } from "../../netfilter/nftables/table-sink.js";
 import {
   goto,
   jump,
@@ -19,7 +19,7 @@ import {
 import type { Endpoint } from "../common/endpoint.js";
 import type { NoEndpointsVerdict, ServicePortPlan } from "../common/plan.js";
 import { localTrafficMatch } from "./detector.js";
-import { affinitySet, endpointChain, servicePortChains } from "./names.js";
+import { affinitySetOf, endpointBase, endpointChainOf, servicePortChains } from "./names.js";
 import {
   CLUSTER_IPS,
   FIREWALL_IPS,
@@ -41,7 +41,7 @@ function noEndpointVerdict(v: NoEndpointsVerdict): Verdict {
   return v === "reject" ? goto(REJECT_CHAIN) : { kind: "drop" };
 }
 
-export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSettings): void {
+export function addServicePort(b: TableSink, plan: ServicePortPlan, s: NftSettings): void {
   const sp = plan.servicePort;
   const w = s.words.word;
   const chains = servicePortChains(sp);
@@ -169,6 +169,15 @@ export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSet
 
   const affinity =
     sp.sessionAffinity.kind === "ClientIP" ? sp.sessionAffinity.timeoutSeconds : undefined;
+  // Each endpoint's name base (a SHA-256) made once: the dispatch and the endpoint chain use it.
+  const bases = new Map<Endpoint, string>();
+  const baseOf = (ep: Endpoint): string => {
+    let base = bases.get(ep);
+    if (base === undefined) bases.set(ep, (base = endpointBase(sp, ep)));
+    return base;
+  };
+  const endpointChain = (ep: Endpoint): string => endpointChainOf(baseOf(ep));
+  const affinitySet = (ep: Endpoint): string => affinitySetOf(baseOf(ep));
   const policyChain = (name: string, eps: readonly Endpoint[]): void => {
     b.addChain(name);
     if (name === internalChain && hasInternal)
@@ -178,8 +187,8 @@ export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSet
         b.addRule(
           name,
           rule([
-            match(payload(w, "saddr"), { kind: "set-ref", name: affinitySet(sp, ep) }),
-            verdictStatement(goto(endpointChain(sp, ep))),
+            match(payload(w, "saddr"), { kind: "set-ref", name: affinitySet(ep) }),
+            verdictStatement(goto(endpointChain(ep))),
           ]),
         );
     b.addRule(
@@ -190,7 +199,7 @@ export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSet
           key: { kind: "numgen", mode: "random", mod: eps.length },
           map: {
             kind: "vmap-literal",
-            entries: eps.map((ep, i) => ({ key: String(i), verdict: goto(endpointChain(sp, ep)) })),
+            entries: eps.map((ep, i) => ({ key: String(i), verdict: goto(endpointChain(ep)) })),
           },
         },
       ]),
@@ -200,13 +209,13 @@ export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSet
   if (usesLocal) policyChain(chains.local, plan.categorized.localEndpoints);
 
   for (const ep of plan.categorized.allReachable) {
-    const chain = endpointChain(sp, ep);
+    const chain = endpointChain(ep);
     b.addChain(chain);
     b.addRule(chain, rule([match(payload(w, "saddr"), value(ep.ip)), toMasquerade]));
     if (affinity !== undefined) {
       b.addSet({
         kind: "set",
-        name: affinitySet(sp, ep),
+        name: affinitySet(ep),
         keyType: [s.words.addressType],
         flags: ["dynamic", "timeout"],
         timeout: affinity,
@@ -214,7 +223,7 @@ export function addServicePort(b: TableBuilder, plan: ServicePortPlan, s: NftSet
       b.addRule(
         chain,
         rule([
-          { kind: "set-update", op: "update", set: affinitySet(sp, ep), key: payload(w, "saddr") },
+          { kind: "set-update", op: "update", set: affinitySet(ep), key: payload(w, "saddr") },
         ]),
       );
     }

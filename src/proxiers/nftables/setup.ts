@@ -15,7 +15,7 @@ import {
   type Rule,
   type Statement,
 } from "../../netfilter/nftables/model.js";
-import type { TableBuilder } from "../../netfilter/nftables/builder.js";
+import type { TableSink } from "../../netfilter/nftables/table-sink.js";
 import type { NftSettings } from "./settings.js";
 
 export const TABLE_NAME = "kube-proxy";
@@ -83,7 +83,7 @@ const CT_NEW: Statement = match({ kind: "ct", key: "state" }, value("new"));
 const L4_DPORT = concat(meta("l4proto"), payload("th", "dport"));
 
 /** Adds the fixed part of the table to `b`. */
-export function addSetup(b: TableBuilder, s: NftSettings): void {
+export function addSetup(b: TableSink, s: NftSettings): void {
   const w = s.words.word;
   const addrType = s.words.addressType;
   const daddr = payload(w, "daddr");
