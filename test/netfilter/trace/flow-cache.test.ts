@@ -373,11 +373,11 @@ const sepCase = sepText.chain((text) =>
 );
 
 describe("flow cache and depth-first walk", () => {
-  it.prop([serviceCase], { numRuns: 150 })(
+  it.prop([serviceCase], { numRuns: 100 })(
     "kube-proxy-shaped rule sets: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv4", packets),
   );
-  it.prop([sepCase], { numRuns: 150 })(
+  it.prop([sepCase], { numRuns: 100 })(
     "kube-proxy-shaped rule sets with KUBE-SEP chains: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv4", packets),
   );

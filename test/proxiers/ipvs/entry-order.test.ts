@@ -36,6 +36,12 @@ const tail = fc.oneof(
   fc.integer({ min: 0, max: 9 }).map(String),
 );
 const text = fc.tuple(head, tail).map(([h, t]) => h + t);
+/**
+ * Texts that begin with a dotted quad, canonical or a near miss (leading zeros, octets above
+ * 255): the fast comparison's precondition holds for about one in four, where for a `text` it
+ * held for about one in six and most pairs were discarded.
+ */
+const quadText = fc.tuple(ipv4, tail).map(([h, t]) => h + t);
 
 describe("ipset entries in the numeric collator's order", () => {
   test.prop([fc.uniqueArray(text, { maxLength: 60 })], { numRuns: 300, seed: 41 })(
@@ -47,7 +53,7 @@ describe("ipset entries in the numeric collator's order", () => {
     },
   );
 
-  test.prop([text, text], { numRuns: 2000, seed: 43 })(
+  test.prop([quadText, quadText], { numRuns: 1000, seed: 43 })(
     "where both begin with a different address, its order is the collator's",
     (a, b) => {
       const ka = leadingIPv4(a);
