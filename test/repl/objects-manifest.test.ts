@@ -7,7 +7,6 @@ import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { readManifests } from "../../src/model/yaml-documents.js";
 import { objectsManifest, type SessionObject } from "../../src/repl/objects.js";
-import type { PlainRecord } from "../../src/util/plain.js";
 
 /** JSON-like values with every number a double can be (NaN, ±Infinity, -0 included). */
 const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
@@ -34,7 +33,7 @@ const sessionObject = (k: number, data: unknown): SessionObject => ({
   kind: "Pod",
   namespace: "default",
   name: `p${k}`,
-  value: { apiVersion: "v1", kind: "Pod", metadata: { name: `p${k}` }, data } as PlainRecord,
+  value: { apiVersion: "v1", kind: "Pod", metadata: { name: `p${k}` }, data },
 });
 
 function readBack(objects: readonly SessionObject[]): unknown[] {
