@@ -42,6 +42,15 @@ export interface ReportOptions extends ServiceSelectionOptions, PodSelectionOpti
   readonly subtitle?: string;
   /** Called between sections (the CLI shows progress). */
   readonly progress?: (step: string) => void;
+  /** Told when a bound leaves pods out of the heat maps or Services out of the chains and traces. */
+  readonly onBound?: (bound: ReportBound) => void;
+}
+
+/** A bound that left something out of the page (which the page says too). */
+export interface ReportBound {
+  readonly what: "pods" | "Services";
+  readonly shown: number;
+  readonly total: number;
 }
 
 function locality(cluster: Cluster, node: NodeEnvironment): Locality {
@@ -149,6 +158,8 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
 
   progress("policy heat maps");
   const podChoice = selectPods(cluster, opts);
+  if (podChoice.bounded)
+    opts.onBound?.({ what: "pods", shown: podChoice.keys.length, total: podChoice.total });
   const maps =
     cluster.pods.length === 0 ? [] : heatmaps(cluster, opts.matrix, new Set(podChoice.keys));
   sections.push({
@@ -166,6 +177,8 @@ export function renderReport(cluster: Cluster, opts: ReportOptions): string {
   let traces = graphs;
   if (node !== undefined) {
     const bound = serviceBoundNote(chosen);
+    if (chosen.bounded)
+      opts.onBound?.({ what: "Services", shown: chosen.services.length, total: chosen.total });
     let dataplane: NodeDataplane | undefined;
     let notBuilt: unknown;
     progress("node rules");

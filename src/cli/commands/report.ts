@@ -9,16 +9,14 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/index.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
-import { renderReport } from "../../report/report.js";
+import { renderReport, type ReportBound } from "../../report/report.js";
 import {
   DEFAULT_MAX_SERVICES,
-  selectServices,
   unknownServices,
   type ServiceSelectionOptions,
 } from "../../report/service-selection.js";
 import {
   DEFAULT_MAX_PODS,
-  selectPods,
   unknownPods,
   type PodSelectionOptions,
 } from "../../report/pod-selection.js";
@@ -116,6 +114,12 @@ function boundOptions(
   };
 }
 
+function boundWarning(b: ReportBound): string {
+  return b.what === "pods"
+    ? `report: heat maps of ${b.shown} of ${b.total} pods (the first in the manifests); --pods or --max-pods for others`
+    : `report: chains and traces of ${b.shown} of ${b.total} Services (the first by namespace/name); --services or --max-services for others`;
+}
+
 export function registerReport(program: Command, io: CliIO): void {
   const cmd = program
     .command("report")
@@ -160,20 +164,10 @@ Example:
       });
       const protocols = list<Protocol>(opts.protocols, "--protocols", parseProtocol);
       const chosen = boundOptions(cluster, opts);
-      const pods = selectPods(cluster, chosen);
-      if (pods.bounded)
-        io.stderr(
-          `${warningLine(`report: heat maps of ${pods.keys.length} of ${pods.total} pods (the first in the manifests); --pods or --max-pods for others`)}\n`,
-        );
-      if (node !== undefined) {
-        const selection = selectServices(cluster, chosen);
-        if (selection.bounded)
-          io.stderr(
-            `${warningLine(`report: chains and traces of ${selection.services.length} of ${selection.total} Services (the first by namespace/name); --services or --max-services for others`)}\n`,
-          );
-      }
       // The CLI's one progress line (a terminal only, never with -q), as validate and render use it.
       const progress = startProgress(io, opts);
+      // Said once the progress line is gone (a terminal's line is rewritten in place).
+      const bounds: ReportBound[] = [];
       const html = renderReport(cluster, {
         ...(node !== undefined ? { node } : {}),
         ...chosen,
@@ -184,8 +178,10 @@ Example:
         },
         subtitle: (opts.filename ?? []).join(" "),
         progress: (step: string) => progress.phase(`report: ${step}`),
+        onBound: (b) => bounds.push(b),
       });
       progress.end();
+      for (const b of bounds) io.stderr(`${warningLine(boundWarning(b))}\n`);
       writeFileSync(opts.out, html);
       io.stdout(`wrote ${opts.out} (${Math.ceil(Buffer.byteLength(html) / 1024)} KiB)\n`);
     });
