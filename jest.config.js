@@ -9,7 +9,7 @@ export default {
   transform: {
     "^.+\\.ts$": [
       "@swc/jest",
-      { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, sourceMaps: "inline" },
+      { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, sourceMaps: true },
     ],
   },
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },

@@ -31,6 +31,7 @@ import {
   tcpDport,
   udpDport,
 } from "./builders.js";
+import { soakRuns } from "../../helpers/soak.js";
 
 const POOL = ["172.30.0.1", "172.30.0.2", "172.30.0.3", "172.30.0.4", "192.168.0.2", "10.180.0.7"];
 const SUBCHAINS = ["S0", "S1", "S2"];
@@ -150,7 +151,7 @@ describe("destination index", () => {
     },
   );
 
-  it.prop([ruleSetArb], { numRuns: 150, seed: 17 })(
+  it.prop([ruleSetArb], { numRuns: soakRuns(50, 150), seed: 17 })(
     "the table of numbers gives candidateRules's list for every destination",
     (rs) => {
       const chains = [...compileRuleSet(rs, true).tables.values()].flatMap((t) => [

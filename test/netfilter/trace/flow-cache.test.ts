@@ -20,6 +20,7 @@ import {
   type TraceOptions,
 } from "../../../src/netfilter/trace/index.js";
 import { restoreText } from "../rule-text.arbitrary.js";
+import { soakRuns } from "../../helpers/soak.js";
 
 const INTERFACES = [
   { name: "lo", addresses: ["127.0.0.1/8", "::1/128"] },
@@ -373,19 +374,19 @@ const sepCase = sepText.chain((text) =>
 );
 
 describe("flow cache and depth-first walk", () => {
-  it.prop([serviceCase], { numRuns: 100 })(
+  it.prop([serviceCase], { numRuns: soakRuns(50, 100) })(
     "kube-proxy-shaped rule sets: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv4", packets),
   );
-  it.prop([sepCase], { numRuns: 100 })(
+  it.prop([sepCase], { numRuns: soakRuns(50, 100) })(
     "kube-proxy-shaped rule sets with KUBE-SEP chains: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv4", packets),
   );
-  it.prop([randomCase("IPv4")], { numRuns: 100 })(
+  it.prop([randomCase("IPv4")], { numRuns: soakRuns(50, 100) })(
     "random IPv4 rule sets over every extension: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv4", packets),
   );
-  it.prop([randomCase("IPv6")], { numRuns: 60 })(
+  it.prop([randomCase("IPv6")], { numRuns: soakRuns(30, 60) })(
     "random IPv6 rule sets over every extension: cached traces equal uncached ones",
     ({ text, packets }) => agree(text, "IPv6", packets),
   );
