@@ -101,3 +101,40 @@ export function answersInOrder<R>(
     return live(input);
   };
 }
+
+/**
+ * Whether `tool`-restore takes each text (a whole restore input of its own), as runs of one text
+ * each would say. The texts `likely` marks as taken are first loaded by one run of them all: each
+ * `*table` block replaces its table (a table is flushed at its `*table` line, so nothing carries
+ * from one text to the next), so a run that takes them all took each. Only when that run fails
+ * are they loaded one run each. The others are loaded one run each (a refusal names one line).
+ * Hundreds of processes become one where our parser and the kernel agree, as they must.
+ */
+export function restoresTaken(
+  ns: Netns,
+  tool: string,
+  texts: readonly string[],
+  likely: readonly boolean[],
+): boolean[] {
+  const together = texts.flatMap((_, i) => (likely[i] === true ? [i] : []));
+  const alone = texts.flatMap((_, i) => (likely[i] === true ? [] : [i]));
+  const restore = (input: string): BatchStep => ({ cmd: `${tool}-restore`, args: [], input });
+  const items = [
+    ...(together.length > 0 ? [[restore(together.map((i) => texts[i]).join(""))]] : []),
+    ...alone.map((i) => [restore(texts[i]!)]),
+  ];
+  const results = runBatch(ns, items);
+  const taken: boolean[] = new Array<boolean>(texts.length).fill(false);
+  alone.forEach(
+    (i, k) => (taken[i] = results[k + (together.length > 0 ? 1 : 0)]?.[0]?.status === 0),
+  );
+  if (together.length > 0) {
+    if (results[0]?.[0]?.status === 0) for (const i of together) taken[i] = true;
+    else
+      runBatch(
+        ns,
+        together.map((i) => [restore(texts[i]!)]),
+      ).forEach(([r], k) => (taken[together[k]!] = r?.status === 0));
+  }
+  return taken;
+}

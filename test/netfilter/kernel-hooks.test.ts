@@ -19,7 +19,12 @@ import {
 import type { IPFamily } from "../../src/net/index.js";
 import { ICMP_NAMES, ICMPV6_NAMES } from "../../src/netfilter/matches/icmp-types.js";
 import { kernelRulesOnly, kernelTest } from "../helpers/kernel.js";
-import { runBatch } from "../helpers/netns-batch.js";
+import {
+  restoresTaken,
+  runBatch,
+  type BatchStep,
+  type StepResult,
+} from "../helpers/netns-batch.js";
 
 // Rules only: loads, checks and listings in its own namespaces, nothing timed.
 kernelRulesOnly();
@@ -74,12 +79,17 @@ const BODIES: Readonly<Record<IPFamily, readonly string[]>> = {
   ],
 };
 
-/** Each text loaded by its own `tool`-restore, one after another: whether the kernel took it. */
-function restoreEach(tool: string, texts: readonly string[]): boolean[] {
-  return runBatch(
+/**
+ * Whether the kernel takes each text, as its own `tool`-restore would say (restoresTaken: the
+ * texts our parse takes are loaded in one run first).
+ */
+function restoreEach(tool: string, texts: readonly string[], family: IPFamily): boolean[] {
+  return restoresTaken(
     ns as Netns,
-    texts.map((input) => [{ cmd: `${tool}-restore`, args: [], input }]),
-  ).map(([r]) => r?.status === 0);
+    tool,
+    texts,
+    texts.map((t) => accepts(t, family)),
+  );
 }
 
 function accepts(text: string, family: IPFamily): boolean {
@@ -117,6 +127,7 @@ for (const family of ["IPv4", "IPv6"] as const) {
       const kernel = restoreEach(
         tool,
         cases.map((c) => c.text),
+        family,
       );
       const differ: string[] = [];
       cases.forEach(({ what, text }, i) => {
@@ -219,7 +230,11 @@ kernelTest(
         ? `*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING ${body}\nCOMMIT\n`
         : `*filter\n:INPUT ACCEPT [0:0]\n-A INPUT ${body}\nCOMMIT\n`;
     const refused = Object.entries(REFUSED_ON_PURPOSE);
-    const kernel = restoreEach("iptables", [...EDGES, ...refused.map(([b]) => b)].map(text));
+    const kernel = restoreEach(
+      "iptables",
+      [...EDGES, ...refused.map(([b]) => b)].map(text),
+      "IPv4",
+    );
     EDGES.forEach((body, i) => {
       if (accepts(text(body), "IPv4") !== kernel[i])
         differ.push(`"${body}": kernel ${kernel[i] ? "accepts" : "refuses"}`);
@@ -241,44 +256,94 @@ interface Load {
 }
 
 /**
- * Each `body` in its `table`'s `chain`: refused by both, or saved as the same rule (one restore
- * and one save per body, all from one process: runBatch). Returns the kernel's saved rules, or
- * "refused".
+ * Each `body` in its `table`'s `chain`: refused by both, or saved as the same rule. Returns the
+ * kernel's saved rules, or "refused". What the kernel says of a body is what a restore of that
+ * body alone, then a save, would say; the bodies our parse takes are loaded together, one chain
+ * of a table at a time (kernelRules).
  */
 function loadAllAsKernel(loads: readonly Load[]): (string | undefined)[] {
   expect(loads.length).toBeGreaterThan(0);
-  const text = ({ table, chain, body }: Load) =>
-    `*${table}\n:${chain} ACCEPT [0:0]\n-A ${chain} ${body}\nCOMMIT\n`;
-  const tool = (l: Load) => ((l.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
-  const results = runBatch(
-    ns as Netns,
-    loads.map((l) => [
-      { cmd: `${tool(l)}-restore`, args: [], input: text(l) },
-      { cmd: `${tool(l)}-save`, args: ["-t", l.table], ifOk: true },
-    ]),
-  );
-  return loads.map((l, i) => {
-    const [restore, save] = results[i] ?? [];
-    let kernel: string | undefined = "refused";
-    if (restore?.status === 0) {
-      if (save === undefined || save.status !== 0)
-        throw new Error(`${tool(l)}-save -t ${l.table} failed: ${save?.stderr}`);
-      kernel = save.stdout.split("\n").find((line) => line.startsWith(`-A ${l.chain}`));
-    }
-    let ours: string | undefined;
+  const ours = loads.map((l): string | undefined => {
     try {
-      ours = formatIptablesSave(parseIptables(text(l), { family: l.family ?? "IPv4" }), {
+      return formatIptablesSave(parseIptables(text(l), { family: l.family ?? "IPv4" }), {
         counters: false,
       })
         .split("\n")
         .find((line) => line.startsWith(`-A ${l.chain}`));
     } catch (e) {
       if (!(e instanceof IptablesParseError)) throw e;
-      ours = "refused";
+      return "refused";
     }
-    expect({ body: l.body, rule: ours }).toEqual({ body: l.body, rule: kernel });
-    return kernel;
   });
+  const kernel = kernelRules(
+    loads,
+    ours.map((o) => o !== "refused"),
+  );
+  loads.forEach((l, i) =>
+    expect({ body: l.body, rule: ours[i] }).toEqual({ body: l.body, rule: kernel[i] }),
+  );
+  return kernel;
+}
+
+const text = ({ table, chain, body }: Load, bodies: readonly string[] = [body]) =>
+  `*${table}\n:${chain} ACCEPT [0:0]\n${bodies.map((b) => `-A ${chain} ${b}\n`).join("")}COMMIT\n`;
+const tool = (l: Load) => ((l.family ?? "IPv4") === "IPv4" ? "iptables" : "ip6tables");
+
+/**
+ * The rule the kernel saves for each body, or "refused". The bodies `likely` marks as taken are
+ * restored as the rules of one chain per family, table and chain, and saved once (the n-th rule
+ * saved is the n-th body's); a chain the kernel refuses, or saves with another number of rules,
+ * is loaded again a body at a time, as the others are (a restore and a save each, all from one
+ * process: runBatch).
+ */
+function kernelRules(loads: readonly Load[], likely: readonly boolean[]): (string | undefined)[] {
+  const groups = new Map<string, number[]>();
+  const alone: number[] = [];
+  loads.forEach((l, i) => {
+    if (likely[i] !== true) return void alone.push(i);
+    const key = `${tool(l)} ${l.table} ${l.chain}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [i]);
+    else group.push(i);
+  });
+  const steps = (l: Load, bodies?: readonly string[]): BatchStep[] => [
+    { cmd: `${tool(l)}-restore`, args: [], input: text(l, bodies) },
+    { cmd: `${tool(l)}-save`, args: ["-t", l.table], ifOk: true },
+  ];
+  const rulesOf = (l: Load, restore?: StepResult, save?: StepResult): string[] | "refused" => {
+    if (restore?.status !== 0) return "refused";
+    if (save === undefined || save.status !== 0)
+      throw new Error(`${tool(l)}-save -t ${l.table} failed: ${save?.stderr}`);
+    return save.stdout.split("\n").filter((line) => line.startsWith(`-A ${l.chain} `));
+  };
+  const out: (string | undefined)[] = new Array<string | undefined>(loads.length);
+  const members = [...groups.values()];
+  const results = runBatch(ns as Netns, [
+    ...members.map((m) =>
+      steps(
+        loads[m[0]!]!,
+        m.map((i) => loads[i]!.body),
+      ),
+    ),
+    ...alone.map((i) => steps(loads[i]!)),
+  ]);
+  const again: number[] = [];
+  members.forEach((m, k) => {
+    const rules = rulesOf(loads[m[0]!]!, results[k]?.[0], results[k]?.[1]);
+    if (rules !== "refused" && rules.length === m.length) m.forEach((i, n) => (out[i] = rules[n]));
+    else again.push(...m);
+  });
+  const first = (l: Load, r: readonly (StepResult | undefined)[] | undefined) => {
+    const rules = rulesOf(l, r?.[0], r?.[1]);
+    return rules === "refused" ? rules : rules[0];
+  };
+  alone.forEach((i, k) => (out[i] = first(loads[i]!, results[members.length + k])));
+  if (again.length > 0)
+    runBatch(
+      ns as Netns,
+      again.map((i) => steps(loads[i]!)),
+    ).forEach((r, k) => (out[again[k]!] = first(loads[again[k]!]!, r)));
+  return out;
 }
 
 /** A body in filter INPUT. */

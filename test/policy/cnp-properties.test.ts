@@ -19,11 +19,12 @@ import { convertToV1alpha2 } from "../../src/policy/convert.js";
 import { evaluatePolicy } from "../../src/policy/evaluate.js";
 import { matrixRows, type PolicyMatrix } from "../../src/policy/matrix.js";
 import { clone, cluster, lost, naiveTable, permute, same, table } from "./helpers.js";
+import { soakRuns } from "../helpers/soak.js";
 
 type Objects = PolicyClusterObjects & { clusterNetworkPolicies: ClusterNetworkPolicy[] };
 
 const SEED = 20261201;
-const RUNS = { numRuns: 50, seed: SEED };
+const RUNS = { numRuns: soakRuns(25, 50), seed: SEED };
 
 /** Up to `max` CNPs with distinct names, either tier. */
 function cnps(max = 3): fc.Arbitrary<ClusterNetworkPolicy[]> {
@@ -132,13 +133,13 @@ describe("random ClusterNetworkPolicies", () => {
   });
 
   test.prop([withCnps(withTwinPods(policyClusterObjects({ hostNetwork: true }))), options], {
-    numRuns: 150,
+    numRuns: soakRuns(80, 150),
     seed: SEED,
   })("the class-based matrix equals the naive (three-valued) evaluation", (o, opts) => {
     expect(same(table(o, opts), naiveTable(o, opts))).toBe(true);
   });
 
-  test.prop([hostNet, options], { numRuns: 15, seed: SEED })(
+  test.prop([hostNet, options], { numRuns: soakRuns(8, 15), seed: SEED })(
     "evaluatePolicy (explaining path) agrees with the matrix",
     (o, opts) => {
       const c = cluster(o);

@@ -375,7 +375,7 @@ describe("equivalence classes and explanations", () => {
     },
   );
 
-  test.prop([policyClusterObjects({ hostNetwork: true }), options], { numRuns: 25 })(
+  test.prop([policyClusterObjects({ hostNetwork: true }), options], { numRuns: soakRuns(12, 25) })(
     "evaluatePolicy (explaining path) agrees with the matrix",
     (o, opts) => {
       const c = cluster(o);
