@@ -87,6 +87,10 @@ export class Printer {
   private lastHost = "";
   private lastPort = -1;
   private lastHostPort = "";
+  // The last port range drawn from, and its text.
+  private lastFrom = -1;
+  private lastTo = -1;
+  private lastPortsText = "";
   /** As new (a printer kept for reuse forgets what it printed). */
   reset(): void {
     this.lastIp.reset();
@@ -96,6 +100,9 @@ export class Printer {
     this.lastHost = "";
     this.lastPort = -1;
     this.lastHostPort = "";
+    this.lastFrom = -1;
+    this.lastTo = -1;
+    this.lastPortsText = "";
   }
   /** `joinHostPort(host, port)`. */
   hostPort(host: string, port: number): string {
@@ -111,6 +118,15 @@ export class Printer {
   }
   source(a: IPAddress): string {
     return this.lastSource.print(a);
+  }
+  /** `portRangeText(r)` (a packet's masqueraded outcomes mostly share their range). */
+  ports(r: PortRange): string {
+    if (r.from !== this.lastFrom || r.to !== this.lastTo) {
+      this.lastFrom = r.from;
+      this.lastTo = r.to;
+      this.lastPortsText = portRangeText(r);
+    }
+    return this.lastPortsText;
   }
   /** `hex(mark)`. */
   mark(m: number): string {
@@ -152,7 +168,7 @@ export function outcomeOf(
     path: parts.path,
     mark: printer.mark(parts.mark),
     source: parts.snat ? printer.hostPort(src, parts.sport) : undefined,
-    sourcePorts: parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
+    sourcePorts: parts.randomPort !== undefined ? printer.ports(parts.randomPort) : undefined,
     delivery: parts.delivery,
     conntrack:
       parts.stopped || parts.untracked
