@@ -56,3 +56,47 @@ describe("texts printed once stay each outcome's own", () => {
     }
   });
 });
+
+/**
+ * The source port ranges (`sourcePorts`), printed once per range: two endpoints SNATed with
+ * `--random` to ranges that start alike and end apart, so each outcome shows its own range
+ * (SNAT's meaning: the kernel draws the port from the range given with `--to-source`).
+ */
+const RANGES = [
+  "*nat",
+  ":PREROUTING ACCEPT [0:0]",
+  ":POSTROUTING ACCEPT [0:0]",
+  ":SVC - [0:0]",
+  "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
+  "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
+  "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
+  "-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source 10.0.0.9:1000-1999 --random",
+  "-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source 10.0.0.9:1000-2999 --random",
+  "COMMIT",
+  "",
+].join("\n");
+
+const ranged = buildDataplane({
+  ruleSets: [parseIptables(RANGES, { file: "r.rules", family: "IPv4" })],
+  interfaces: [
+    { name: "lo", addresses: ["127.0.0.1/8"] },
+    { name: "eth0", addresses: ["192.168.0.2/24"] },
+    { name: "cbr0", addresses: ["10.244.0.1/15"] },
+  ],
+});
+
+describe("source port ranges printed once stay each outcome's own", () => {
+  test.each(Object.keys(WALKS) as (keyof typeof WALKS)[])("%s walk", (walk) => {
+    for (const sport of [40000, 40001, 40000]) {
+      const r = trace(
+        ranged,
+        { proto: "tcp", src: "192.168.0.9", sport, dst: "172.30.0.1", dport: 80 },
+        WALKS[walk],
+      );
+      expect(r.outcomes.map((o) => [o.destination, o.sourcePorts, o.probability])).toEqual([
+        ["10.244.1.5:8080", "1000-1999", 0.5],
+        ["10.245.1.6:8081", "1000-2999", 0.5],
+      ]);
+    }
+  });
+});
