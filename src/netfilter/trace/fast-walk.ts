@@ -275,38 +275,9 @@ interface Group {
   dport: number;
   /** Plan position of the branch the outcome is printed from. */
   rank: number;
-  /**
-   * What its outcome is printed from: the walker's own object, filled again for each packet
-   * (not one per group per packet). The outcomes `fastWalk` returns point at it, so they are
-   * read before the walker's next walk (the tracer prints them and the flow cache copies
-   * what it keeps, flow-cache.ts `entryOf`, before it returns).
-   */
-  readonly parts: Mutable<OutcomeParts>;
+  /** Its own object: the probability is written in once the group's shares are summed. */
+  parts: Mutable<OutcomeParts>;
 }
-
-/** A group's parts before its first final (`Walker.final` fills every field). */
-function blankParts(): Mutable<OutcomeParts> {
-  return {
-    verdict: "NONE",
-    probability: 0,
-    delivery: "stopped",
-    stopped: false,
-    dnat: false,
-    snat: false,
-    untracked: false,
-    family: "IPv4",
-    src: NO_ADDRESS,
-    sport: 0,
-    dst: NO_ADDRESS,
-    dport: 0,
-    mark: 0,
-    randomPort: undefined,
-    path: NO_PATH,
-    steps: NO_STEPS,
-  };
-}
-
-const NO_PATH: readonly string[] = Object.freeze([]);
 
 /**
  * The walk of one packet at a time. One walker per rule set and plan is kept and reused from
@@ -1101,6 +1072,24 @@ class Walker {
       }
     }
     if (g < 0 || this.groups[g]!.rank > pc) {
+      const parts: Mutable<OutcomeParts> = {
+        verdict,
+        probability: 0,
+        delivery,
+        stopped: stoppedBy !== undefined,
+        dnat: this.dnat,
+        snat: this.snat,
+        untracked: this.untracked,
+        family: pkt.family,
+        src: pkt.src,
+        sport: pkt.sport,
+        dst: pkt.dst,
+        dport: pkt.dport,
+        mark: pkt.mark,
+        randomPort: this.randomPort,
+        path: this.path.slice(0, this.pathLength),
+        steps: NO_STEPS,
+      };
       if (g < 0) {
         g = this.groupCount++;
         const c = (this.groups[g] ??= {
@@ -1110,7 +1099,7 @@ class Walker {
           dst: NO_ADDRESS,
           dport: 0,
           rank: 0,
-          parts: blankParts(),
+          parts,
         });
         c.verdict = verdict;
         c.dnat = this.dnat;
@@ -1118,26 +1107,8 @@ class Walker {
         c.dst = pkt.dst;
         c.dport = pkt.dport;
       }
-      const c = this.groups[g]!;
-      c.rank = pc;
-      // The group's own parts, filled again (see Group.parts).
-      const parts = c.parts;
-      parts.verdict = verdict;
-      parts.probability = 0;
-      parts.delivery = delivery;
-      parts.stopped = stoppedBy !== undefined;
-      parts.dnat = this.dnat;
-      parts.snat = this.snat;
-      parts.untracked = this.untracked;
-      parts.family = pkt.family;
-      parts.src = pkt.src;
-      parts.sport = pkt.sport;
-      parts.dst = pkt.dst;
-      parts.dport = pkt.dport;
-      parts.mark = pkt.mark;
-      parts.randomPort = this.randomPort;
-      parts.path = this.path.slice(0, this.pathLength);
-      parts.steps = NO_STEPS;
+      this.groups[g]!.rank = pc;
+      this.groups[g]!.parts = parts;
     }
     const finals = this.finals;
     const n = this.finalsLength;

@@ -87,26 +87,6 @@ export class Printer {
   private lastHost = "";
   private lastPort = -1;
   private lastHostPort = "";
-  // The last port range drawn from, and its text.
-  private lastFrom = -1;
-  private lastTo = -1;
-  private lastPortsText = "";
-  /**
-   * What `outcomeOf` passes to `outcomeRecord`, filled again for each outcome (outcomeRecord
-   * copies the values into the outcome it returns and keeps nothing).
-   */
-  readonly fields: Mutable<OutcomeFields> = {
-    verdict: "NONE",
-    destination: undefined,
-    masquerade: false,
-    probability: 0,
-    path: [],
-    mark: "",
-    source: undefined,
-    sourcePorts: undefined,
-    delivery: "stopped",
-    conntrack: undefined,
-  };
   /** As new (a printer kept for reuse forgets what it printed). */
   reset(): void {
     this.lastIp.reset();
@@ -116,9 +96,6 @@ export class Printer {
     this.lastHost = "";
     this.lastPort = -1;
     this.lastHostPort = "";
-    this.lastFrom = -1;
-    this.lastTo = -1;
-    this.lastPortsText = "";
   }
   /** `joinHostPort(host, port)`. */
   hostPort(host: string, port: number): string {
@@ -134,15 +111,6 @@ export class Printer {
   }
   source(a: IPAddress): string {
     return this.lastSource.print(a);
-  }
-  /** `portRangeText(r)` (a packet's masqueraded outcomes mostly share their range). */
-  ports(r: PortRange): string {
-    if (r.from !== this.lastFrom || r.to !== this.lastTo) {
-      this.lastFrom = r.from;
-      this.lastTo = r.to;
-      this.lastPortsText = portRangeText(r);
-    }
-    return this.lastPortsText;
   }
   /** `hex(mark)`. */
   mark(m: number): string {
@@ -176,30 +144,29 @@ export function outcomeOf(
       : [...parts.steps, { kind: "verdict" as const, verdict, where: parts.delivery }];
   const dst = printer.ip(parts.dst);
   const src = printer.source(parts.src);
-  // The printer's fields object (see Printer.fields), not one per outcome.
-  const f = printer.fields;
-  f.verdict = verdict;
-  f.destination = parts.dnat ? joinHostPort(dst, parts.dport) : undefined;
-  f.masquerade = parts.snat;
-  f.probability = parts.probability;
-  f.path = parts.path;
-  f.mark = printer.mark(parts.mark);
-  f.source = parts.snat ? printer.hostPort(src, parts.sport) : undefined;
-  f.sourcePorts = parts.randomPort !== undefined ? printer.ports(parts.randomPort) : undefined;
-  f.delivery = parts.delivery;
-  f.conntrack =
-    parts.stopped || parts.untracked
-      ? undefined
-      : {
-          proto,
-          family: parts.family,
-          original,
-          reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
-          dnat: parts.dnat,
-          snat: parts.snat,
-          mark: parts.mark,
-        };
-  const outcome = outcomeRecord(f);
+  const outcome = outcomeRecord({
+    verdict,
+    destination: parts.dnat ? joinHostPort(dst, parts.dport) : undefined,
+    masquerade: parts.snat,
+    probability: parts.probability,
+    path: parts.path,
+    mark: printer.mark(parts.mark),
+    source: parts.snat ? printer.hostPort(src, parts.sport) : undefined,
+    sourcePorts: parts.randomPort !== undefined ? portRangeText(parts.randomPort) : undefined,
+    delivery: parts.delivery,
+    conntrack:
+      parts.stopped || parts.untracked
+        ? undefined
+        : {
+            proto,
+            family: parts.family,
+            original,
+            reply: { src: dst, sport: parts.dport, dst: src, dport: parts.sport },
+            dnat: parts.dnat,
+            snat: parts.snat,
+            mark: parts.mark,
+          },
+  });
   return { outcome, steps, parts };
 }
 

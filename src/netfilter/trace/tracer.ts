@@ -225,12 +225,8 @@ function originText(src: string, a: Arrival): string {
 }
 
 function listed(built: readonly BuiltOutcome[]): RebuiltOutcomes {
-  return { outcomes: built.map(outcomeOfBuilt), explanations: built.map(stepsOfBuilt) };
+  return { outcomes: built.map((b) => b.outcome), explanations: built.map((b) => b.steps) };
 }
-
-// Made once (an arrow written in `listed` would be a new function for every trace).
-const outcomeOfBuilt = (b: BuiltOutcome) => b.outcome;
-const stepsOfBuilt = (b: BuiltOutcome) => b.steps;
 
 function assemble(
   printed: TraceResult["packet"],
