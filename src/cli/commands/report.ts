@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { parsePortNumber, parseProtocol, type Protocol } from "../../net/index.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
 import { renderReport, type ReportBound } from "../../report/report.js";
+import { letYoungGenerationGrow } from "../young-generation.js";
 import {
   DEFAULT_MAX_SERVICES,
   unknownServices,
@@ -153,6 +154,7 @@ Example:
     )
     .action((opts: ReportCommandOptions) => {
       const cluster = loadClusterFromOptions(opts, io);
+      letYoungGenerationGrow();
       const node: NodeEnvironment | undefined =
         opts.nodeEnv !== undefined || opts.node !== undefined
           ? loadNodeEnvironmentFromOptions(opts, cluster)

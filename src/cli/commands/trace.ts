@@ -10,6 +10,7 @@
 import { readText } from "../read-text.js";
 import { Option, type Command } from "commander";
 import { buildNodeDataplane } from "../../node/node-dataplane.js";
+import { letYoungGenerationGrow } from "../young-generation.js";
 import { traceNftUpstreamStyle } from "../../netfilter/nftables/upstream-trace.js";
 import { parseNodeEnvironment } from "../../model/load-node-environment.js";
 import type { NodeEnvironment } from "../../model/node-environment.js";
@@ -130,6 +131,7 @@ function loadFromRules(opts: TraceCommandOptions): Loaded {
 
 function loadFromManifests(opts: TraceCommandOptions, io: CliIO, progress: Progress): Loaded {
   const cluster = loadClusterFromOptions(opts, io, progress);
+  letYoungGenerationGrow();
   const node = loadNodeEnvironmentFromOptions(opts, cluster);
   const proxyConfig = loadProxyConfigFromOptions(opts, io);
   const dataplane = buildNodeDataplane(cluster, { proxyConfig, node });
