@@ -10,28 +10,35 @@ import { describe, expect, test } from "@jest/globals";
 import { parseIptables } from "../../../src/netfilter/index.js";
 import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
 
-const RULES = [
-  "*nat",
-  ":PREROUTING ACCEPT [0:0]",
-  ":POSTROUTING ACCEPT [0:0]",
-  ":SVC - [0:0]",
-  "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
-  "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
-  "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
-  "-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source 10.0.0.9:1000",
-  "-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source 10.0.0.9:2000",
-  "COMMIT",
-  "",
-].join("\n");
+/**
+ * A Service of two endpoints, each source-translated on the way out (`snat`: each endpoint's
+ * `--to-source` and options).
+ */
+function twoEndpoints(snat: readonly [string, string], file: string) {
+  const text = [
+    "*nat",
+    ":PREROUTING ACCEPT [0:0]",
+    ":POSTROUTING ACCEPT [0:0]",
+    ":SVC - [0:0]",
+    "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
+    "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
+    "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
+    `-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source ${snat[0]}`,
+    `-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source ${snat[1]}`,
+    "COMMIT",
+    "",
+  ].join("\n");
+  return buildDataplane({
+    ruleSets: [parseIptables(text, { file, family: "IPv4" })],
+    interfaces: [
+      { name: "lo", addresses: ["127.0.0.1/8"] },
+      { name: "eth0", addresses: ["192.168.0.2/24"] },
+      { name: "cbr0", addresses: ["10.244.0.1/15"] },
+    ],
+  });
+}
 
-const dp = buildDataplane({
-  ruleSets: [parseIptables(RULES, { file: "t.rules", family: "IPv4" })],
-  interfaces: [
-    { name: "lo", addresses: ["127.0.0.1/8"] },
-    { name: "eth0", addresses: ["192.168.0.2/24"] },
-    { name: "cbr0", addresses: ["10.244.0.1/15"] },
-  ],
-});
+const dp = twoEndpoints(["10.0.0.9:1000", "10.0.0.9:2000"], "t.rules");
 
 const WALKS = {
   "depth-first": { explain: false, flowCache: false },
@@ -39,21 +46,26 @@ const WALKS = {
   "breadth-first, explained": { flowCache: false },
 } as const;
 
+/** Three packets in a row (the second from another port), each traced in `walk`. */
+function packets(dataplane: ReturnType<typeof twoEndpoints>, walk: keyof typeof WALKS) {
+  return [40000, 40001, 40000].map((sport) =>
+    trace(
+      dataplane,
+      { proto: "tcp", src: "192.168.0.9", sport, dst: "172.30.0.1", dport: 80 },
+      WALKS[walk],
+    ),
+  );
+}
+
 describe("texts printed once stay each outcome's own", () => {
   test.each(Object.keys(WALKS) as (keyof typeof WALKS)[])("%s walk", (walk) => {
-    for (const sport of [40000, 40001, 40000]) {
-      const r = trace(
-        dp,
-        { proto: "tcp", src: "192.168.0.9", sport, dst: "172.30.0.1", dport: 80 },
-        WALKS[walk],
-      );
+    for (const r of packets(dp, walk))
       expect(
         r.outcomes.map((o) => [o.destination, o.source, o.conntrack?.reply.src, o.probability]),
       ).toEqual([
         ["10.244.1.5:8080", "10.0.0.9:1000", "10.244.1.5", 0.5],
         ["10.245.1.6:8081", "10.0.0.9:2000", "10.245.1.6", 0.5],
       ]);
-    }
   });
 });
 
@@ -62,41 +74,17 @@ describe("texts printed once stay each outcome's own", () => {
  * `--random` to ranges that start alike and end apart, so each outcome shows its own range
  * (SNAT's meaning: the kernel draws the port from the range given with `--to-source`).
  */
-const RANGES = [
-  "*nat",
-  ":PREROUTING ACCEPT [0:0]",
-  ":POSTROUTING ACCEPT [0:0]",
-  ":SVC - [0:0]",
-  "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
-  "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
-  "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
-  "-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source 10.0.0.9:1000-1999 --random",
-  "-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source 10.0.0.9:1000-2999 --random",
-  "COMMIT",
-  "",
-].join("\n");
-
-const ranged = buildDataplane({
-  ruleSets: [parseIptables(RANGES, { file: "r.rules", family: "IPv4" })],
-  interfaces: [
-    { name: "lo", addresses: ["127.0.0.1/8"] },
-    { name: "eth0", addresses: ["192.168.0.2/24"] },
-    { name: "cbr0", addresses: ["10.244.0.1/15"] },
-  ],
-});
+const ranged = twoEndpoints(
+  ["10.0.0.9:1000-1999 --random", "10.0.0.9:1000-2999 --random"],
+  "r.rules",
+);
 
 describe("source port ranges printed once stay each outcome's own", () => {
   test.each(Object.keys(WALKS) as (keyof typeof WALKS)[])("%s walk", (walk) => {
-    for (const sport of [40000, 40001, 40000]) {
-      const r = trace(
-        ranged,
-        { proto: "tcp", src: "192.168.0.9", sport, dst: "172.30.0.1", dport: 80 },
-        WALKS[walk],
-      );
+    for (const r of packets(ranged, walk))
       expect(r.outcomes.map((o) => [o.destination, o.sourcePorts, o.probability])).toEqual([
         ["10.244.1.5:8080", "1000-1999", 0.5],
         ["10.245.1.6:8081", "1000-2999", 0.5],
       ]);
-    }
   });
 });
