@@ -6,6 +6,9 @@ export default {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   setupFilesAfterEnv: ["<rootDir>/test/helpers/setup.ts"],
+  // Source maps beside the code, not inline: every test file loads its modules afresh, and the
+  // inline maps doubled what is read, hashed and compiled (about 15% of a file's import CPU);
+  // stack traces still point at the .ts line and column.
   transform: {
     "^.+\\.ts$": [
       "@swc/jest",
