@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
 import { runCli } from "../../../src/cli/program.js";
 import { ACCEPTANCE } from "./helpers.js";
+import { caseArgs } from "../../helpers/case-args.js";
 
 async function cli(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -58,16 +59,7 @@ describe("render iptables", () => {
 
   test("acceptance input with --validation", async () => {
     const dir = join(ACCEPTANCE, "clusterip-sctp");
-    const r = await cli([
-      "render",
-      "iptables",
-      "-f",
-      join(dir, "cluster.yaml"),
-      "--node-env",
-      join(dir, "node.yaml"),
-      "--proxy-config",
-      join(dir, "proxy.yaml"),
-    ]);
+    const r = await cli(["render", "iptables", ...caseArgs(dir)]);
     expect(r.code).toBe(0);
     expect(r.out).toContain("-m sctp -p sctp -d 172.30.0.42 --dport 53");
   });

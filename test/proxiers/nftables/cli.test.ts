@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
 import { runCli } from "../../../src/cli/program.js";
 import { NFT_ACCEPTANCE } from "./helpers.js";
+import { caseArgs } from "../../helpers/case-args.js";
 
 async function cli(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -16,16 +17,7 @@ async function cli(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 const dir = join(NFT_ACCEPTANCE, "sync-repeated-initial");
-const base = [
-  "render",
-  "nftables",
-  "-f",
-  join(dir, "cluster.yaml"),
-  "--node-env",
-  join(dir, "node.yaml"),
-  "--proxy-config",
-  join(dir, "proxy.yaml"),
-];
+const base = ["render", "nftables", ...caseArgs(dir)];
 
 describe("render nftables", () => {
   test("dump (default) starts with the table and holds the service dispatch", async () => {
@@ -69,14 +61,7 @@ describe("render nftables", () => {
 
 describe("trace with mode: nftables", () => {
   const d = join(NFT_ACCEPTANCE, "clusterip-general");
-  const args = [
-    "-f",
-    join(d, "cluster.yaml"),
-    "--node-env",
-    join(d, "node.yaml"),
-    "--proxy-config",
-    join(d, "proxy.yaml"),
-  ];
+  const args = caseArgs(d);
 
   test("--upstream over flows.tsv gives the upstream outputs", async () => {
     const r = await cli(["trace", ...args, "--upstream", "--packets", join(d, "flows.tsv")]);

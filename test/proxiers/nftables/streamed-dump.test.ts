@@ -38,6 +38,7 @@ import { FEATURE_CASES, NFT_CONFIG } from "./feature-cases.js";
 import { FAKE_NODE } from "../iptables/helpers.js";
 import { NFT_ACCEPTANCE } from "./helpers.js";
 import { join } from "node:path";
+import { caseArgs } from "../../helpers/case-args.js";
 
 /** The streamed bytes, read as pieces that are written over after each call (as the CLI does). */
 function streamed(
@@ -107,16 +108,7 @@ describe("render nftables, text only: the bytes of the typed table's Dump", () =
 
   test("the CLI prints the same bytes as the library's dump, to a pipe and to a file", async () => {
     const dir = join(NFT_ACCEPTANCE, "sync-repeated-initial");
-    const args = [
-      "render",
-      "nftables",
-      "-f",
-      join(dir, "cluster.yaml"),
-      "--node-env",
-      join(dir, "node.yaml"),
-      "--proxy-config",
-      join(dir, "proxy.yaml"),
-    ];
+    const args = ["render", "nftables", ...caseArgs(dir)];
     let text = "";
     const noBytes = await runCli(args, {
       stdout: (s) => (text += s),
