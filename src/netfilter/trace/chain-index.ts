@@ -54,18 +54,30 @@ export interface CompiledChain {
    * instead of loads from rule and target objects of many shapes on the hot path.
    */
   readonly kinds: readonly (Target["kind"] | "goto" | undefined)[];
-  /** Jump targets by rule position, resolved on first use. */
+  /**
+   * Jump targets by rule position, resolved on first use (`resolveJump`): one entry per rule,
+   * undefined until then (and for a rule without a jump, or a missing chain).
+   */
   readonly jumpTargets: (CompiledChain | undefined)[];
+  /** The table's chains as written, by name (what its jumps name; see `footprint`). */
+  readonly written: ReadonlyMap<string, Chain>;
 }
 
 export interface CompiledTable {
   readonly name: TableName;
+  /**
+   * The table's chains, each compiled when first read: a packet's walk compiles the few chains
+   * it meets (kube-proxy's rules for one Service), not the whole table. Iterating compiles
+   * them all, in the order they were written.
+   */
   readonly chains: ReadonlyMap<string, CompiledChain>;
 }
 
 export interface CompiledRuleSet {
   readonly ruleSet: RuleSet;
   readonly tables: ReadonlyMap<TableName, CompiledTable>;
+  /** Compiled with conditions, targets and destination indexes (`compileRuleSet`'s `indexed`). */
+  readonly indexed: boolean;
 }
 
 /** Chains shorter than this are scanned: an index would not pay for itself. */
@@ -165,7 +177,12 @@ export function firstAtOrAfter(list: readonly number[], start: number): number {
   return lo;
 }
 
-function compileChain(table: TableName, chain: Chain, indexed: boolean): CompiledChain {
+function compileChain(
+  table: TableName,
+  chain: Chain,
+  indexed: boolean,
+  written: ReadonlyMap<string, Chain>,
+): CompiledChain {
   const labels = chain.rules.map((_, i) => `${table}/${chain.name}#${i + 1}`);
   const index = indexed ? buildDestinationIndex(chain.rules) : undefined;
   const conditions = indexed ? chain.rules.map(compileRuleCondition) : undefined;
@@ -191,30 +208,110 @@ function compileChain(table: TableName, chain: Chain, indexed: boolean): Compile
     kinds: chain.rules.map((r) =>
       r.target?.kind === "jump" && r.target.goto ? "goto" : r.target?.kind,
     ),
-    jumpTargets: [],
+    // One entry per rule from the start (filled in place later: a long chain's array would
+    // otherwise be sparse).
+    jumpTargets: chain.rules.map(() => undefined),
+    written,
   };
+}
+
+/**
+ * A table's chains by name, each compiled on its first `get` (or all, in the written order,
+ * by iterating). Compiling a 320,000-rule table took seconds and kept ~290 MB of closures and
+ * arrays, while one packet's walk meets a few dozen rules; the depth-first walk's flat layout,
+ * which needs them all, iterates.
+ */
+class CompiledChains implements ReadonlyMap<string, CompiledChain> {
+  readonly #compiled = new Map<string, CompiledChain>();
+
+  constructor(
+    private readonly table: TableName,
+    private readonly written: ReadonlyMap<string, Chain>,
+    private readonly indexed: boolean,
+  ) {}
+
+  /** How many chains have been compiled so far. */
+  get compiledCount(): number {
+    return this.#compiled.size;
+  }
+
+  get(name: string): CompiledChain | undefined {
+    let c = this.#compiled.get(name);
+    if (c === undefined) {
+      const chain = this.written.get(name);
+      if (chain === undefined) return undefined;
+      c = compileChain(this.table, chain, this.indexed, this.written);
+      this.#compiled.set(name, c);
+    }
+    return c;
+  }
+  has(name: string): boolean {
+    return this.written.has(name);
+  }
+  get size(): number {
+    return this.written.size;
+  }
+  *entries(): MapIterator<[string, CompiledChain]> {
+    for (const name of this.written.keys()) yield [name, this.get(name)!];
+  }
+  *keys(): MapIterator<string> {
+    yield* this.written.keys();
+  }
+  *values(): MapIterator<CompiledChain> {
+    for (const name of this.written.keys()) yield this.get(name)!;
+  }
+  [Symbol.iterator](): MapIterator<[string, CompiledChain]> {
+    return this.entries();
+  }
+  forEach(
+    f: (value: CompiledChain, key: string, map: ReadonlyMap<string, CompiledChain>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [name, c] of this.entries()) f.call(thisArg, c, name, this);
+  }
+}
+
+/** How many of a table's chains have been compiled so far (each is when first read). */
+export function compiledChainCount(table: CompiledTable): number {
+  return table.chains instanceof CompiledChains ? table.chains.compiledCount : table.chains.size;
+}
+
+/**
+ * The chain rule `i` of `from` jumps or goes to (undefined: no jump, or a missing chain, which
+ * the walks report), remembered in `from.jumpTargets`.
+ */
+export function resolveJump(
+  table: CompiledTable,
+  from: CompiledChain,
+  i: number,
+): CompiledChain | undefined {
+  const cached = from.jumpTargets[i];
+  if (cached !== undefined) return cached;
+  const t = from.rules[i]!.target;
+  if (t?.kind !== "jump") return undefined;
+  const c = table.chains.get(t.chain);
+  from.jumpTargets[i] = c;
+  return c;
 }
 
 const compiledIndexed = new WeakMap<RuleSet, CompiledRuleSet>();
 const compiledNaive = new WeakMap<RuleSet, CompiledRuleSet>();
 
-/** Compiles (once per rule set and mode) the chain maps and, when `indexed`, the indexes. */
+/**
+ * The chain maps (once per rule set and mode), each chain compiled when first read, with its
+ * destination index when `indexed`.
+ */
 export function compileRuleSet(ruleSet: RuleSet, indexed: boolean): CompiledRuleSet {
   const cache = indexed ? compiledIndexed : compiledNaive;
   const hit = cache.get(ruleSet);
   if (hit !== undefined) return hit;
   const tables = new Map<TableName, CompiledTable>();
   for (const t of ruleSet.tables) {
-    const chains = new Map<string, CompiledChain>();
-    for (const c of t.chains) chains.set(c.name, compileChain(t.name, c, indexed));
-    // Jump targets resolved now, into dense arrays (filled on first use, a long chain's
-    // array would be sparse); a missing chain stays undefined and is reported by the walk.
-    for (const c of chains.values())
-      for (const r of c.rules)
-        c.jumpTargets.push(r.target?.kind === "jump" ? chains.get(r.target.chain) : undefined);
-    tables.set(t.name, { name: t.name, chains });
+    const written = new Map<string, Chain>();
+    for (const c of t.chains) written.set(c.name, c);
+    tables.set(t.name, { name: t.name, chains: new CompiledChains(t.name, written, indexed) });
   }
-  const compiled = { ruleSet, tables };
+  const compiled = { ruleSet, tables, indexed };
   cache.set(ruleSet, compiled);
   return compiled;
 }

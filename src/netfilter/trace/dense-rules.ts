@@ -20,7 +20,12 @@
  */
 import type { TargetApply } from "../targets/extension.js";
 import { fixedNatOf } from "../targets/nat-translation.js";
-import type { CompiledChain, CompiledRuleSet } from "./chain-index.js";
+import {
+  resolveJump,
+  type CompiledChain,
+  type CompiledRuleSet,
+  type CompiledTable,
+} from "./chain-index.js";
 import { destinationTable, type DestinationTable } from "./dest-table.js";
 import type { RuleMatcher } from "./rule-compile.js";
 
@@ -121,12 +126,15 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
   const hit = dense.get(compiled);
   if (hit !== undefined) return hit;
   const chains: CompiledChain[] = [];
+  /** Each chain's table (its jumps are resolved there). */
+  const tableOf: CompiledTable[] = [];
   const numbers = new Map<CompiledChain, number>();
   let rules = 0;
   for (const table of compiled.tables.values())
     for (const chain of table.chains.values()) {
       numbers.set(chain, chains.length);
       chains.push(chain);
+      tableOf.push(table);
       rules += chain.rules.length;
     }
   const spans = new Int32Array(chains.length * 3);
@@ -147,7 +155,7 @@ export function denseRuleSet(compiled: CompiledRuleSet): DenseRuleSet {
     for (let i = 0; i < chain.rules.length; i++, at++) {
       const r = RECORD * at;
       const kind = chain.kinds[i];
-      const sub = chain.jumpTargets[i];
+      const sub = resolveJump(tableOf[n]!, chain, i);
       const c = chain.conditions![i]!;
       const what =
         kind === undefined ? NO_TARGET : kind === "jump" ? JUMP : kind === "goto" ? GOTO : APPLY;

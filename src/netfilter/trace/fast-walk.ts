@@ -1269,9 +1269,7 @@ function missingChain(chain: CompiledChain, i: number): TraceError {
  * which traces the repeat too: tracer.ts.)
  */
 export function fastWalkApplies(compiled: CompiledRuleSet): boolean {
-  for (const table of compiled.tables.values())
-    for (const chain of table.chains.values()) if (chain.matchers === undefined) return false;
-  return true;
+  return compiled.indexed;
 }
 
 /**

@@ -59,27 +59,28 @@ export function footprint(chain: CompiledChain): number {
 
 /**
  * `footprint`, with DST only where a rule reads or writes the destination itself, and
- * DST_ROUTE where a target reads it through the node's answers only (MASQUERADE).
+ * DST_ROUTE where a target reads it through the node's answers only (MASQUERADE). Read from
+ * the chains as written (`CompiledChain.written`): the chains it reaches need not be compiled
+ * (KUBE-SERVICES reaches every Service's).
  */
 export function routedFootprint(chain: CompiledChain): number {
   const hit = cache.get(chain);
   if (hit !== undefined) return hit;
   let f = 0;
-  const seen = new Set<CompiledChain>([chain]);
-  const todo = [chain];
+  const seen = new Set<readonly Rule[]>([chain.rules]);
+  const todo: (readonly Rule[])[] = [chain.rules];
   while (todo.length > 0 && (f & ALL) !== ALL) {
-    const c = todo.pop()!;
-    c.rules.forEach((r, i) => {
+    for (const r of todo.pop()!) {
       f |= ruleFootprint(r);
-      if (r.target?.kind !== "jump") return;
-      const sub = c.jumpTargets[i];
+      if (r.target?.kind !== "jump") continue;
+      const sub = chain.written.get(r.target.chain);
       if (sub === undefined)
         f = ALL; // a missing chain: the walk reports it
-      else if (!seen.has(sub)) {
-        seen.add(sub);
-        todo.push(sub);
+      else if (!seen.has(sub.rules)) {
+        seen.add(sub.rules);
+        todo.push(sub.rules);
       }
-    });
+    }
   }
   cache.set(chain, f);
   return f;

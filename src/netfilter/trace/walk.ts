@@ -17,7 +17,12 @@ import type { MatchOutcome, TableName } from "../model.js";
 import { applyTarget, evaluateMatch } from "../registry.js";
 import type { Target } from "../targets/index.js";
 import { UNTRACKED, withNatState } from "./target-effects.js";
-import { candidateRules, type CompiledChain, type CompiledTable } from "./chain-index.js";
+import {
+  candidateRules,
+  resolveJump,
+  type CompiledChain,
+  type CompiledTable,
+} from "./chain-index.js";
 import type { NodeDataplane } from "./dataplane.js";
 import type { RuleContext } from "./hooks.js";
 import { recentUpdatesOf } from "./recent.js";
@@ -170,14 +175,11 @@ export function runChain(env: WalkEnv, chain: CompiledChain, state: WalkState): 
 }
 
 function lookupChain(env: WalkEnv, from: CompiledChain, i: number): CompiledChain {
-  const cached = from.jumpTargets[i];
-  if (cached !== undefined) return cached;
-  const t = from.rules[i]!.target as Extract<Target, { kind: "jump" }>;
-  const name = t.chain;
-  const c = env.table.chains.get(name);
-  if (c === undefined)
-    throw new TraceError(`${from.table}/${from.name}: jump to missing chain ${name}`);
-  from.jumpTargets[i] = c;
+  const c = resolveJump(env.table, from, i);
+  if (c === undefined) {
+    const t = from.rules[i]!.target as Extract<Target, { kind: "jump" }>;
+    throw new TraceError(`${from.table}/${from.name}: jump to missing chain ${t.chain}`);
+  }
   return c;
 }
 

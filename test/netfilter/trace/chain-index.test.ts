@@ -4,8 +4,11 @@ import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
 import {
   buildDestinationIndex,
   compileRuleSet,
+  compiledChainCount,
   candidateRules,
 } from "../../../src/netfilter/trace/chain-index.js";
+import { parseIptables } from "../../../src/netfilter/index.js";
+import { kubeProxyDump } from "../../../bench/iptables-parse.js";
 import type { Rule } from "../../../src/netfilter/model.js";
 import { standardOptionsHold } from "../../../src/netfilter/trace/rule-match.js";
 import { conntrackMatch } from "../../../src/netfilter/matches/conntrack.js";
@@ -114,6 +117,54 @@ const interfaces = [
   { name: "eth0", addresses: ["192.168.0.2/24"] },
 ];
 
+describe("chains compiled when first read", () => {
+  it.prop(
+    [
+      ruleSetArb,
+      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
+      fc.constantFrom(80, 81),
+      fc.constantFrom("tcp" as const, "udp" as const),
+      fc.boolean(),
+    ],
+    { numRuns: soakRuns(60, 150) },
+  )(
+    "a trace gives the same result whether every chain was compiled first or only those it meets",
+    (rs, dst, port, proto, explain) => {
+      // Two equal rule sets, so two compilations: one compiled whole before the trace.
+      const eager = structuredClone(rs);
+      for (const t of compileRuleSet(eager, true).tables.values()) [...t.chains.values()];
+      const packet = { proto, src: "203.0.113.2", dst, dport: port };
+      const lazy = trace(buildDataplane({ ruleSets: [rs], interfaces }), packet, { explain });
+      const whole = trace(buildDataplane({ ruleSets: [eager], interfaces }), packet, { explain });
+      expect(lazy).toEqual(whole);
+    },
+  );
+
+  it("a packet's trace compiles the chains it meets, not the table; iterating compiles all, as written", () => {
+    expect.hasAssertions();
+    const rs = parseIptables(kubeProxyDump(40, 3), { file: "kp.rules", family: "IPv4" });
+    const nat = rs.tables.find((t) => t.name === "nat")!;
+    expect(nat.chains.length).toBeGreaterThan(100);
+    const dp = buildDataplane({
+      ruleSets: [rs],
+      interfaces: [...interfaces, { name: "cbr0", addresses: ["10.244.0.1/14"] }],
+    });
+    const r = trace(dp, { proto: "tcp", src: "203.0.113.2", dst: "172.16.0.7", dport: 80 });
+    expect(r.outcomes.length).toBeGreaterThan(0);
+    const compiled = compileRuleSet(rs, true).tables.get("nat")!;
+    // The built-in chains, KUBE-SERVICES, the Service's KUBE-SVC and KUBE-SEP chains, and the
+    // few chains every packet meets (KUBE-POSTROUTING, KUBE-MARK-MASQ...).
+    const path = new Set(r.outcomes.flatMap((o) => o.path).map((l) => l.split("#")[0]));
+    expect(compiledChainCount(compiled)).toBeGreaterThanOrEqual(
+      [...path].filter((l) => l!.startsWith("nat/")).length,
+    );
+    expect(compiledChainCount(compiled)).toBeLessThan(20);
+    expect([...compiled.chains.keys()]).toEqual(nat.chains.map((c) => c.name));
+    expect([...compiled.chains.values()].map((c) => c.name)).toEqual(nat.chains.map((c) => c.name));
+    expect(compiledChainCount(compiled)).toBe(nat.chains.length);
+  });
+});
+
 describe("destination index", () => {
   it.prop(
     [
@@ -202,6 +253,7 @@ describe("destination index", () => {
         recentSets: [],
         kinds: [],
         jumpTargets: [],
+        written: new Map(),
       };
       for (const ip of POOL) {
         const expected = rules.flatMap((r, i) =>

@@ -168,12 +168,17 @@ const ruleSetArbOf = (
           ]),
           chain("SEP", g.sep),
           chain("P1", g.p1),
+          // Named as a chain of the other table, and never jumped to here: a jump resolved in
+          // the wrong table meets a different chain.
+          chain("F1", [rule(orMark(4)), rule(ACCEPT)]),
         ]),
         table("filter", [
           chain("FORWARD", g.forward, g.policy),
           chain("OUTPUT", g.output, g.policy),
           chain("INPUT", g.forward, "ACCEPT"),
           chain("F1", g.f1),
+          chain("SEP", [rule(DROP)]),
+          chain("P1", [rule(orMark(4)), rule(DROP)]),
         ]),
       ]),
     );
