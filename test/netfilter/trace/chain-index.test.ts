@@ -132,7 +132,10 @@ describe("chains compiled when first read", () => {
     (rs, dst, port, proto, explain) => {
       // Two equal rule sets, so two compilations: one compiled whole before the trace.
       const eager = structuredClone(rs);
-      for (const t of compileRuleSet(eager, true).tables.values()) [...t.chains.values()];
+      const all = [...compileRuleSet(eager, true).tables.values()].flatMap((t) => [
+        ...t.chains.values(),
+      ]);
+      expect(all.length).toBe(eager.tables.reduce((n, t) => n + t.chains.length, 0));
       const packet = { proto, src: "203.0.113.2", dst, dport: port };
       const lazy = trace(buildDataplane({ ruleSets: [rs], interfaces }), packet, { explain });
       const whole = trace(buildDataplane({ ruleSets: [eager], interfaces }), packet, { explain });
