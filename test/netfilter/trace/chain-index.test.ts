@@ -117,17 +117,16 @@ const interfaces = [
   { name: "eth0", addresses: ["192.168.0.2/24"] },
 ];
 
+/** A rule set and a packet to it: destination, port, protocol. */
+const traceArgs = [
+  ruleSetArb,
+  fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
+  fc.constantFrom(80, 81),
+  fc.constantFrom("tcp" as const, "udp" as const),
+] as const;
+
 describe("chains compiled when first read", () => {
-  it.prop(
-    [
-      ruleSetArb,
-      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
-      fc.constantFrom(80, 81),
-      fc.constantFrom("tcp" as const, "udp" as const),
-      fc.boolean(),
-    ],
-    { numRuns: soakRuns(60, 150) },
-  )(
+  it.prop([...traceArgs, fc.boolean()], { numRuns: soakRuns(60, 150) })(
     "a trace gives the same result whether every chain was compiled first or only those it meets",
     (rs, dst, port, proto, explain) => {
       // Two equal rule sets, so two compilations: one compiled whole before the trace.
@@ -169,31 +168,18 @@ describe("chains compiled when first read", () => {
 });
 
 describe("destination index", () => {
-  it.prop(
-    [
-      ruleSetArb,
-      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
-      fc.constantFrom(80, 81),
-      fc.constantFrom("tcp" as const, "udp" as const),
-    ],
-    { numRuns: 150 },
-  )("the indexed walk and the naive walk give identical results", (rs, dst, port, proto) => {
-    const dp = buildDataplane({ ruleSets: [rs], interfaces });
-    const packet = { proto, src: "203.0.113.2", dst, dport: port };
-    const fast = trace(dp, packet, { indexed: true });
-    const slow = trace(dp, packet, { indexed: false });
-    expect(fast).toEqual(slow);
-  });
+  it.prop([...traceArgs], { numRuns: 150 })(
+    "the indexed walk and the naive walk give identical results",
+    (rs, dst, port, proto) => {
+      const dp = buildDataplane({ ruleSets: [rs], interfaces });
+      const packet = { proto, src: "203.0.113.2", dst, dport: port };
+      const fast = trace(dp, packet, { indexed: true });
+      const slow = trace(dp, packet, { indexed: false });
+      expect(fast).toEqual(slow);
+    },
+  );
 
-  it.prop(
-    [
-      ruleSetArb,
-      fc.constantFrom(...POOL, "172.30.0.9", "8.8.8.8"),
-      fc.constantFrom(80, 81),
-      fc.constantFrom("tcp" as const, "udp" as const),
-    ],
-    { numRuns: 150, seed: 17 },
-  )(
+  it.prop([...traceArgs], { numRuns: 150, seed: 17 })(
     "the depth-first walk (its table of numbers) and the naive walk agree",
     (rs, dst, port, proto) => {
       const dp = buildDataplane({ ruleSets: [rs], interfaces });
