@@ -21,8 +21,8 @@ export function keepYoungGenerationSize(): void {
 
 /**
  * V8's growing young generation back, for a command that goes on from its load to build large
- * structures of its own (`trace` compiles and indexes every rule; `report` traces and draws):
- * most of what those allocate dies young, and a young generation kept small copies it out and
+ * structures of its own (`trace` builds the node's rules and walks them; `report` traces and
+ * draws): most of what those allocate dies young, and a young generation kept small copies it out and
  * promotes it instead. On the 10,000-Service file (runs taking turns with the young generation
  * kept small to the end): `trace` of one packet 7-12% less CPU and about 10% less wall time,
  * `report` about 10% less CPU and 15% less wall time; the output is the same bytes.

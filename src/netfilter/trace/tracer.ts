@@ -304,8 +304,6 @@ export function flowCacheStats(dp: NodeDataplane): FlowCacheStats | undefined {
   return flowCaches.get(dp)?.stats();
 }
 
-const fastWalkable = new WeakMap<CompiledRuleSet, boolean>();
-
 /** The depth-first walk gives the same outcomes: no explanation asked for, nothing it omits. */
 function usesFastWalk(dp: NodeDataplane, prep: Prepared, opts: TraceOptions): boolean {
   if (opts.explain !== false || opts.indexed === false || opts.evaluateMatch !== undefined)
@@ -313,9 +311,7 @@ function usesFastWalk(dp: NodeDataplane, prep: Prepared, opts: TraceOptions): bo
   if (dp.nftables !== undefined && dp.nftables.length > 0) return false;
   const c = prep.compiled;
   if (c === undefined) return dp.ipvs === undefined;
-  let ok = fastWalkable.get(c);
-  if (ok === undefined) fastWalkable.set(c, (ok = fastWalkApplies(c)));
-  return ok && dp.ipvs === undefined;
+  return fastWalkApplies(c) && dp.ipvs === undefined;
 }
 
 /**
