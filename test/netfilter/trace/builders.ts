@@ -127,3 +127,23 @@ export const statistic = (probability: number): Match => ({
   probability,
   negated: false,
 });
+
+/**
+ * iptables-restore text of a nat table with a Service at 172.30.0.1:80 split 50/50 between
+ * 10.244.1.5:8080 and 10.245.1.6:`port2` (two DNAT rules in SVC), and `postrouting`'s rules
+ * (`-A POSTROUTING ...` lines) after it.
+ */
+export function twoEndpointServiceRules(port2: number, postrouting: readonly string[]): string {
+  return [
+    "*nat",
+    ":PREROUTING ACCEPT [0:0]",
+    ":POSTROUTING ACCEPT [0:0]",
+    ":SVC - [0:0]",
+    "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
+    "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
+    `-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:${port2}`,
+    ...postrouting,
+    "COMMIT",
+    "",
+  ].join("\n");
+}

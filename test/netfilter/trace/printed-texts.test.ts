@@ -9,25 +9,17 @@
 import { describe, expect, test } from "@jest/globals";
 import { parseIptables } from "../../../src/netfilter/index.js";
 import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
+import { twoEndpointServiceRules } from "./builders.js";
 
 /**
  * A Service of two endpoints, each source-translated on the way out (`snat`: each endpoint's
  * `--to-source` and options).
  */
 function twoEndpoints(snat: readonly [string, string], file: string) {
-  const text = [
-    "*nat",
-    ":PREROUTING ACCEPT [0:0]",
-    ":POSTROUTING ACCEPT [0:0]",
-    ":SVC - [0:0]",
-    "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
-    "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
-    "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8081",
+  const text = twoEndpointServiceRules(8081, [
     `-A POSTROUTING -p tcp -d 10.244.1.5 -j SNAT --to-source ${snat[0]}`,
     `-A POSTROUTING -p tcp -d 10.245.1.6 -j SNAT --to-source ${snat[1]}`,
-    "COMMIT",
-    "",
-  ].join("\n");
+  ]);
   return buildDataplane({
     ruleSets: [parseIptables(text, { file, family: "IPv4" })],
     interfaces: [

@@ -7,19 +7,9 @@
 import { describe, expect, test } from "@jest/globals";
 import { parseIptables } from "../../../src/netfilter/index.js";
 import { buildDataplane, trace } from "../../../src/netfilter/trace/index.js";
+import { twoEndpointServiceRules } from "./builders.js";
 
-const RULES = [
-  "*nat",
-  ":PREROUTING ACCEPT [0:0]",
-  ":POSTROUTING ACCEPT [0:0]",
-  ":SVC - [0:0]",
-  "-A PREROUTING -p tcp -d 172.30.0.1 --dport 80 -j SVC",
-  "-A SVC -p tcp -m statistic --mode random --probability 0.5 -j DNAT --to-destination 10.244.1.5:8080",
-  "-A SVC -p tcp -j DNAT --to-destination 10.245.1.6:8080",
-  "-A POSTROUTING -j MASQUERADE",
-  "COMMIT",
-  "",
-].join("\n");
+const RULES = twoEndpointServiceRules(8080, ["-A POSTROUTING -j MASQUERADE"]);
 
 type Interfaces = { name: string; addresses: string[] }[];
 
